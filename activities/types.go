@@ -1,0 +1,174 @@
+package activities
+
+import (
+	"github.com/planmode/planmode/plan"
+)
+
+// Prompts are the caller's system prompts: one for every phase and extra
+// ones per phase name (clarifying, planning, executing, reflecting,
+// summarizing).
+type Prompts struct {
+	System string            `json:"system,omitempty"`
+	Phases map[string]string `json:"phases,omitempty"`
+}
+
+// ClarifyInput asks to clarify a task's goal.
+type ClarifyInput struct {
+	Task plan.Task `json:"task"`
+	// AskQuestions allows the reply to ask the user questions.
+	AskQuestions bool `json:"askQuestions"`
+	// Answers are the user's answers to earlier questions.
+	Answers map[string]string `json:"answers,omitempty"`
+	Prompts Prompts           `json:"prompts"`
+}
+
+// ClarifyOutput is the clarified goal, a direct answer (no plan needed) or
+// questions for the user.
+type ClarifyOutput struct {
+	Goal         string     `json:"goal"`
+	DirectAnswer string     `json:"directAnswer,omitempty"`
+	Questions    []string   `json:"questions,omitempty"`
+	Usage        plan.Usage `json:"usage"`
+	Offline      bool       `json:"offline,omitempty"`
+}
+
+// OptionsInput asks for plan options.
+type OptionsInput struct {
+	Task plan.Task `json:"task"`
+	// Goal is the clarified goal.
+	Goal  string `json:"goal"`
+	Count int    `json:"count"`
+	// Revision numbers this generation; option ids are derived from it.
+	Revision int `json:"revision"`
+	// Feedback and Previous are set when refining.
+	Feedback string        `json:"feedback,omitempty"`
+	Previous []plan.Option `json:"previous,omitempty"`
+	// Template names a template to use; "auto" lets the task type decide;
+	// empty always asks the LLM.
+	Template string `json:"template,omitempty"`
+	// Invalid lists validation problems of an earlier attempt to fix.
+	Invalid  []plan.DroppedOption `json:"invalid,omitempty"`
+	MaxSteps int                  `json:"maxSteps,omitempty"`
+	Prompts  Prompts              `json:"prompts"`
+}
+
+// OptionsOutput holds the generated options, not yet scored.
+type OptionsOutput struct {
+	Options      []plan.Option `json:"options"`
+	FromTemplate string        `json:"fromTemplate,omitempty"`
+	Usage        plan.Usage    `json:"usage"`
+}
+
+// StepInput runs one llm step, or one agent turn.
+type StepInput struct {
+	PlanID    string           `json:"planId"`
+	Context   plan.StepContext `json:"context"`
+	Workspace string           `json:"workspace,omitempty"`
+	Prompts   Prompts          `json:"prompts"`
+}
+
+// ToolCall is a call to a tool, as the LLM asked for it or a tool step
+// configures it.
+type ToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one message of an agent step's own short transcript.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+}
+
+// AgentTurnInput asks for the next turn of an agent step.
+type AgentTurnInput struct {
+	StepInput
+	// Transcript holds this step's earlier turns and tool results.
+	Transcript    []Message `json:"transcript,omitempty"`
+	Iteration     int       `json:"iteration"`
+	MaxIterations int       `json:"maxIterations"`
+}
+
+// AgentTurnOutput is the model's turn: tool calls to make, or a final
+// answer when ToolCalls is empty.
+type AgentTurnOutput struct {
+	Content   string     `json:"content,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	Usage     plan.Usage `json:"usage"`
+}
+
+// ToolInput runs one tool in a workspace.
+type ToolInput struct {
+	PlanID    string   `json:"planId"`
+	StepID    string   `json:"stepId"`
+	Workspace string   `json:"workspace"`
+	Call      ToolCall `json:"call"`
+	// ReadOnly refuses tools that change the workspace.
+	ReadOnly bool `json:"readOnly,omitempty"`
+}
+
+// ToolOutput is a tool's result. A tool that ran but failed (a command that
+// exited non-zero, a file that is missing) has Success false and Error set;
+// only faults of the worker itself return an activity error.
+type ToolOutput struct {
+	Success         bool              `json:"success"`
+	Output          string            `json:"output"`
+	OutputTruncated bool              `json:"outputTruncated,omitempty"`
+	Error           string            `json:"error,omitempty"`
+	FilesChanged    []plan.FileChange `json:"filesChanged,omitempty"`
+	CommandsRun     int               `json:"commandsRun,omitempty"`
+}
+
+// ReflectInput asks what to do after a step.
+type ReflectInput struct {
+	Goal string `json:"goal"`
+	// Context centres on the step that just ended.
+	Context plan.StepContext `json:"context"`
+	// Remaining lists the steps not yet done (ids and titles only).
+	Remaining []plan.StepDigest `json:"remaining,omitempty"`
+	Mode      string            `json:"mode"`
+	Prompts   Prompts           `json:"prompts"`
+}
+
+// SummarizeInput asks for the final summary.
+type SummarizeInput struct {
+	Goal   string    `json:"goal"`
+	Plan   plan.Plan `json:"plan"`
+	Status string    `json:"status"`
+	// Partial is set when the run was cancelled or failed.
+	Partial bool    `json:"partial,omitempty"`
+	Prompts Prompts `json:"prompts"`
+}
+
+// SummarizeOutput is the final summary.
+type SummarizeOutput struct {
+	Summary string     `json:"summary"`
+	Usage   plan.Usage `json:"usage"`
+}
+
+// SnapshotInput asks to save the workspace before execution.
+type SnapshotInput struct {
+	PlanID    string `json:"planId"`
+	Workspace string `json:"workspace"`
+}
+
+// SnapshotOutput names the saved snapshot.
+type SnapshotOutput struct {
+	SnapshotID string `json:"snapshotId"`
+	Files      int    `json:"files"`
+}
+
+// RestoreInput asks to put a snapshot back.
+type RestoreInput struct {
+	SnapshotID string `json:"snapshotId"`
+	Workspace  string `json:"workspace"`
+}
+
+// RestoreOutput says what a restore changed.
+type RestoreOutput struct {
+	Restored []string `json:"restored"`
+	Removed  []string `json:"removed"`
+}

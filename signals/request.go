@@ -1,0 +1,235 @@
+package signals
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// SelectionMode is how an option is chosen.
+type SelectionMode string
+
+// Selection modes.
+const (
+	// SelectManual waits for a select-option (optionally with a timeout).
+	SelectManual SelectionMode = "manual"
+	// SelectAuto takes the recommended option at once.
+	SelectAuto SelectionMode = "auto"
+)
+
+// TimeoutOutcome is what happens when a wait for a person times out.
+type TimeoutOutcome string
+
+// Timeout outcomes.
+const (
+	OnTimeoutRecommended TimeoutOutcome = "recommended"
+	OnTimeoutCancel      TimeoutOutcome = "cancel"
+	OnTimeoutApprove     TimeoutOutcome = "approve"
+	OnTimeoutDeny        TimeoutOutcome = "deny"
+)
+
+// ExecutionMode is gollem's skip behaviour.
+type ExecutionMode string
+
+// Execution modes.
+const (
+	// ExecComplete never skips without a person's confirmation.
+	ExecComplete ExecutionMode = "complete"
+	// ExecBalanced skips at once when confidence reaches the threshold and
+	// asks a person below it.
+	ExecBalanced ExecutionMode = "balanced"
+	// ExecEfficient applies every skip at or above the threshold at once and
+	// asks for the rest only when confirmTimeout is set.
+	ExecEfficient ExecutionMode = "efficient"
+)
+
+// BudgetAction is what happens when a budget is exceeded.
+type BudgetAction string
+
+// Budget actions.
+const (
+	BudgetStop  BudgetAction = "stop"
+	BudgetPause BudgetAction = "pause"
+)
+
+// SelectionPolicy configures the selection phase.
+type SelectionPolicy struct {
+	Mode SelectionMode `json:"mode,omitempty"`
+	// Timeout bounds a manual wait; zero waits for ever.
+	Timeout   plan.Duration  `json:"timeout,omitempty"`
+	OnTimeout TimeoutOutcome `json:"onTimeout,omitempty"`
+}
+
+// ExecutionPolicy configures the act phase.
+type ExecutionPolicy struct {
+	Mode                    ExecutionMode `json:"mode,omitempty"`
+	SkipConfidenceThreshold float64       `json:"skipConfidenceThreshold,omitempty"`
+	// ConfirmTimeout bounds a wait for a skip confirmation; zero waits for ever.
+	ConfirmTimeout plan.Duration `json:"confirmTimeout,omitempty"`
+	// OnConfirmTimeout is approve or deny (default deny: do the work).
+	OnConfirmTimeout     TimeoutOutcome `json:"onConfirmTimeout,omitempty"`
+	MaxIterationsPerStep int            `json:"maxIterationsPerStep,omitempty"`
+	MaxSteps             int            `json:"maxSteps,omitempty"`
+	Parallelism          int            `json:"parallelism,omitempty"`
+}
+
+// ClarifyPolicy configures the clarify phase.
+type ClarifyPolicy struct {
+	AskQuestions bool          `json:"askQuestions,omitempty"`
+	Timeout      plan.Duration `json:"timeout,omitempty"`
+}
+
+// Budget bounds tokens and cost; zero means no bound.
+type Budget struct {
+	MaxTokens  int          `json:"maxTokens,omitempty"`
+	MaxCostUSD float64      `json:"maxCostUSD,omitempty"`
+	OnExceed   BudgetAction `json:"onExceed,omitempty"`
+}
+
+// StartRequest is the PlanMode workflow's input. Only Goal is required.
+type StartRequest struct {
+	Goal         string          `json:"goal"`
+	Requirements []string        `json:"requirements,omitempty"`
+	Constraints  []string        `json:"constraints,omitempty"`
+	Priority     plan.Priority   `json:"priority,omitempty"`
+	Workspace    string          `json:"workspace,omitempty"`
+	Template     string          `json:"template,omitempty"`
+	OptionCount  int             `json:"optionCount,omitempty"`
+	Selection    SelectionPolicy `json:"selection"`
+	Execution    ExecutionPolicy `json:"execution"`
+	Clarify      ClarifyPolicy   `json:"clarify"`
+	Budget       Budget          `json:"budget"`
+	SystemPrompt string          `json:"systemPrompt,omitempty"`
+	// PhasePrompts are extra system prompts per phase name (clarifying,
+	// planning, executing, reflecting, summarizing).
+	PhasePrompts map[string]string `json:"phasePrompts,omitempty"`
+	// Checkpoint carries a run's state across continue-as-new; callers leave
+	// it empty.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// Defaults used when a StartRequest leaves a field zero.
+const (
+	DefaultOptionCount             = 3
+	MaxOptionCount                 = 5
+	DefaultSkipConfidenceThreshold = 0.8
+	DefaultMaxIterationsPerStep    = 16
+	DefaultMaxSteps                = 50
+)
+
+// WithDefaults returns r with every zero policy field set to its default.
+func (r StartRequest) WithDefaults() StartRequest {
+	if r.OptionCount == 0 {
+		r.OptionCount = DefaultOptionCount
+	}
+	if r.Priority == "" {
+		r.Priority = plan.PriorityMedium
+	}
+	if r.Selection.Mode == "" {
+		r.Selection.Mode = SelectManual
+	}
+	if r.Selection.OnTimeout == "" {
+		r.Selection.OnTimeout = OnTimeoutRecommended
+	}
+	if r.Execution.Mode == "" {
+		r.Execution.Mode = ExecBalanced
+	}
+	if r.Execution.SkipConfidenceThreshold == 0 {
+		r.Execution.SkipConfidenceThreshold = DefaultSkipConfidenceThreshold
+	}
+	if r.Execution.OnConfirmTimeout == "" {
+		r.Execution.OnConfirmTimeout = OnTimeoutDeny
+	}
+	if r.Execution.MaxIterationsPerStep == 0 {
+		r.Execution.MaxIterationsPerStep = DefaultMaxIterationsPerStep
+	}
+	if r.Execution.MaxSteps == 0 {
+		r.Execution.MaxSteps = DefaultMaxSteps
+	}
+	if r.Execution.Parallelism == 0 {
+		r.Execution.Parallelism = 1
+	}
+	if r.Budget.OnExceed == "" {
+		r.Budget.OnExceed = BudgetStop
+	}
+	return r
+}
+
+// Validate reports every problem of a request, all at once.
+func (r StartRequest) Validate() error {
+	var errs []string
+	if strings.TrimSpace(r.Goal) == "" {
+		errs = append(errs, "goal is required")
+	}
+	if r.OptionCount < 0 || r.OptionCount > MaxOptionCount {
+		errs = append(errs, fmt.Sprintf("optionCount must be 1..%d", MaxOptionCount))
+	}
+	switch r.Selection.Mode {
+	case "", SelectManual, SelectAuto:
+	default:
+		errs = append(errs, fmt.Sprintf("selection.mode %q: want manual or auto", r.Selection.Mode))
+	}
+	switch r.Selection.OnTimeout {
+	case "", OnTimeoutRecommended, OnTimeoutCancel:
+	default:
+		errs = append(errs, fmt.Sprintf("selection.onTimeout %q: want recommended or cancel", r.Selection.OnTimeout))
+	}
+	switch r.Execution.Mode {
+	case "", ExecComplete, ExecBalanced, ExecEfficient:
+	default:
+		errs = append(errs, fmt.Sprintf("execution.mode %q: want complete, balanced or efficient", r.Execution.Mode))
+	}
+	switch r.Execution.OnConfirmTimeout {
+	case "", OnTimeoutApprove, OnTimeoutDeny:
+	default:
+		errs = append(errs, fmt.Sprintf("execution.onConfirmTimeout %q: want approve or deny", r.Execution.OnConfirmTimeout))
+	}
+	if t := r.Execution.SkipConfidenceThreshold; t < 0 || t > 1 {
+		errs = append(errs, "execution.skipConfidenceThreshold must be within 0..1")
+	}
+	if r.Execution.MaxIterationsPerStep < 0 || r.Execution.MaxSteps < 0 || r.Execution.Parallelism < 0 {
+		errs = append(errs, "execution limits must not be negative")
+	}
+	switch r.Budget.OnExceed {
+	case "", BudgetStop, BudgetPause:
+	default:
+		errs = append(errs, fmt.Sprintf("budget.onExceed %q: want stop or pause", r.Budget.OnExceed))
+	}
+	if r.Budget.MaxTokens < 0 || r.Budget.MaxCostUSD < 0 {
+		errs = append(errs, "budget limits must not be negative")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid start request: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Status is how a run ended.
+type Status string
+
+// Statuses.
+const (
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusCancelled Status = "cancelled"
+	// StatusAnswered means clarification answered the goal directly.
+	StatusAnswered Status = "answered"
+)
+
+// Result is the PlanMode workflow's output.
+type Result struct {
+	Status           Status       `json:"status"`
+	Summary          string       `json:"summary"`
+	Plan             *plan.Plan   `json:"plan,omitempty"`
+	SelectedOptionID string       `json:"selectedOptionId,omitempty"`
+	Metrics          plan.Metrics `json:"metrics"`
+	Usage            plan.Usage   `json:"usage"`
+	Tokens           int          `json:"tokens"`
+	CostUSD          float64      `json:"costUSD"`
+	Error            string       `json:"error,omitempty"`
+	// BudgetExceeded says which budget stopped the run, if one did.
+	BudgetExceeded string `json:"budgetExceeded,omitempty"`
+	// Offline is set when the offline model played the LLM.
+	Offline bool `json:"offline,omitempty"`
+}
