@@ -7,7 +7,6 @@
 // inputs and outputs are the types in this package.
 package activities
 
-
 // Activities carries the dependencies of every activity: the LLM side
 // (llmDeps, llm_activities.go) and the tool side (toolDeps,
 // tool_activities.go). Build it with New.
