@@ -1,0 +1,104 @@
+package plan
+
+// IsFallbackOnly reports whether step id is named as another step's
+// FallbackStepID. Such a step runs only in place of the step that failed,
+// never on its own, so Ready leaves it out.
+func (p *Plan) IsFallbackOnly(id string) bool {
+	for _, s := range p.Steps {
+		if s.ID != id && s.FallbackStepID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Ready returns, in plan order, the ids of pending steps that may run now:
+// every dependency is completed or skipped, and the step is not
+// fallback-only (see IsFallbackOnly). A step depending on an unknown id is
+// never ready. Skip conditions are the caller's to evaluate.
+func (p *Plan) Ready() []string {
+	status := p.statusByID()
+	var out []string
+	for _, s := range p.Steps {
+		if s.Status != StepPending || p.IsFallbackOnly(s.ID) {
+			continue
+		}
+		ok := true
+		for _, d := range s.DependsOn {
+			if st := status[d]; st != StepCompleted && st != StepSkipped {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// Blocked returns, in plan order, the ids of pending steps that can never
+// run: a dependency failed, was cancelled or names no step. It follows
+// chains itself: a pending step that depends on a blocked step is blocked
+// too, so the caller can cancel the whole list at once.
+func (p *Plan) Blocked() []string {
+	status := p.statusByID()
+	blocked := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, s := range p.Steps {
+			if s.Status != StepPending || blocked[s.ID] {
+				continue
+			}
+			for _, d := range s.DependsOn {
+				st, known := status[d]
+				if !known || st == StepFailed || st == StepCancelled || blocked[d] {
+					blocked[s.ID] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	var out []string
+	for _, s := range p.Steps {
+		if blocked[s.ID] {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// UnusedFallbacks returns the pending fallback-only steps whose every
+// primary step has ended without failing (completed, skipped or
+// cancelled): they will never run, and the caller may skip them so the
+// plan can finish.
+func (p *Plan) UnusedFallbacks() []string {
+	var out []string
+	for _, f := range p.Steps {
+		if f.Status != StepPending || !p.IsFallbackOnly(f.ID) {
+			continue
+		}
+		unused := true
+		for _, s := range p.Steps {
+			if s.FallbackStepID == f.ID && s.ID != f.ID && (!s.Status.Done() || s.Status == StepFailed) {
+				unused = false
+				break
+			}
+		}
+		if unused {
+			out = append(out, f.ID)
+		}
+	}
+	return out
+}
+
+func (p *Plan) statusByID() map[string]StepStatus {
+	m := make(map[string]StepStatus, len(p.Steps))
+	for _, s := range p.Steps {
+		if _, dup := m[s.ID]; !dup {
+			m[s.ID] = s.Status
+		}
+	}
+	return m
+}
