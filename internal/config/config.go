@@ -1,0 +1,161 @@
+// Package config is the one configuration of the planmode worker and CLI.
+//
+// # Sources
+//
+// Values come from, lowest precedence first: the defaults below, the file
+// planmode.yaml in the current folder (or the file named by --config), the
+// environment, and flags. An environment variable is PLANMODE_ followed by
+// the key upper-cased with "." replaced by "_":
+// PLANMODE_TEMPORAL_ADDRESS=127.0.0.1:7244 sets temporal.address, and
+// PLANMODE_TOOLS_ALLOWCOMMANDS=go,make sets tools.allowCommands. Every key is
+// bound explicitly, so the environment works without a file.
+//
+// # Keys
+//
+//	temporal.address            127.0.0.1:7233
+//	temporal.namespace          default
+//	temporal.taskQueue          planmode
+//	temporal.tls.certFile, keyFile, caFile, serverName
+//	temporal.apiKey             (enables TLS)
+//	llm.baseURL, llm.apiKey     (either one makes llm.offline default false)
+//	llm.model                   gpt-4o-mini
+//	llm.temperature             0.2
+//	llm.requestTimeout          2m
+//	llm.phases.<phase>.model, llm.phases.<phase>.temperature
+//	llm.jsonSchema              false
+//	llm.offline                 true when neither baseURL nor apiKey is set
+//	llm.prices.<model>.input, .output   USD per million tokens
+//	workspace.root              the current folder
+//	tools.allowCommands         go, make, npm, ls, cat, echo, git
+//	tools.commandTimeout        2m
+//	tools.maxOutputBytes        65536
+//	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
+//	log.level                   info (debug, info, warn, error)
+//	log.format                  text (text, json)
+package config
+
+import (
+	"time"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// Config is the whole configuration, as Load returns it.
+type Config struct {
+	Temporal  Temporal  `mapstructure:"temporal"`
+	LLM       LLM       `mapstructure:"llm"`
+	Workspace Workspace `mapstructure:"workspace"`
+	Tools     Tools     `mapstructure:"tools"`
+	Worker    Worker    `mapstructure:"worker"`
+	Log       Log       `mapstructure:"log"`
+}
+
+// Temporal says where the Temporal service is and how to reach it.
+type Temporal struct {
+	Address   string `mapstructure:"address"`
+	Namespace string `mapstructure:"namespace"`
+	TaskQueue string `mapstructure:"taskQueue"`
+	TLS       TLS    `mapstructure:"tls"`
+	// APIKey authenticates to Temporal Cloud; it turns TLS on.
+	APIKey string `mapstructure:"apiKey"`
+}
+
+// TLS holds the files of a TLS connection to Temporal. CertFile and KeyFile
+// go together (mutual TLS); CAFile alone trusts a private CA.
+type TLS struct {
+	CertFile   string `mapstructure:"certFile"`
+	KeyFile    string `mapstructure:"keyFile"`
+	CAFile     string `mapstructure:"caFile"`
+	ServerName string `mapstructure:"serverName"`
+}
+
+// Enabled reports whether any TLS setting is present.
+func (t TLS) Enabled() bool {
+	return t.CertFile != "" || t.KeyFile != "" || t.CAFile != "" || t.ServerName != ""
+}
+
+// LLM configures the model the worker talks to.
+type LLM struct {
+	BaseURL        string                `mapstructure:"baseURL"`
+	APIKey         string                `mapstructure:"apiKey"`
+	Model          string                `mapstructure:"model"`
+	Temperature    float64               `mapstructure:"temperature"`
+	RequestTimeout time.Duration         `mapstructure:"requestTimeout"`
+	Phases         map[string]PhaseModel `mapstructure:"phases"`
+	JSONSchema     bool                  `mapstructure:"jsonSchema"`
+	// Offline makes the worker start the offline model on loopback instead
+	// of calling a provider.
+	Offline bool `mapstructure:"offline"`
+	// Prices are keyed by model name; they are read apart from the rest
+	// because model names may hold dots, which viper splits keys on.
+	Prices map[string]Price `mapstructure:"-"`
+}
+
+// PhaseModel overrides the model or temperature of one phase.
+type PhaseModel struct {
+	Model       string   `mapstructure:"model"`
+	Temperature *float64 `mapstructure:"temperature"`
+}
+
+// Price is what a model costs, in USD per million tokens.
+type Price struct {
+	Input  float64 `mapstructure:"input"`
+	Output float64 `mapstructure:"output"`
+}
+
+// Workspace is where tools may read and write.
+type Workspace struct {
+	Root string `mapstructure:"root"`
+}
+
+// Tools bounds the tool activities.
+type Tools struct {
+	AllowCommands  []string      `mapstructure:"allowCommands"`
+	CommandTimeout time.Duration `mapstructure:"commandTimeout"`
+	MaxOutputBytes int           `mapstructure:"maxOutputBytes"`
+}
+
+// Worker tunes the Temporal worker; zero keeps the SDK's defaults.
+type Worker struct {
+	MaxConcurrentActivities    int `mapstructure:"maxConcurrentActivities"`
+	MaxConcurrentWorkflowTasks int `mapstructure:"maxConcurrentWorkflowTasks"`
+}
+
+// Log configures the slog logger.
+type Log struct {
+	Level  string    `mapstructure:"level"`
+	Format LogFormat `mapstructure:"format"`
+}
+
+// LogFormat is how log lines are written.
+type LogFormat string
+
+// Log formats.
+const (
+	LogText LogFormat = "text"
+	LogJSON LogFormat = "json"
+)
+
+// Defaults of the keys a user most often leaves out.
+const (
+	DefaultAddress        = "127.0.0.1:7233"
+	DefaultNamespace      = "default"
+	DefaultModel          = "gpt-4o-mini"
+	DefaultTemperature    = 0.2
+	DefaultRequestTimeout = 2 * time.Minute
+	DefaultCommandTimeout = 2 * time.Minute
+	DefaultMaxOutputBytes = 64 << 10
+	DefaultLogLevel       = "info"
+	// DefaultTaskQueue is the contract's task queue.
+	DefaultTaskQueue = signals.DefaultTaskQueue
+)
+
+// DefaultAllowCommands are the commands tools may run unless configured.
+func DefaultAllowCommands() []string {
+	return []string{"go", "make", "npm", "ls", "cat", "echo", "git"}
+}
+
+// Phases lists the LLM phases llm.phases may override. They are the
+// activities package's Phase* names (a worker test keeps them equal); they
+// are spelt here so that the CLI need not import the activities.
+var Phases = []string{"clarify", "plan", "execute", "agent", "reflect", "summarize"}

@@ -1,0 +1,194 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// loadCase is one configuration scenario: a planmode.yaml in the current
+// folder, environment variables and command-line flags.
+type loadCase struct {
+	name    string
+	file    string
+	env     map[string]string
+	args    []string
+	check   func(t *testing.T, c Config)
+	wantErr string
+}
+
+// load runs a scenario in a fresh folder with a clean PLANMODE_ environment.
+func load(t *testing.T, tc loadCase) (Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, k := range append(append([]string{}, envKeys...), phaseKeys()...) {
+		t.Setenv(EnvName(k), "")
+	}
+	t.Setenv(ConfigEnv, "")
+	for k, v := range tc.env {
+		t.Setenv(k, v)
+	}
+	if tc.file != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, FileName), []byte(tc.file), 0o600))
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	AddTemporalFlags(fs)
+	AddWorkerFlags(fs)
+	require.NoError(t, fs.Parse(tc.args))
+	return FromFlags(fs)
+}
+
+func TestLoad(t *testing.T) {
+	cases := []loadCase{
+		{name: "defaults", check: func(t *testing.T, c Config) {
+			assert.Equal(t, "127.0.0.1:7233", c.Temporal.Address)
+			assert.Equal(t, "default", c.Temporal.Namespace)
+			assert.Equal(t, "planmode", c.Temporal.TaskQueue)
+			assert.Equal(t, DefaultModel, c.LLM.Model)
+			assert.Equal(t, DefaultTemperature, c.LLM.Temperature)
+			assert.Equal(t, 2*time.Minute, c.LLM.RequestTimeout)
+			assert.True(t, c.LLM.Offline, "no base URL and no key: offline")
+			assert.Equal(t, DefaultAllowCommands(), c.Tools.AllowCommands)
+			assert.Equal(t, DefaultMaxOutputBytes, c.Tools.MaxOutputBytes)
+			wd, _ := os.Getwd()
+			assert.Equal(t, wd, c.Workspace.Root)
+			assert.Equal(t, "info", c.Log.Level)
+			assert.Equal(t, LogText, c.Log.Format)
+			assert.False(t, c.Temporal.TLS.Enabled())
+		}},
+		{name: "file", file: fileYAML, check: func(t *testing.T, c Config) {
+			assert.Equal(t, "10.0.0.1:7233", c.Temporal.Address)
+			assert.Equal(t, "plans", c.Temporal.Namespace)
+			assert.Equal(t, "pm-queue", c.Temporal.TaskQueue)
+			assert.Equal(t, "https://llm.example/v1", c.LLM.BaseURL)
+			assert.False(t, c.LLM.Offline, "a base URL turns the offline default off")
+			assert.Equal(t, "big", c.LLM.Phases["plan"].Model)
+			require.NotNil(t, c.LLM.Phases["reflect"].Temperature)
+			assert.Equal(t, 0.0, *c.LLM.Phases["reflect"].Temperature)
+			assert.Equal(t, Price{Input: 2, Output: 8}, c.LLM.Prices["gpt-4.1"], "dots in model names survive")
+			assert.Equal(t, []string{"go", "make"}, c.Tools.AllowCommands)
+			assert.Equal(t, 30*time.Second, c.Tools.CommandTimeout)
+			assert.Equal(t, 8, c.Worker.MaxConcurrentActivities)
+			assert.Equal(t, LogJSON, c.Log.Format)
+			assert.True(t, c.LLM.JSONSchema)
+		}},
+		{name: "env overrides file", file: fileYAML, env: map[string]string{
+			"PLANMODE_TEMPORAL_ADDRESS":               "127.0.0.1:7244",
+			"PLANMODE_TOOLS_ALLOWCOMMANDS":            "go,ls",
+			"PLANMODE_LLM_PHASES_PLAN_MODEL":          "env-model",
+			"PLANMODE_WORKER_MAXCONCURRENTACTIVITIES": "3",
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, "127.0.0.1:7244", c.Temporal.Address)
+			assert.Equal(t, "plans", c.Temporal.Namespace, "unset variables leave the file's value")
+			assert.Equal(t, []string{"go", "ls"}, c.Tools.AllowCommands)
+			assert.Equal(t, "env-model", c.LLM.Phases["plan"].Model)
+			assert.Equal(t, 3, c.Worker.MaxConcurrentActivities)
+		}},
+		{name: "env without a file", env: map[string]string{
+			"PLANMODE_TEMPORAL_TASKQUEUE": "q2", "PLANMODE_LLM_APIKEY": "sk-test", "PLANMODE_TEMPORAL_TLS_SERVERNAME": "t.example",
+		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, "q2", c.Temporal.TaskQueue)
+			assert.Equal(t, "sk-test", c.LLM.APIKey)
+			assert.False(t, c.LLM.Offline, "an API key turns the offline default off")
+			assert.Equal(t, "t.example", c.Temporal.TLS.ServerName)
+		}},
+		{name: "flags override env", file: fileYAML,
+			env:  map[string]string{"PLANMODE_TEMPORAL_ADDRESS": "127.0.0.1:7244", "PLANMODE_TEMPORAL_NAMESPACE": "env-ns"},
+			args: []string{"--address", "127.0.0.1:7255", "--log-level", "DEBUG", "--offline"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, "127.0.0.1:7255", c.Temporal.Address)
+				assert.Equal(t, "env-ns", c.Temporal.Namespace)
+				assert.Equal(t, "debug", c.Log.Level)
+				assert.True(t, c.LLM.Offline, "--offline wins over the base URL")
+			}},
+		{name: "explicit offline false without provider", env: map[string]string{"PLANMODE_LLM_OFFLINE": "false"},
+			check: func(t *testing.T, c Config) { assert.False(t, c.LLM.Offline) }},
+		{name: "config flag names the file", args: []string{"--config", "other.yaml"},
+			wantErr: "other.yaml not found"},
+		{name: "bad address", env: map[string]string{"PLANMODE_TEMPORAL_ADDRESS": "nohost"}, wantErr: "temporal.address \"nohost\": want host:port"},
+		{name: "bad values all reported", file: badYAML, wantErr: "log.format \"xml\""},
+		{name: "bad temperature type", env: map[string]string{"PLANMODE_LLM_TEMPERATURE": "warm"}, wantErr: "temperature"},
+		{name: "half a client certificate", env: map[string]string{"PLANMODE_TEMPORAL_TLS_CERTFILE": "c.pem"}, wantErr: "set both or neither"},
+		{name: "unknown phase", file: "llm:\n  phases:\n    planing:\n      model: x\n", wantErr: "llm.phases.planing: unknown phase"},
+		{name: "bad base URL", env: map[string]string{"PLANMODE_LLM_BASEURL": "localhost:8080"}, wantErr: "is not an http(s) URL"},
+		{name: "bad prices", file: "llm:\n  prices:\n    m:\n      inptu: 1\n", wantErr: "llm.prices"},
+		{name: "unparsable file", file: "temporal: [", wantErr: "planmode.yaml"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, tc)
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, c)
+		})
+	}
+}
+
+const fileYAML = `
+temporal:
+  address: 10.0.0.1:7233
+  namespace: plans
+  taskQueue: pm-queue
+llm:
+  baseURL: https://llm.example/v1
+  jsonSchema: true
+  phases:
+    plan:
+      model: big
+    reflect:
+      temperature: 0
+  prices:
+    gpt-4.1:
+      input: 2
+      output: 8
+tools:
+  allowCommands: [go, make]
+  commandTimeout: 30s
+worker:
+  maxConcurrentActivities: 8
+log:
+  format: json
+`
+
+const badYAML = `
+llm:
+  temperature: 3
+  requestTimeout: 0s
+tools:
+  allowCommands: ["/bin/rm"]
+  maxOutputBytes: -1
+log:
+  level: loud
+  format: xml
+`
+
+func TestValidateListsEveryProblem(t *testing.T) {
+	_, err := load(t, loadCase{file: badYAML})
+	require.Error(t, err)
+	for _, want := range []string{
+		"llm.temperature 3 must be within 0..2",
+		"llm.requestTimeout must be positive",
+		`"/bin/rm" is not a bare command name`,
+		"tools.maxOutputBytes must be positive",
+		`log.level "loud"`,
+		`log.format "xml"`,
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	assert.Equal(t, "PLANMODE_TEMPORAL_ADDRESS", EnvName(KeyAddress))
+	assert.Equal(t, "PLANMODE_TEMPORAL_TASKQUEUE", EnvName(KeyTaskQueue))
+	assert.Equal(t, "PLANMODE_LLM_PHASES_PLAN_MODEL", EnvName("llm.phases.plan.model"))
+}

@@ -1,0 +1,161 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix starts every environment variable of the configuration.
+const EnvPrefix = "PLANMODE"
+
+// ConfigEnv names the variable that points at a configuration file when no
+// --config flag is given.
+const ConfigEnv = EnvPrefix + "_CONFIG"
+
+// FileName is the configuration file looked for in the current folder.
+const FileName = "planmode.yaml"
+
+// Keys. Viper matches keys without regard to case; they are spelt here as
+// the file spells them.
+const (
+	KeyAddress         = "temporal.address"
+	KeyNamespace       = "temporal.namespace"
+	KeyTaskQueue       = "temporal.taskQueue"
+	KeyTemporalAPIKey  = "temporal.apiKey"
+	KeyTLSCertFile     = "temporal.tls.certFile"
+	KeyTLSKeyFile      = "temporal.tls.keyFile"
+	KeyTLSCAFile       = "temporal.tls.caFile"
+	KeyTLSServerName   = "temporal.tls.serverName"
+	KeyLLMBaseURL      = "llm.baseURL"
+	KeyLLMAPIKey       = "llm.apiKey"
+	KeyLLMModel        = "llm.model"
+	KeyLLMTemperature  = "llm.temperature"
+	KeyLLMTimeout      = "llm.requestTimeout"
+	KeyLLMJSONSchema   = "llm.jsonSchema"
+	KeyLLMOffline      = "llm.offline"
+	KeyLLMPrices       = "llm.prices"
+	KeyWorkspaceRoot   = "workspace.root"
+	KeyAllowCommands   = "tools.allowCommands"
+	KeyCommandTimeout  = "tools.commandTimeout"
+	KeyMaxOutputBytes  = "tools.maxOutputBytes"
+	KeyMaxActivities   = "worker.maxConcurrentActivities"
+	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
+	KeyLogLevel        = "log.level"
+	KeyLogFormat       = "log.format"
+)
+
+// envKeys lists every key bound to its environment variable, phase
+// overrides aside (see phaseKeys).
+var envKeys = []string{
+	KeyAddress, KeyNamespace, KeyTaskQueue, KeyTemporalAPIKey,
+	KeyTLSCertFile, KeyTLSKeyFile, KeyTLSCAFile, KeyTLSServerName,
+	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
+	KeyLLMJSONSchema, KeyLLMOffline,
+	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
+	KeyMaxActivities, KeyMaxWorkflowTask, KeyLogLevel, KeyLogFormat,
+}
+
+// phaseKeys returns the llm.phases.<phase>.model and .temperature keys.
+func phaseKeys() []string {
+	keys := make([]string, 0, 2*len(Phases))
+	for _, p := range Phases {
+		keys = append(keys, "llm.phases."+p+".model", "llm.phases."+p+".temperature")
+	}
+	return keys
+}
+
+// EnvName returns the environment variable of key:
+// EnvName("temporal.address") is "PLANMODE_TEMPORAL_ADDRESS".
+func EnvName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// NewViper returns a viper with the defaults set and every key bound to its
+// environment variable. Read a file into it with ReadFile and bind flags
+// with BindFlags before calling Load.
+func NewViper() *viper.Viper {
+	v := viper.New()
+	v.SetDefault(KeyAddress, DefaultAddress)
+	v.SetDefault(KeyNamespace, DefaultNamespace)
+	v.SetDefault(KeyTaskQueue, DefaultTaskQueue)
+	v.SetDefault(KeyLLMModel, DefaultModel)
+	v.SetDefault(KeyLLMTemperature, DefaultTemperature)
+	v.SetDefault(KeyLLMTimeout, DefaultRequestTimeout)
+	v.SetDefault(KeyAllowCommands, DefaultAllowCommands())
+	v.SetDefault(KeyCommandTimeout, DefaultCommandTimeout)
+	v.SetDefault(KeyMaxOutputBytes, DefaultMaxOutputBytes)
+	v.SetDefault(KeyLogLevel, DefaultLogLevel)
+	v.SetDefault(KeyLogFormat, string(LogText))
+	// llm.offline has no default on purpose: Load derives it when unset.
+
+	v.SetEnvPrefix(EnvPrefix)
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for _, k := range append(envKeys, phaseKeys()...) {
+		// BindEnv with a key only cannot fail.
+		_ = v.BindEnv(k)
+	}
+	return v
+}
+
+// ReadFile reads the configuration file into v: path when given, else
+// $PLANMODE_CONFIG, else planmode.yaml in the current folder when there is
+// one. It returns an error when a named file is missing or any file does
+// not parse; no file at all is fine.
+func ReadFile(v *viper.Viper, path string) error {
+	if path == "" {
+		path = os.Getenv(ConfigEnv)
+	}
+	if path == "" {
+		if _, err := os.Stat(FileName); err != nil {
+			return nil
+		}
+		path = FileName
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	v.SetConfigFile(abs)
+	if err := v.ReadInConfig(); err != nil {
+		var notFound viper.ConfigFileNotFoundError
+		if errors.As(err, &notFound) || errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("config file %s not found", abs)
+		}
+		return fmt.Errorf("config file %s: %w", abs, err)
+	}
+	return nil
+}
+
+// Load decodes v into a Config, derives llm.offline and workspace.root when
+// unset, and validates the result. The error lists every invalid value.
+func Load(v *viper.Viper) (Config, error) {
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	prices, err := decodePrices(v.Get(KeyLLMPrices))
+	if err != nil {
+		return c, err
+	}
+	c.LLM.Prices = prices
+	if !v.IsSet(KeyLLMOffline) {
+		c.LLM.Offline = c.LLM.BaseURL == "" && c.LLM.APIKey == ""
+	}
+	if c.Workspace.Root == "" {
+		if c.Workspace.Root, err = os.Getwd(); err != nil {
+			return c, fmt.Errorf("config: workspace.root: %w", err)
+		}
+	}
+	if c.Workspace.Root, err = filepath.Abs(c.Workspace.Root); err != nil {
+		return c, fmt.Errorf("config: workspace.root: %w", err)
+	}
+	c.Log.Level = strings.ToLower(c.Log.Level)
+	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
+	return c, c.Validate()
+}

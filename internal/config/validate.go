@@ -1,0 +1,149 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+)
+
+// maxTemperature is the highest sampling temperature providers accept.
+const maxTemperature = 2
+
+// logLevels are the accepted log.level values.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+// Validate reports every invalid value of c at once.
+func (c Config) Validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	if err := checkAddress(c.Temporal.Address); err != nil {
+		add("%s %q: %v", KeyAddress, c.Temporal.Address, err)
+	}
+	if strings.TrimSpace(c.Temporal.Namespace) == "" {
+		add("%s must not be empty", KeyNamespace)
+	}
+	if strings.TrimSpace(c.Temporal.TaskQueue) == "" {
+		add("%s must not be empty", KeyTaskQueue)
+	}
+	if (c.Temporal.TLS.CertFile == "") != (c.Temporal.TLS.KeyFile == "") {
+		add("%s and %s go together: set both or neither", KeyTLSCertFile, KeyTLSKeyFile)
+	}
+	errs = append(errs, c.LLM.problems()...)
+	errs = append(errs, c.Tools.problems()...)
+	if c.Worker.MaxConcurrentActivities < 0 || c.Worker.MaxConcurrentWorkflowTasks < 0 {
+		add("worker limits must not be negative")
+	}
+	if !slices.Contains(logLevels, c.Log.Level) {
+		add("%s %q: want one of %s", KeyLogLevel, c.Log.Level, strings.Join(logLevels, ", "))
+	}
+	if c.Log.Format != LogText && c.Log.Format != LogJSON {
+		add("%s %q: want text or json", KeyLogFormat, c.Log.Format)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// problems lists what is wrong with the LLM settings.
+func (l LLM) problems() []string {
+	var errs []string
+	if l.BaseURL != "" {
+		u, err := url.Parse(l.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Sprintf("%s %q is not an http(s) URL", KeyLLMBaseURL, l.BaseURL))
+		}
+	}
+	if !l.Offline && strings.TrimSpace(l.Model) == "" {
+		errs = append(errs, fmt.Sprintf("%s must be set when llm.offline is false", KeyLLMModel))
+	}
+	if l.Temperature < 0 || l.Temperature > maxTemperature {
+		errs = append(errs, fmt.Sprintf("%s %g must be within 0..%d", KeyLLMTemperature, l.Temperature, maxTemperature))
+	}
+	if l.RequestTimeout <= 0 {
+		errs = append(errs, fmt.Sprintf("%s must be positive", KeyLLMTimeout))
+	}
+	for _, name := range sortedKeys(l.Phases) {
+		if !slices.Contains(Phases, name) {
+			errs = append(errs, fmt.Sprintf("llm.phases.%s: unknown phase; want one of %s", name, strings.Join(Phases, ", ")))
+			continue
+		}
+		if t := l.Phases[name].Temperature; t != nil && (*t < 0 || *t > maxTemperature) {
+			errs = append(errs, fmt.Sprintf("llm.phases.%s.temperature %g must be within 0..%d", name, *t, maxTemperature))
+		}
+	}
+	for _, model := range sortedKeys(l.Prices) {
+		if p := l.Prices[model]; p.Input < 0 || p.Output < 0 {
+			errs = append(errs, fmt.Sprintf("llm.prices.%s must not be negative", model))
+		}
+	}
+	return errs
+}
+
+// problems lists what is wrong with the tool settings.
+func (t Tools) problems() []string {
+	var errs []string
+	for _, c := range t.AllowCommands {
+		if c == "" || strings.ContainsAny(c, " \t/\\") {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a bare command name", KeyAllowCommands, c))
+		}
+	}
+	if t.CommandTimeout <= 0 {
+		errs = append(errs, fmt.Sprintf("%s must be positive", KeyCommandTimeout))
+	}
+	if t.MaxOutputBytes <= 0 {
+		errs = append(errs, fmt.Sprintf("%s must be positive", KeyMaxOutputBytes))
+	}
+	return errs
+}
+
+// checkAddress accepts host:port with a port in 1..65535.
+func checkAddress(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want host:port")
+	}
+	if host == "" {
+		return fmt.Errorf("host is empty")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port must be 1..65535")
+	}
+	return nil
+}
+
+// decodePrices decodes llm.prices as viper holds it: a map from model name
+// (dots kept) to {input, output}.
+func decodePrices(raw any) (map[string]Price, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var out map[string]Price
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		WeaklyTypedInput: true,
+		ErrorUnused:      true,
+		Result:           &out,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", KeyLLMPrices, err)
+	}
+	if err := dec.Decode(raw); err != nil {
+		return nil, fmt.Errorf("config: %s: want {model: {input: USD, output: USD}}: %w", KeyLLMPrices, err)
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
