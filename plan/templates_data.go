@@ -59,66 +59,85 @@ func runTests(title string) Step {
 // builtinTemplates returns fresh copies of seed 001's templates, adapted
 // to the product's tools.
 func builtinTemplates() []Template {
-	return []Template{
-		{Name: TemplateRefactoring, Description: "Multi-file code refactoring that keeps behaviour unchanged",
-			Keywords: []string{"refactor", "restructure"},
-			Steps: []Step{
-				survey(),
-				tmplAgent("Analyze the current code", KindCodeAnalysis, 3*time.Minute, 8, readTools,
-					"Analyze the code this refactoring touches: {request}\nRead the relevant files and report their structure, the call sites to update and the risks."),
-				tmplLLM("Plan the changes", KindCodeAnalysis, time.Minute,
-					"From the analysis, list the concrete file-by-file changes for: {request}\nBehaviour must stay the same."),
-				tmplAgent("Apply the refactoring", KindCodeGeneration, 5*time.Minute, 16, writeTools,
-					"Refactor the code as planned for: {request}\nRead each file before changing it and keep behaviour unchanged."),
-				runTests("Run the tests"),
-			}},
-		{Name: TemplateBugFix, Description: "Find the cause of a bug, fix it and verify the fix",
-			Keywords: []string{"bug", "fix", "error", "crash"},
-			Steps: []Step{
-				tmplLLM("Understand the bug", KindCodeAnalysis, time.Minute,
-					"Analyze this bug report and list its likely causes and where to look: {request}"),
-				tmplAgent("Find the related code", KindCodeAnalysis, 3*time.Minute, 8, readTools,
-					"Find the code responsible for this bug: {request}\nQuote file paths and the lines involved."),
-				tmplAgent("Fix the bug", KindCodeGeneration, 5*time.Minute, 12, writeTools,
-					"Fix the bug at its cause: {request}\nChange as little as possible; add a test that would have caught it when the project has tests."),
-				runTests("Verify the fix"),
-				tmplLLM("Explain the fix", KindValidation, 30*time.Second,
-					"Explain in a few sentences the cause of the bug and how it was fixed: {request}"),
-			}},
-		{Name: TemplateFeature, Description: "Design, implement and test a new feature",
-			Keywords: []string{"add", "implement", "build", "create"},
-			Steps: []Step{
-				survey(),
-				tmplAgent("Design the feature", KindCodeAnalysis, 3*time.Minute, 8, readTools,
-					"Design how to implement: {request}\nRead the relevant code and list the files to create or change and why."),
-				tmplAgent("Implement the feature", KindCodeGeneration, 8*time.Minute, 20, writeTools,
-					"Implement as designed: {request}\nFollow the project's conventions and add tests."),
-				runTests("Run the tests"),
-				tmplLLM("Review the change", KindValidation, time.Minute,
-					"Review the implementation of: {request}\nList what is done, what is missing and any follow-up."),
-			}},
-		{Name: TemplateDocumentation, Description: "Write or update documentation from the code",
-			Keywords: []string{"document", "readme", "docs"},
-			Steps: []Step{
-				survey(),
-				tmplTool("Find existing documentation", KindFileOperation, 10*time.Second, ToolSearchFiles, map[string]any{"pattern": "**/*.md"}),
-				tmplAgent("Study the code to document", KindCodeAnalysis, 3*time.Minute, 8, readTools,
-					"Read the code relevant to: {request}\nNote what the documentation must explain, with examples."),
-				tmplAgent("Write the documentation", KindCodeGeneration, 4*time.Minute, 12, writeTools,
-					"Write or update the documentation for: {request}\nKeep the existing style; every example must match the code."),
-				tmplLLM("Check the documentation", KindValidation, time.Minute,
-					"Check the documentation written for: {request}\nPoint out anything inaccurate or missing."),
-			}},
-		{Name: TemplateAnalysis, Description: "Investigate the code and report findings",
-			Keywords: []string{"analy", "audit", "review", "investigate"},
-			Steps: []Step{
-				survey(),
-				tmplAgent("Investigate the code", KindCodeAnalysis, 5*time.Minute, 16, readTools,
-					"Investigate the codebase for: {request}\nCollect evidence with file paths and line references."),
-				tmplLLM("Write the report", KindCodeAnalysis, time.Minute,
-					"Write an analysis report for: {request}\nFrom the findings: summary, details with references, risks and recommendations."),
-			}},
-	}
+	return []Template{refactoringTemplate(), bugFixTemplate(), featureTemplate(), documentationTemplate(), analysisTemplate()}
+}
+
+// refactoringTemplate surveys, analyses, plans, refactors and tests (seed 001).
+func refactoringTemplate() Template {
+	return Template{Name: TemplateRefactoring, Description: "Multi-file code refactoring that keeps behaviour unchanged",
+		Keywords: []string{"refactor", "restructure"},
+		Steps: []Step{
+			survey(),
+			tmplAgent("Analyze the current code", KindCodeAnalysis, 3*time.Minute, 8, readTools,
+				"Analyze the code this refactoring touches: {request}\nRead the relevant files and report their structure, the call sites to update and the risks."),
+			tmplLLM("Plan the changes", KindCodeAnalysis, time.Minute,
+				"From the analysis, list the concrete file-by-file changes for: {request}\nBehaviour must stay the same."),
+			tmplAgent("Apply the refactoring", KindCodeGeneration, 5*time.Minute, 16, writeTools,
+				"Refactor the code as planned for: {request}\nRead each file before changing it and keep behaviour unchanged."),
+			runTests("Run the tests"),
+		}}
+}
+
+// bugFixTemplate understands, locates, fixes, verifies and explains a bug (seed 001).
+func bugFixTemplate() Template {
+	return Template{Name: TemplateBugFix, Description: "Find the cause of a bug, fix it and verify the fix",
+		Keywords: []string{"bug", "fix", "error", "crash"},
+		Steps: []Step{
+			tmplLLM("Understand the bug", KindCodeAnalysis, time.Minute,
+				"Analyze this bug report and list its likely causes and where to look: {request}"),
+			tmplAgent("Find the related code", KindCodeAnalysis, 3*time.Minute, 8, readTools,
+				"Find the code responsible for this bug: {request}\nQuote file paths and the lines involved."),
+			tmplAgent("Fix the bug", KindCodeGeneration, 5*time.Minute, 12, writeTools,
+				"Fix the bug at its cause: {request}\nChange as little as possible; add a test that would have caught it when the project has tests."),
+			runTests("Verify the fix"),
+			tmplLLM("Explain the fix", KindValidation, 30*time.Second,
+				"Explain in a few sentences the cause of the bug and how it was fixed: {request}"),
+		}}
+}
+
+// featureTemplate designs, implements, tests and reviews a feature.
+func featureTemplate() Template {
+	return Template{Name: TemplateFeature, Description: "Design, implement and test a new feature",
+		Keywords: []string{"add", "implement", "build", "create"},
+		Steps: []Step{
+			survey(),
+			tmplAgent("Design the feature", KindCodeAnalysis, 3*time.Minute, 8, readTools,
+				"Design how to implement: {request}\nRead the relevant code and list the files to create or change and why."),
+			tmplAgent("Implement the feature", KindCodeGeneration, 8*time.Minute, 20, writeTools,
+				"Implement as designed: {request}\nFollow the project's conventions and add tests."),
+			runTests("Run the tests"),
+			tmplLLM("Review the change", KindValidation, time.Minute,
+				"Review the implementation of: {request}\nList what is done, what is missing and any follow-up."),
+		}}
+}
+
+// documentationTemplate writes documentation from the code.
+func documentationTemplate() Template {
+	return Template{Name: TemplateDocumentation, Description: "Write or update documentation from the code",
+		Keywords: []string{"document", "readme", "docs"},
+		Steps: []Step{
+			survey(),
+			tmplTool("Find existing documentation", KindFileOperation, 10*time.Second, ToolSearchFiles, map[string]any{"pattern": "**/*.md"}),
+			tmplAgent("Study the code to document", KindCodeAnalysis, 3*time.Minute, 8, readTools,
+				"Read the code relevant to: {request}\nNote what the documentation must explain, with examples."),
+			tmplAgent("Write the documentation", KindCodeGeneration, 4*time.Minute, 12, writeTools,
+				"Write or update the documentation for: {request}\nKeep the existing style; every example must match the code."),
+			tmplLLM("Check the documentation", KindValidation, time.Minute,
+				"Check the documentation written for: {request}\nPoint out anything inaccurate or missing."),
+		}}
+}
+
+// analysisTemplate investigates the code and writes a report.
+func analysisTemplate() Template {
+	return Template{Name: TemplateAnalysis, Description: "Investigate the code and report findings",
+		Keywords: []string{"analy", "audit", "review", "investigate"},
+		Steps: []Step{
+			survey(),
+			tmplAgent("Investigate the code", KindCodeAnalysis, 5*time.Minute, 16, readTools,
+				"Investigate the codebase for: {request}\nCollect evidence with file paths and line references."),
+			tmplLLM("Write the report", KindCodeAnalysis, time.Minute,
+				"Write an analysis report for: {request}\nFrom the findings: summary, details with references, risks and recommendations."),
+		}}
 }
 
 // detectOrder is the priority in which DetectTaskType tries templates: a

@@ -56,3 +56,63 @@ func promptOf(s Step) string {
 	}
 	return b.String()
 }
+
+func TestDetectTaskType(t *testing.T) {
+	tests := []struct {
+		goal string
+		want string
+		ok   bool
+	}{
+		{"Refactor the auth module", TemplateRefactoring, true},
+		{"Restructure packages and fix imports", TemplateRefactoring, true},
+		{"Fix the login crash", TemplateBugFix, true},
+		{"Crashes when saving", TemplateBugFix, true},
+		{"Update the README", TemplateDocumentation, true},
+		{"Document the public API", TemplateDocumentation, true},
+		{"Audit dependencies for licences", TemplateAnalysis, true},
+		{"Analyze performance of the parser", TemplateAnalysis, true},
+		{"Add JWT authentication", TemplateFeature, true},
+		{"Implement rate limiting", TemplateFeature, true},
+		{"Prefix every log line", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goal, func(t *testing.T) {
+			got, ok := DetectTaskType(tt.goal)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestTemplateByName(t *testing.T) {
+	for _, name := range []string{TemplateRefactoring, TemplateBugFix, TemplateFeature, TemplateDocumentation, TemplateAnalysis} {
+		tmpl, ok := TemplateByName(name)
+		require.True(t, ok, name)
+		assert.Equal(t, name, tmpl.Name)
+		assert.NotEmpty(t, tmpl.Keywords)
+	}
+	_, ok := TemplateByName("nope")
+	assert.False(t, ok)
+	// Each call returns fresh copies.
+	a := Templates()
+	a[0].Steps[0].Title = "changed"
+	assert.NotEqual(t, "changed", Templates()[0].Steps[0].Title)
+}
+
+func TestFromTemplateSubstitutesRequest(t *testing.T) {
+	tmpl := Template{Name: "custom", Steps: []Step{
+		tmplTool("Search", KindCodeAnalysis, 0, ToolSearchCode, map[string]any{"pattern": "{request}", "glob": "*.go"}),
+		tmplTool("Run", KindShellCommand, 0, ToolRunCommand, map[string]any{"command": "echo", "args": []any{"{request}"}}),
+		tmplLLM("Ask", KindCodeAnalysis, 0, "About {request}"),
+	}}
+	task := Task{Goal: "TODO", Requirements: []string{"r1"}, Constraints: []string{"c1"}}
+	p := FromTemplate(tmpl, task, "p", t0)
+	assert.Equal(t, "TODO", p.Steps[0].Config.Tool.Params["pattern"])
+	assert.Equal(t, []any{"TODO"}, p.Steps[1].Config.Tool.Params["args"])
+	assert.Equal(t, "About TODO\nRequirements:\n- r1\nConstraints:\n- c1", p.Steps[2].Config.LLM.Prompt)
+	assert.Equal(t, "{request}", tmpl.Steps[0].Config.Tool.Params["pattern"], "template untouched")
+	assert.Equal(t, ComplexityLow, p.Estimates.Complexity)
+	assert.Equal(t, "Custom: TODO", p.Title)
+	assert.Equal(t, []string{ToolRunCommand, ToolSearchCode}, p.Resources)
+}
