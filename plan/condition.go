@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -72,6 +73,22 @@ func CheckCondition(expr string, ids map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// ConditionSteps returns the step ids expr names, in order of first
+// appearance, or the syntax error.
+func ConditionSteps(expr string) ([]string, error) {
+	c, err := parseCondition(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range c.refs {
+		if !slices.Contains(out, r.id) {
+			out = append(out, r.id)
+		}
+	}
+	return out, nil
 }
 
 // condNode is one node of a parsed condition.

@@ -170,7 +170,22 @@ func (q *Plan) drop(i int) {
 		if s.FallbackStepID == gone.ID {
 			s.FallbackStepID = ""
 		}
+		if locked(s.Status) && mentions(s.SkipCondition, gone.ID) {
+			s.SkipCondition = ""
+		}
 	}
+}
+
+// mentions reports whether the skip condition expr names step id. A
+// locked step's condition has served its purpose and is dropped when it
+// names a removed step; a pending step's is kept, so validation refuses
+// the removal instead of silently changing when the step runs.
+func mentions(expr, id string) bool {
+	if expr == "" {
+		return false
+	}
+	refs, err := ConditionSteps(expr)
+	return err == nil && slices.Contains(refs, id)
 }
 
 // rewire replaces gone in deps by its dependencies, without duplicates and

@@ -65,6 +65,10 @@ func (q *Plan) replan(steps []Step) ([]Update, error) {
 		if s.FallbackStepID != "" && q.indexOf(s.FallbackStepID) < 0 {
 			s.FallbackStepID = ""
 		}
+		if refs, err := ConditionSteps(s.SkipCondition); s.SkipCondition != "" && err == nil &&
+			slices.ContainsFunc(refs, func(id string) bool { return q.indexOf(id) < 0 }) {
+			s.SkipCondition = ""
+		}
 	}
 	return []Update{{Type: UpdateReplan}}, nil
 }

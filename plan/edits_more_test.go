@@ -169,3 +169,26 @@ func TestInsertBeforeDoneStepAndNewStepIsPending(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestSkipConditionsFollowRemovals(t *testing.T) {
+	p := withStatus(chain(4), StepCompleted)
+	p.Steps[0].SkipCondition = "s3.completed"
+	p.Steps[3].SkipCondition = "s2.failed"
+	err := p.Remove("s2", change(""))
+	var ee *EditError
+	require.ErrorAs(t, err, &ee, "a pending step's condition still names s2")
+	assert.Equal(t, CodeInvalidCondition, ee.Issues[0].Code)
+
+	require.NoError(t, p.Replan([]Step{llmStep("n1", "s1")}, change("")))
+	assert.Empty(t, p.StepByID("s1").SkipCondition, "a done step's stale condition is dropped")
+	assert.Equal(t, []string{"s1", "n1"}, ids(p))
+
+	q := withStatus(chain(3), StepCompleted)
+	q.Steps[0].SkipCondition = "s2.completed"
+	require.NoError(t, q.Remove("s2", change("")))
+	assert.Empty(t, q.StepByID("s1").SkipCondition)
+
+	steps, err := ConditionSteps("s1.completed && (s2.failed || s1.skipped)")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"s1", "s2"}, steps)
+}
