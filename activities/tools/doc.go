@@ -1,0 +1,27 @@
+// Package tools holds the tools an agent may call while it carries out a
+// plan: reading, writing, listing and searching files, and running allowed
+// commands and the workspace's tests. Every tool works inside a [Sandbox]
+// confined to one workspace root, so a path never leaves the workspace (no
+// "..", no absolute path outside it, no symlink escape) and a command never
+// runs through a shell.
+//
+// # Registry
+//
+// A [Registry] maps tool names to [Tool] values. [Builtin] returns one with
+// the built-in tools; a Go program adds its own with [Registry.Register]:
+// a [Spec] (name, description, JSON schema of the arguments, whether the tool
+// is read-only) and a run function.
+//
+// # Failures
+//
+// A tool that runs but fails (a missing file, a command that exits non-zero,
+// a path that leaves the workspace, a malformed argument) returns a
+// [*ToolError]: the agent sees the message and may correct itself. Any other
+// error is a fault of the worker and fails the activity.
+//
+// # Built-in tools
+//
+// Read-only: read_file, list_files, search_files, search_code. Changing the
+// workspace: write_file, delete_file, run_command, run_tests. Planning and
+// reflection see only the read-only ones ([Registry.ReadOnlySpecs]).
+package tools

@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+type runCommandArgs struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+}
+
+// runCommandTool runs one allowlisted command, without a shell.
+func runCommandTool(cfg Config) Tool {
+	allowed := "none"
+	if len(cfg.AllowCommands) > 0 {
+		allowed = strings.Join(cfg.AllowCommands, ", ")
+	}
+	return Tool{
+		Spec: Spec{
+			Name: "run_command",
+			Description: fmt.Sprintf("Run one program in the workspace root, without a shell: no pipes, "+
+				"redirections, globbing or variables; arguments are passed as given. Allowed commands: %s. "+
+				"Times out after %s.", allowed, cfg.CommandTimeout),
+			Parameters: schema(map[string]string{
+				"command": `{"type":"string","description":"program name, exactly as allowed"}`,
+				"args":    `{"type":"array","items":{"type":"string"},"description":"arguments, one per item"}`,
+			}, "command"),
+		},
+		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
+			var a runCommandArgs
+			if err := DecodeArgs(raw, &a); err != nil {
+				return Result{}, err
+			}
+			if err := required("command", a.Command); err != nil {
+				return Result{}, err
+			}
+			if !cfg.allowed(a.Command) {
+				return Result{}, notAllowed(cfg, a.Command)
+			}
+			return runner{cfg: cfg}.run(ctx, env, a.Command, a.Args)
+		},
+	}
+}
+
+// notAllowed explains a refused command.
+func notAllowed(cfg Config, command string) error {
+	if len(cfg.AllowCommands) == 0 {
+		return Failf("command %q is not allowed: no commands are allowed in this workspace", command)
+	}
+	hint := ""
+	if strings.ContainsAny(command, " \t") {
+		hint = "; pass arguments in args, not in command"
+	}
+	return Failf("command %q is not allowed; allowed: %s%s", command, strings.Join(cfg.AllowCommands, ", "), hint)
+}
+
+type runTestsArgs struct {
+	// Scope is a hint from plan templates (all, affected, related); the
+	// whole suite runs either way.
+	Scope string `json:"scope,omitempty"`
+}
+
+// runTestsTool runs the workspace's test command.
+func runTestsTool(cfg Config) Tool {
+	return Tool{
+		Spec: Spec{
+			Name: "run_tests",
+			Description: "Run the workspace's tests: the configured test command, or go test ./... (go.mod), " +
+				"npm test (package.json with a test script) or make test (Makefile with a test target).",
+			Parameters: schema(map[string]string{
+				"scope": `{"type":"string","enum":["all","affected","related"],"description":"hint only; the whole suite runs"}`,
+			}),
+		},
+		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
+			var a runTestsArgs
+			if err := DecodeArgs(raw, &a); err != nil {
+				return Result{}, err
+			}
+			argv, err := TestCommand(env.Root.Root(), cfg)
+			if err != nil {
+				return Result{}, err
+			}
+			if !cfg.AllowTests && !cfg.allowed(argv[0]) {
+				return Result{}, Failf("run_tests would run %s, but %q is not an allowed command and tests are not allowed",
+					commandLine(argv[0], argv[1:]), argv[0])
+			}
+			return runner{cfg: cfg}.run(ctx, env, argv[0], argv[1:])
+		},
+	}
+}
+
+// makeTestTarget finds a "test:" rule in a Makefile.
+var makeTestTarget = regexp.MustCompile(`(?m)^test\s*:`)
+
+// TestCommand returns the command run_tests runs in root: cfg.TestCommand
+// when set, else go test ./... for a go.mod, npm test for a package.json
+// with a test script, make test for a Makefile with a test target. It
+// returns a [*ToolError] when none applies.
+func TestCommand(root string, cfg Config) ([]string, error) {
+	if len(cfg.TestCommand) > 0 {
+		return cfg.TestCommand, nil
+	}
+	if exists(filepath.Join(root, "go.mod")) {
+		return []string{"go", "test", "./..."}, nil
+	}
+	if hasTestScript(filepath.Join(root, "package.json")) {
+		return []string{"npm", "test"}, nil
+	}
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		if data, err := os.ReadFile(filepath.Join(root, name)); err == nil && makeTestTarget.Match(data) {
+			return []string{"make", "test"}, nil
+		}
+	}
+	return nil, Failf("no test command found: the workspace has no go.mod, no package.json with a test script " +
+		"and no Makefile with a test target, and no test command is configured")
+}
+
+// exists reports whether a regular file exists at p.
+func exists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// hasTestScript reports whether a package.json defines scripts.test.
+func hasTestScript(p string) bool {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	return json.Unmarshal(data, &pkg) == nil && pkg.Scripts["test"] != ""
+}

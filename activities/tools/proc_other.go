@@ -1,0 +1,8 @@
+//go:build !unix
+
+package tools
+
+import "os/exec"
+
+// isolate keeps exec's default: cancellation kills the process only.
+func isolate(cmd *exec.Cmd) {}

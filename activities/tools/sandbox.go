@@ -1,0 +1,168 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Sandbox confines file access to one workspace root. Paths given to it are
+// relative to the root, or absolute inside it; Resolve refuses everything
+// else, including paths that reach outside through a symlink.
+//
+// The checks run before each access; a process racing the tool to swap a
+// directory for a symlink between the check and the access is outside what
+// the sandbox defends against (commands are allowlisted for that reason).
+type Sandbox struct {
+	root string
+}
+
+// NewSandbox returns a sandbox rooted at root, which must be an existing
+// directory. The root is made absolute and its own symlinks resolved.
+func NewSandbox(root string) (*Sandbox, error) {
+	if root == "" {
+		return nil, errors.New("new sandbox: empty workspace root")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("new sandbox: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("new sandbox: workspace root: %w", err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("new sandbox: workspace root: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("new sandbox: workspace root %s is not a directory", real)
+	}
+	return &Sandbox{root: real}, nil
+}
+
+// Root returns the absolute, symlink-free workspace root.
+func (s *Sandbox) Root() string { return s.root }
+
+// Resolve returns the absolute path of p inside the workspace. An empty p or
+// "." is the root. It returns a [*ToolError] wrapping a [*PathError] when p
+// holds a NUL byte, leaves the workspace through "..", is absolute outside
+// the root, or resolves through a symlink to a place outside the root. The
+// symlink check runs on the deepest existing ancestor, so a new file under a
+// symlinked directory that points outside is refused too.
+func (s *Sandbox) Resolve(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", rejectPath(p, "contains a NUL byte")
+	}
+	var abs string
+	if filepath.IsAbs(p) {
+		abs = filepath.Clean(p)
+		if !within(s.root, abs) {
+			return "", rejectPath(p, "is outside the workspace %s", s.root)
+		}
+	} else {
+		rel := filepath.Clean(filepath.FromSlash(p))
+		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", rejectPath(p, "leaves the workspace")
+		}
+		abs = filepath.Join(s.root, rel)
+	}
+	if err := s.checkLinks(p, abs); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// checkLinks resolves the symlinks of abs's deepest existing ancestor and
+// refuses the path when they lead outside the root.
+func (s *Sandbox) checkLinks(p, abs string) error {
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			if !within(s.root, real) {
+				return rejectPath(p, "resolves through a symlink to %s, outside the workspace", real)
+			}
+			return nil
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return rejectPath(p, "goes through the symlink %s whose target does not exist", s.Rel(cur))
+			}
+			return &ToolError{Err: fmt.Errorf("resolve %q: %w", p, err)}
+		}
+		if cur == s.root || cur == filepath.Dir(cur) {
+			return nil
+		}
+	}
+}
+
+// Rel returns abs relative to the root with forward slashes, for messages
+// and file changes; "." for the root itself.
+func (s *Sandbox) Rel(abs string) string {
+	rel, err := filepath.Rel(s.root, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// ReadFile reads the file at p, refusing files larger than max bytes
+// (DefaultMaxReadBytes when max <= 0) and anything that is not a regular
+// file. Failures are [*ToolError]s.
+func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxReadBytes
+	}
+	abs, err := s.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, Failf("read %s: %w", p, cleanPathErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, Failf("read %s: %w", p, cleanPathErr(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, Failf("read %s: not a regular file", p)
+	}
+	if fi.Size() > max {
+		return nil, Failf("read %s: file is %d bytes, over the %d-byte read limit", p, fi.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, Failf("read %s: %w", p, cleanPathErr(err))
+	}
+	if int64(len(data)) > max {
+		return nil, Failf("read %s: file grew over the %d-byte read limit", p, max)
+	}
+	return data, nil
+}
+
+// within reports whether p is root or below it.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// cleanPathErr drops the absolute path from an *fs.PathError so messages
+// speak of workspace paths only.
+func cleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSandboxResolve(t *testing.T) {
+	sb := newWorkspace(t, map[string]string{"a/b.txt": "b", "inside.txt": "in"})
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o600))
+	root := sb.Root()
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "filelink")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dirlink")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "inside.txt"), filepath.Join(root, "goodlink")))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "missing", "dir"), filepath.Join(root, "dangling")))
+
+	tests := []struct {
+		name, path string
+		want       string // resolved path relative to root when accepted
+		reject     string // part of the error when refused
+	}{
+		{name: "plain", path: "a/b.txt", want: "a/b.txt"},
+		{name: "empty is root", path: "", want: "."},
+		{name: "dot is root", path: ".", want: "."},
+		{name: "inner dotdot stays inside", path: "a/../inside.txt", want: "inside.txt"},
+		{name: "new file", path: "new/dir/file.go", want: "new/dir/file.go"},
+		{name: "absolute inside", path: filepath.Join(root, "a", "b.txt"), want: "a/b.txt"},
+		{name: "symlink inside", path: "goodlink", want: "goodlink"},
+		{name: "dotdot", path: "..", reject: `path ".." leaves the workspace`},
+		{name: "dotdot etc", path: "../etc/passwd", reject: `path "../etc/passwd" leaves the workspace`},
+		{name: "dotdot after dir", path: "a/../../x", reject: "leaves the workspace"},
+		{name: "absolute outside", path: "/etc/passwd", reject: "is outside the workspace"},
+		{name: "absolute sibling prefix", path: root + "-other/x", reject: "is outside the workspace"},
+		{name: "symlink file escape", path: "filelink", reject: "resolves through a symlink"},
+		{name: "symlink dir escape existing", path: "dirlink/secret", reject: "resolves through a symlink"},
+		{name: "symlink dir escape new file", path: "dirlink/new/file.txt", reject: "outside the workspace"},
+		{name: "dangling symlink", path: "dangling/x", reject: "whose target does not exist"},
+		{name: "nul byte", path: "a\x00b", reject: "contains a NUL byte"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sb.Resolve(tt.path)
+			if tt.reject != "" {
+				requireToolError(t, err, tt.reject)
+				var pe *PathError
+				require.True(t, errors.As(err, &pe), "want a PathError")
+				assert.Equal(t, tt.path, pe.Path)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, sb.Rel(got))
+		})
+	}
+}
+
+func TestSandboxReadFile(t *testing.T) {
+	sb := newWorkspace(t, map[string]string{"small.txt": "hello", "big.txt": strings.Repeat("x", 2048)})
+	require.NoError(t, os.Mkdir(filepath.Join(sb.Root(), "dir"), 0o755))
+
+	tests := []struct {
+		name, path string
+		max        int64
+		want       string
+		reject     string
+	}{
+		{name: "small", path: "small.txt", max: 1024, want: "hello"},
+		{name: "exactly at limit", path: "big.txt", max: 2048, want: strings.Repeat("x", 2048)},
+		{name: "oversized", path: "big.txt", max: 1024, reject: "2048 bytes, over the 1024-byte read limit"},
+		{name: "default limit", path: "big.txt", max: 0, want: strings.Repeat("x", 2048)},
+		{name: "missing", path: "nope.txt", max: 1024, reject: "read nope.txt: no such file"},
+		{name: "directory", path: "dir", max: 1024, reject: "not a regular file"},
+		{name: "escape", path: "../x", max: 1024, reject: "leaves the workspace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sb.ReadFile(tt.path, tt.max)
+			if tt.reject != "" {
+				requireToolError(t, err, tt.reject)
+				assert.NotContains(t, err.Error(), sb.Root(), "messages speak of workspace paths")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestNewSandboxRejectsBadRoots(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, root := range []string{"", filepath.Join(t.TempDir(), "missing"), file} {
+		_, err := NewSandbox(root)
+		assert.Error(t, err, "root %q", root)
+	}
+}
+
+func TestSandboxRootResolvesSymlinks(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Symlink(real, link))
+	sb, err := NewSandbox(link)
+	require.NoError(t, err)
+	want, err := filepath.EvalSymlinks(real)
+	require.NoError(t, err)
+	assert.Equal(t, want, sb.Root())
+	got, err := sb.Resolve(filepath.Join(want, "x"))
+	require.NoError(t, err)
+	assert.Equal(t, "x", sb.Rel(got))
+}

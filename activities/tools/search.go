@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Bounds of search_code.
+const (
+	defaultMatches = 100
+	hardMatches    = 1000
+	// maxMatchLine caps one reported line.
+	maxMatchLine = 240
+	// binarySniff is how much of a file is checked for NUL bytes.
+	binarySniff = 8000
+)
+
+type searchCodeArgs struct {
+	Pattern string `json:"pattern"`
+	Glob    string `json:"glob,omitempty"`
+	Max     int    `json:"max,omitempty"`
+}
+
+// searchCodeTool greps the workspace with an RE2 expression.
+func searchCodeTool(cfg Config) Tool {
+	return Tool{
+		Spec: Spec{
+			Name: "search_code",
+			Description: fmt.Sprintf("Search text files of the workspace for lines matching a regular expression "+
+				"(RE2 syntax); answers path:line: text. Binary files, .git and files over %d bytes are skipped; "+
+				"at most max matches (default %d, up to %d).", cfg.MaxReadBytes, defaultMatches, hardMatches),
+			Parameters: schema(map[string]string{
+				"pattern": `{"type":"string","description":"RE2 regular expression, e.g. func \\w+Handler"}`,
+				"glob":    `{"type":"string","description":"only files matching this glob, e.g. **/*.go"}`,
+				"max":     `{"type":"integer","minimum":1,"description":"most matches to return"}`,
+			}, "pattern"),
+			ReadOnly: true,
+		},
+		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
+			var a searchCodeArgs
+			if err := DecodeArgs(raw, &a); err != nil {
+				return Result{}, err
+			}
+			if err := required("pattern", a.Pattern); err != nil {
+				return Result{}, err
+			}
+			return searchCode(ctx, env, a, cfg)
+		},
+	}
+}
+
+// searchCode runs the search.
+func searchCode(ctx context.Context, env Env, a searchCodeArgs, cfg Config) (Result, error) {
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return Result{}, Failf("invalid argument \"pattern\": %v", err)
+	}
+	var g glob
+	if a.Glob != "" {
+		if g, err = compileGlob(a.Glob); err != nil {
+			return Result{}, err
+		}
+	}
+	max, err := boundMax(a.Max, defaultMatches, hardMatches)
+	if err != nil {
+		return Result{}, err
+	}
+	var matches []string
+	more, err := walkFiles(ctx, env, g, func(rel, abs string) bool {
+		return grepFile(abs, rel, re, cfg.MaxReadBytes, max, &matches)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if len(matches) == 0 {
+		return Result{Output: "(no matches)"}, nil
+	}
+	return listing(matches, more, max, cfg.MaxOutputBytes), nil
+}
+
+// grepFile appends the matching lines of one file; it returns false once
+// max matches are exceeded.
+func grepFile(abs, rel string, re *regexp.Regexp, maxRead int64, max int, out *[]string) bool {
+	fi, err := os.Stat(abs)
+	if err != nil || fi.Size() > maxRead {
+		return true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil || bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
+		return true
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if !re.MatchString(line) {
+			continue
+		}
+		if len(*out) == max {
+			return false
+		}
+		line = strings.TrimRight(line, "\r")
+		if len(line) > maxMatchLine {
+			line = validPrefix(line[:maxMatchLine]) + "…"
+		}
+		*out = append(*out, fmt.Sprintf("%s:%d: %s", rel, i+1, line))
+	}
+	return true
+}
