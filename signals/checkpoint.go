@@ -1,8 +1,39 @@
 package signals
 
+import (
+	"time"
+
+	"github.com/planmode/planmode/plan"
+)
+
 // Checkpoint is the state a run hands to its continuation when it
 // continues as new. The workflow owns its fields; they are kept here because
-// the workflow's input carries it.
+// the workflow's input carries it. A run continues as new only at a step
+// boundary of the executing phase, so the checkpoint holds the options, the
+// selected plan with its results and history, and what the run still owes
+// people (skip confirmations, rejected inputs, a pause).
 type Checkpoint struct {
-	State []byte `json:"state"`
+	// Runs counts the runs before this one in the chain.
+	Runs      int        `json:"runs"`
+	StartedAt time.Time  `json:"startedAt"`
+	Phase     plan.Phase `json:"phase"`
+	// Goal is the clarified goal.
+	Goal string `json:"goal"`
+	// Options carries the options, their ranking, the selection and the
+	// feedback given.
+	Options    OptionsView `json:"options"`
+	Plan       *plan.Plan  `json:"plan,omitempty"`
+	SnapshotID string      `json:"snapshotId,omitempty"`
+	Usage      plan.Usage  `json:"usage"`
+	Offline    bool        `json:"offline,omitempty"`
+	LastError  string      `json:"lastError,omitempty"`
+	// SkipConfirmations are skip requests still waiting for a person;
+	// SkipSeq feeds their ids.
+	SkipConfirmations []SkipConfirmation `json:"skipConfirmations,omitempty"`
+	SkipSeq           int                `json:"skipSeq,omitempty"`
+	Rejected          []Rejection        `json:"rejected,omitempty"`
+	Paused            bool               `json:"paused,omitempty"`
+	PauseReason       string             `json:"pauseReason,omitempty"`
+	// BudgetWaived is set once a person resumed after a budget pause.
+	BudgetWaived bool `json:"budgetWaived,omitempty"`
 }

@@ -1,0 +1,202 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// finishing reports whether the run is summarizing or over, when no
+// control input applies any more.
+func (r *run) finishing() bool {
+	return r.phase == plan.PhaseSummarizing || r.phase.Terminal()
+}
+
+// validatePause refuses to pause a paused or finishing run.
+func (r *run) validatePause(signals.ControlRequest) error {
+	switch {
+	case r.finishing():
+		return rejectf("cannot pause: the run is %s", r.phase)
+	case r.exec.paused:
+		return rejectf("already paused")
+	}
+	return nil
+}
+
+// pause stops the run at the next step boundary: running steps finish,
+// no new one starts.
+func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
+	r.exec.paused = true
+	r.exec.pauseReason = req.Reason
+	r.publish(ctx)
+	return r.controlState(), nil
+}
+
+// validateResume refuses to resume a run that is not paused.
+func (r *run) validateResume(signals.ControlRequest) error {
+	if !r.exec.paused {
+		return rejectf("not paused")
+	}
+	return nil
+}
+
+// resume lets a paused run go on. Resuming after a budget pause waives the
+// budget for the rest of the run.
+func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
+	r.exec.paused = false
+	r.exec.pauseReason = req.Reason
+	if r.exec.budgetPaused {
+		r.exec.budgetPaused = false
+		r.exec.budgetWaived = true
+	}
+	r.publish(ctx)
+	return r.controlState(), nil
+}
+
+// controlState answers pause and resume.
+func (r *run) controlState() signals.ControlState {
+	return signals.ControlState{Phase: r.phase, Mode: r.mode(), Paused: r.exec.paused, Reason: r.exec.pauseReason}
+}
+
+// userChange is the change record of a person's edit.
+func userChange(ctx workflow.Context, reason string) plan.Change {
+	return plan.Change{Actor: plan.ActorUser, Reason: reason, At: workflow.Now(ctx)}
+}
+
+// validateEdit dry-runs the edits on a clone of the plan; it refuses edits
+// before a plan is selected and once the run is finishing.
+func (r *run) validateEdit(ctx workflow.Context, req signals.EditPlanRequest) error {
+	switch {
+	case r.plan == nil:
+		return rejectf("no plan selected yet")
+	case r.finishing():
+		return rejectf("cannot edit: the run is %s", r.phase)
+	case len(req.Edits) == 0:
+		return rejectf("no edits")
+	}
+	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.Reason)) }); err != nil {
+		return rejectf("edit: %v", err)
+	}
+	return nil
+}
+
+// edit applies a person's edits, all or nothing, and answers the new
+// version.
+func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
+	if err := r.validateEdit(ctx, req); err != nil {
+		return signals.EditPlanResponse{}, err
+	}
+	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.Reason)) }); err != nil {
+		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
+	}
+	r.publish(ctx)
+	return signals.EditPlanResponse{Version: r.plan.Version, Plan: *r.plan}, nil
+}
+
+// validateRollback allows a rollback once execution started, while the
+// run is still open, when a snapshot exists and no rollback is running.
+func (r *run) validateRollback(signals.RollbackRequest) error {
+	switch {
+	case !r.exec.started:
+		return rejectf("rollback is possible once execution has started (phase %s)", r.phase)
+	case r.snapshotID == "":
+		return rejectf("no workspace snapshot: the run has no workspace")
+	case r.exec.rollingBack:
+		return rejectf("a rollback is already running")
+	case r.phase.Terminal():
+		return rejectf("the run is %s", r.phase)
+	}
+	return nil
+}
+
+// rollback restores the workspace as it was before execution. Steps keep
+// their recorded results; the answer lists what came back.
+func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals.RollbackResponse, error) {
+	r.exec.rollingBack = true
+	defer func() { r.exec.rollingBack = false }()
+	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: r.snapshotID, Workspace: r.req.Workspace}, "rollback workspace")
+	if err != nil {
+		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
+	}
+	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
+}
+
+// checkBudget compares usage with the budget at a step boundary: stop
+// halts execution, pause pauses the run (once, see resume).
+func (r *run) checkBudget(ctx workflow.Context) {
+	if r.halted() || r.exec.budgetWaived || r.exec.budgetPaused {
+		return
+	}
+	kind, msg := r.overBudget()
+	if kind == "" {
+		return
+	}
+	if r.req.Budget.OnExceed == signals.BudgetPause {
+		r.exec.paused = true
+		r.exec.budgetPaused = true
+		r.exec.pauseReason = msg
+		r.lastError = msg
+		r.publish(ctx)
+		return
+	}
+	r.exec.stopReason = msg
+	r.exec.budgetExceeded = kind
+	r.cancelPending(ctx, msg, false)
+	r.publish(ctx)
+}
+
+// Budget kinds as Result.BudgetExceeded reports them.
+const (
+	budgetTokens = "tokens"
+	budgetCost   = "cost"
+)
+
+// overBudget names the budget usage exceeds, with a message, or "".
+func (r *run) overBudget() (string, string) {
+	b := r.req.Budget
+	if b.MaxTokens > 0 && r.usage.TotalTokens > b.MaxTokens {
+		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.usage.TotalTokens, b.MaxTokens)
+	}
+	if b.MaxCostUSD > 0 && r.usage.CostUSD > b.MaxCostUSD {
+		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.usage.CostUSD, b.MaxCostUSD)
+	}
+	return "", ""
+}
+
+// cancelPending marks every pending step cancelled with a note, and the
+// running ones too when running is set (the run itself was cancelled).
+func (r *run) cancelPending(ctx workflow.Context, note string, running bool) {
+	if r.plan == nil {
+		return
+	}
+	var ids []string
+	for _, s := range r.plan.Steps {
+		active := s.Status == plan.StepRunning || s.Status == plan.StepRetrying
+		if s.Status == plan.StepPending || (running && active) {
+			ids = append(ids, s.ID)
+		}
+	}
+	r.markCancelled(ctx, ids, note)
+}
+
+// markCancelled sets steps cancelled with a note. Cancelling is not a plan
+// edit (no version, no history): it records why work did not happen.
+func (r *run) markCancelled(ctx workflow.Context, ids []string, note string) {
+	if len(ids) == 0 {
+		return
+	}
+	now := workflow.Now(ctx)
+	for _, id := range ids {
+		if s := r.plan.StepByID(id); s != nil {
+			s.Status = plan.StepCancelled
+			s.Note = note
+			s.EndedAt = &now
+		}
+	}
+	workflow.GetLogger(ctx).Info("steps cancelled", "steps", strings.Join(ids, ","), "reason", note)
+}

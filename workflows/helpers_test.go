@@ -1,0 +1,376 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	sdktest "go.temporal.io/sdk/testsuite"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// stepTime is how long every mocked step activity takes on the workflow
+// clock, so that delayed callbacks can land in the middle of execution:
+// with sequential steps, step n runs from (n-1)·stepTime to n·stepTime.
+const stepTime = time.Minute
+
+// fakes are the scripted activities. Each func may be replaced by a test
+// before run; the defaults make a plain happy path. Calls are recorded.
+// Mocks run on their own goroutines, hence the mutex.
+type fakes struct {
+	mu    sync.Mutex
+	calls map[string]int
+
+	clarify   func(activities.ClarifyInput) (activities.ClarifyOutput, error)
+	options   func(activities.OptionsInput) (activities.OptionsOutput, error)
+	llmStep   func(activities.StepInput) (plan.StepResult, error)
+	agentTurn func(activities.AgentTurnInput) (activities.AgentTurnOutput, error)
+	reflect   func(activities.ReflectInput) (plan.Reflection, error)
+	summarize func(activities.SummarizeInput) (activities.SummarizeOutput, error)
+	runTool   func(activities.ToolInput) (activities.ToolOutput, error)
+	snapshot  func(activities.SnapshotInput) (activities.SnapshotOutput, error)
+	restore   func(activities.RestoreInput) (activities.RestoreOutput, error)
+
+	clarifyIn   []activities.ClarifyInput
+	optionsIn   []activities.OptionsInput
+	stepIn      []activities.StepInput
+	agentIn     []activities.AgentTurnInput
+	reflectIn   []activities.ReflectInput
+	summarizeIn []activities.SummarizeInput
+	toolIn      []activities.ToolInput
+}
+
+// newFakes returns fakes for a happy path: the goal is kept, two valid
+// options of three chained llm steps, steps succeed with 10 tokens each,
+// reflection continues.
+func newFakes() *fakes {
+	return &fakes{
+		calls: map[string]int{},
+		clarify: func(in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+			return activities.ClarifyOutput{Goal: in.Task.Goal, Usage: plan.Usage{TotalTokens: 5}}, nil
+		},
+		options: func(in activities.OptionsInput) (activities.OptionsOutput, error) {
+			return activities.OptionsOutput{Options: []plan.Option{
+				option("Careful", plan.ComplexityLow, 0.9, llmSteps(3)...),
+				option("Quick", plan.ComplexityHigh, 0.5, llmSteps(3)...),
+			}, Usage: plan.Usage{TotalTokens: 20}}, nil
+		},
+		llmStep: func(in activities.StepInput) (plan.StepResult, error) {
+			return plan.StepResult{Success: true, Output: "done " + in.Context.Step.ID, Usage: plan.Usage{TotalTokens: 10}}, nil
+		},
+		agentTurn: func(activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+			return activities.AgentTurnOutput{Content: "answer"}, nil
+		},
+		reflect: func(activities.ReflectInput) (plan.Reflection, error) {
+			return plan.Reflection{Decision: plan.DecisionContinue}, nil
+		},
+		summarize: func(in activities.SummarizeInput) (activities.SummarizeOutput, error) {
+			return activities.SummarizeOutput{Summary: "summary: " + in.Status}, nil
+		},
+		runTool: func(in activities.ToolInput) (activities.ToolOutput, error) {
+			return activities.ToolOutput{Success: true, Output: "ran " + in.Call.Name}, nil
+		},
+		snapshot: func(activities.SnapshotInput) (activities.SnapshotOutput, error) {
+			return activities.SnapshotOutput{SnapshotID: "snap-1", Files: 2}, nil
+		},
+		restore: func(activities.RestoreInput) (activities.RestoreOutput, error) {
+			return activities.RestoreOutput{Restored: []string{"main.go"}, Removed: []string{"new.go"}}, nil
+		},
+	}
+}
+
+// record counts a call and appends its input under the lock.
+func record[T any](f *fakes, name string, list *[]T, in T) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[name]++
+	*list = append(*list, in)
+}
+
+// count returns how often the activity name was called.
+func (f *fakes) count(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[name]
+}
+
+// stepIDs lists the step ids of every ExecuteLLMStep call, in call order.
+func (f *fakes) stepIDs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids []string
+	for _, in := range f.stepIn {
+		ids = append(ids, in.Context.Step.ID)
+	}
+	return ids
+}
+
+// llmStep builds a valid llm step.
+func llmStep(id string, deps ...string) plan.Step {
+	return plan.Step{
+		ID:        id,
+		Title:     "Step " + id,
+		Action:    plan.ActionLLM,
+		Config:    plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "do " + id}},
+		DependsOn: deps,
+		Status:    plan.StepPending,
+		Estimated: plan.Duration(time.Minute),
+	}
+}
+
+// llmSteps builds n chained llm steps s1 → s2 → … sn.
+func llmSteps(n int) []plan.Step {
+	steps := make([]plan.Step, n)
+	for i := range steps {
+		id := fmt.Sprintf("s%d", i+1)
+		if i == 0 {
+			steps[i] = llmStep(id)
+			continue
+		}
+		steps[i] = llmStep(id, fmt.Sprintf("s%d", i))
+	}
+	return steps
+}
+
+// option builds an option without ids (the workflow assigns them).
+func option(title string, c plan.Complexity, confidence float64, steps ...plan.Step) plan.Option {
+	for i := range steps {
+		steps[i].Number = i + 1
+	}
+	return plan.Option{
+		Title: title,
+		Plan: plan.Plan{
+			Title:     title,
+			Steps:     steps,
+			Estimates: plan.Estimates{Complexity: c, Confidence: confidence},
+			Status:    plan.PlanDraft,
+			Version:   1,
+		},
+	}
+}
+
+// onePlan makes the options fake return a single option with steps.
+func (f *fakes) onePlan(steps ...plan.Step) {
+	f.options = func(activities.OptionsInput) (activities.OptionsOutput, error) {
+		return activities.OptionsOutput{Options: []plan.Option{option("Only", plan.ComplexityLow, 0.9, steps...)}}, nil
+	}
+}
+
+// harness runs PlanMode in the SDK's test environment with the fakes.
+type harness struct {
+	t   *testing.T
+	env *sdktest.TestWorkflowEnvironment
+	f   *fakes
+	// stepDelay is how long llm steps and agent turns take on the
+	// workflow clock.
+	stepDelay time.Duration
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	var suite sdktest.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(20 * time.Second)
+	return &harness{t: t, env: env, f: newFakes(), stepDelay: stepTime}
+}
+
+// register wires the fakes into the environment's activity mocks.
+func (h *harness) register() {
+	f, env := h.f, h.env
+	env.OnActivity(a.Clarify, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		record(f, "Clarify", &f.clarifyIn, in)
+		return f.clarify(in)
+	})
+	env.OnActivity(a.GenerateOptions, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.OptionsInput) (activities.OptionsOutput, error) {
+		record(f, "GenerateOptions", &f.optionsIn, in)
+		return f.options(in)
+	})
+	env.OnActivity(a.ExecuteLLMStep, mock.Anything, mock.Anything).After(h.stepDelay).Return(func(_ context.Context, in activities.StepInput) (plan.StepResult, error) {
+		record(f, "ExecuteLLMStep", &f.stepIn, in)
+		return f.llmStep(in)
+	})
+	env.OnActivity(a.AgentTurn, mock.Anything, mock.Anything).After(h.stepDelay).Return(func(_ context.Context, in activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+		record(f, "AgentTurn", &f.agentIn, in)
+		return f.agentTurn(in)
+	})
+	env.OnActivity(a.Reflect, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ReflectInput) (plan.Reflection, error) {
+		record(f, "Reflect", &f.reflectIn, in)
+		return f.reflect(in)
+	})
+	env.OnActivity(a.Summarize, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SummarizeInput) (activities.SummarizeOutput, error) {
+		record(f, "Summarize", &f.summarizeIn, in)
+		return f.summarize(in)
+	})
+	h.registerTools()
+}
+
+// registerTools wires the tool-side fakes.
+func (h *harness) registerTools() {
+	f, env := h.f, h.env
+	env.OnActivity(a.RunTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
+		record(f, "RunTool", &f.toolIn, in)
+		return f.runTool(in)
+	})
+	env.OnActivity(a.SnapshotWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SnapshotInput) (activities.SnapshotOutput, error) {
+		f.mu.Lock()
+		f.calls["SnapshotWorkspace"]++
+		f.mu.Unlock()
+		return f.snapshot(in)
+	})
+	env.OnActivity(a.RestoreWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RestoreInput) (activities.RestoreOutput, error) {
+		f.mu.Lock()
+		f.calls["RestoreWorkspace"]++
+		f.mu.Unlock()
+		return f.restore(in)
+	})
+}
+
+// autoReq is a request that selects the recommended option at once.
+func autoReq() signals.StartRequest {
+	return signals.StartRequest{Goal: "Add JWT authentication", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}}
+}
+
+// manualReq is a request that waits for a selection.
+func manualReq() signals.StartRequest {
+	return signals.StartRequest{Goal: "Add JWT authentication"}
+}
+
+// run executes PlanMode with req and returns its Result; the workflow must
+// complete without error.
+func (h *harness) run(req signals.StartRequest) signals.Result {
+	h.t.Helper()
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, req)
+	require.True(h.t, h.env.IsWorkflowCompleted(), "workflow did not complete")
+	require.NoError(h.t, h.env.GetWorkflowError())
+	var res signals.Result
+	require.NoError(h.t, h.env.GetWorkflowResult(&res))
+	return res
+}
+
+// at schedules fn at workflow time d.
+func (h *harness) at(d time.Duration, fn func()) {
+	h.env.RegisterDelayedCallback(fn, d)
+}
+
+// query runs a typed query.
+func query[Resp any](h *harness, q signals.Query[Resp]) Resp {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(q.Name)
+	require.NoError(h.t, err)
+	var out Resp
+	require.NoError(h.t, v.Get(&out))
+	return out
+}
+
+// outcome is what an update came to.
+type outcome[Resp any] struct {
+	done     bool
+	rejected error
+	err      error
+	value    Resp
+}
+
+// update sends an update of h's name and captures its outcome; read it
+// once the workflow is done (or later in a callback).
+func update[Req, Resp any](hs *harness, h signals.Handler[Req, Resp], req Req) *outcome[Resp] {
+	return sendUpdate[Resp](hs, h.Name, req)
+}
+
+// rollbackUpdate sends the rollback update.
+func rollbackUpdate(hs *harness) *outcome[signals.RollbackResponse] {
+	return sendUpdate[signals.RollbackResponse](hs, signals.Rollback.Name, signals.RollbackRequest{})
+}
+
+func sendUpdate[Resp any](hs *harness, name string, req any) *outcome[Resp] {
+	out := &outcome[Resp]{}
+	hs.env.UpdateWorkflow(name, "", &sdktest.TestUpdateCallback{
+		OnReject: func(err error) { out.done, out.rejected = true, err },
+		OnComplete: func(v any, err error) {
+			out.done, out.err = true, err
+			if err == nil {
+				convert(hs.t, v, &out.value)
+			}
+		},
+	}, req)
+	return out
+}
+
+// convert copies v into out through JSON, whatever form the environment
+// hands the update's answer in.
+func convert(t *testing.T, v any, out any) {
+	t.Helper()
+	if ev, ok := v.(converter.EncodedValue); ok {
+		require.NoError(t, ev.Get(out))
+		return
+	}
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, out))
+}
+
+// signal sends a signal of h's name.
+func signal[Req, Resp any](hs *harness, h signals.Handler[Req, Resp], req any) {
+	hs.env.SignalWorkflow(h.Name, req)
+}
+
+// requireRejected asserts the update was refused with a message that holds
+// want.
+func requireRejected[Resp any](t *testing.T, o *outcome[Resp], want string) {
+	t.Helper()
+	require.True(t, o.done, "update got no answer")
+	require.Error(t, o.rejected, "update was not rejected")
+	require.Contains(t, o.rejected.Error(), want)
+}
+
+// requireAccepted asserts the update completed without error.
+func requireAccepted[Resp any](t *testing.T, o *outcome[Resp]) Resp {
+	t.Helper()
+	require.True(t, o.done, "update got no answer")
+	require.NoError(t, o.rejected)
+	require.NoError(t, o.err)
+	return o.value
+}
+
+// statuses maps step ids to their statuses.
+func statuses(p *plan.Plan) map[string]plan.StepStatus {
+	out := map[string]plan.StepStatus{}
+	for _, s := range p.Steps {
+		out[s.ID] = s.Status
+	}
+	return out
+}
+
+// rejectedNames lists the names of the pending query's rejected inputs.
+func rejectedNames(p signals.Pending) []string {
+	var out []string
+	for _, r := range p.Rejected {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// hasRejection reports whether a rejection of name mentions want.
+func hasRejection(p signals.Pending, name, want string) bool {
+	for _, r := range p.Rejected {
+		if r.Name == name && strings.Contains(r.Reason, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectAt selects the rank-1 option by signal at workflow time d.
+func (h *harness) selectAt(d time.Duration) {
+	h.at(d, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
+}

@@ -1,0 +1,188 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// planPhase generates the first options. It fails when no option is valid.
+func (r *run) planPhase(ctx workflow.Context) error {
+	r.setPhase(ctx, plan.PhasePlanning)
+	return r.generate(ctx, "", nil)
+}
+
+// generate asks for a new revision of options, validates them (asking once
+// again for the invalid ones), ranks and compares the valid ones, and
+// stores them. On error the previous options stay as they were.
+func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Option) error {
+	rev := r.sel.revision + 1
+	in := activities.OptionsInput{
+		Task:     r.task,
+		Goal:     r.goal,
+		Count:    r.req.OptionCount,
+		Revision: rev,
+		Feedback: feedback,
+		Previous: previous,
+		Template: r.req.Template,
+		MaxSteps: r.req.Execution.MaxSteps,
+		Prompts:  r.prompts,
+	}
+	out, err := generateOptions(ctx, in, fmt.Sprintf("generate options r%d", rev))
+	if err != nil {
+		return fmt.Errorf("generate options: %w", err)
+	}
+	r.addUsage(out.Usage)
+	seq := 0
+	valid, invalid := r.vet(ctx, out.Options, rev, &seq, nil)
+	var dropped []plan.DroppedOption
+	if len(invalid) > 0 {
+		more, stillInvalid, err := r.regenerate(ctx, in, invalid, rev, &seq, valid)
+		if err != nil {
+			return err
+		}
+		valid = append(valid, more...)
+		dropped = append(markDropped(invalid, "invalid; asked once for a corrected option"), stillInvalid...)
+	}
+	if len(valid) == 0 {
+		return fmt.Errorf("generate options: no valid option (%d dropped: %s)", len(dropped), dropReasons(dropped))
+	}
+	ranked := plan.Rank(valid)
+	r.sel.revision = rev
+	r.sel.options = ranked
+	r.sel.comparison = plan.Compare(ranked)
+	r.sel.dropped = dropped
+	r.sel.selectedID = ""
+	r.publish(ctx)
+	return nil
+}
+
+// regenerate asks once for corrections of the invalid options. A failed
+// retry is not fatal: the invalid options are simply dropped, unless the
+// run was cancelled.
+func (r *run) regenerate(ctx workflow.Context, in activities.OptionsInput, invalid []plan.DroppedOption, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption, error) {
+	in.Invalid = invalid
+	in.Count = len(invalid)
+	out, err := generateOptions(ctx, in, fmt.Sprintf("regenerate %d invalid options r%d", len(invalid), rev))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		r.lastError = fmt.Sprintf("regenerate invalid options: %v", err)
+		return nil, nil, nil
+	}
+	r.addUsage(out.Usage)
+	valid, stillInvalid := r.vet(ctx, out.Options, rev, seq, taken)
+	return valid, markDropped(stillInvalid, "still invalid after one retry"), nil
+}
+
+// vet gives each option and its plan a deterministic id when the activity
+// left it empty (or reused one, taken included), then splits the options into valid ones
+// and the reasons of the invalid ones.
+func (r *run) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption) {
+	var valid []plan.Option
+	var invalid []plan.DroppedOption
+	now := workflow.Now(ctx)
+	for _, o := range opts {
+		*seq++
+		if o.ID == "" || idTaken(o.ID, taken) || idTaken(o.ID, valid) {
+			o.ID = fmt.Sprintf("r%d-o%d", rev, *seq)
+		}
+		if o.Plan.ID == "" {
+			o.Plan.ID = fmt.Sprintf("%s-r%d-o%d", r.workflowID, rev, *seq)
+		}
+		if o.Plan.TaskID == "" {
+			o.Plan.TaskID = r.task.ID
+		}
+		if o.Plan.CreatedAt.IsZero() {
+			o.Plan.CreatedAt = now
+		}
+		if o.Title == "" {
+			o.Title = o.Plan.Title
+		}
+		res := plan.Validate(o.Plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})
+		if !res.Valid {
+			invalid = append(invalid, plan.DroppedOption{Title: o.Title, Reason: "invalid plan", Issues: issueTexts(res.Errors)})
+			continue
+		}
+		valid = append(valid, o)
+	}
+	return valid, invalid
+}
+
+// idTaken reports whether an option in opts already has id.
+func idTaken(id string, opts []plan.Option) bool {
+	for _, o := range opts {
+		if o.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// markDropped sets the reason of each dropped option, keeping its issues.
+func markDropped(ds []plan.DroppedOption, reason string) []plan.DroppedOption {
+	out := make([]plan.DroppedOption, len(ds))
+	for i, d := range ds {
+		d.Reason = reason
+		out[i] = d
+	}
+	return out
+}
+
+// dropReasons renders dropped options for an error message.
+func dropReasons(ds []plan.DroppedOption) string {
+	parts := make([]string, 0, len(ds))
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%q %s (%s)", d.Title, d.Reason, strings.Join(d.Issues, "; ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// issueTexts renders validation issues as "CODE [step]: message".
+func issueTexts(issues []plan.Issue) []string {
+	out := make([]string, 0, len(issues))
+	for _, i := range issues {
+		if i.StepID != "" {
+			out = append(out, fmt.Sprintf("%s [%s]: %s", i.Code, i.StepID, i.Message))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s", i.Code, i.Message))
+	}
+	return out
+}
+
+// recommended returns the recommended option, or the first one.
+func (r *run) recommended() (plan.Option, bool) {
+	for _, o := range r.sel.options {
+		if o.Recommended {
+			return o, true
+		}
+	}
+	if len(r.sel.options) > 0 {
+		return r.sel.options[0], true
+	}
+	return plan.Option{}, false
+}
+
+// optionsView answers the options query and refine-plan.
+func (r *run) optionsView() signals.OptionsView {
+	v := signals.OptionsView{
+		Revision:         r.sel.revision,
+		Options:          r.sel.options,
+		Comparison:       r.sel.comparison,
+		SelectedID:       r.sel.selectedID,
+		Dropped:          r.sel.dropped,
+		Feedback:         r.sel.feedback,
+		SelectionTimeout: r.sel.deadline,
+	}
+	if o, ok := r.recommended(); ok {
+		v.RecommendedID = o.ID
+	}
+	return v
+}

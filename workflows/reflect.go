@@ -1,0 +1,144 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// reflectionInput names reflection decisions in the rejected-inputs list.
+const reflectionInput = "reflection"
+
+// reflectOn asks the Reflect activity what to do after step id and applies
+// its decision. A failing reflection is recorded and execution continues;
+// only a cancellation is returned.
+func (r *run) reflectOn(ctx workflow.Context, id string) error {
+	s := r.plan.StepByID(id)
+	if s == nil || s.Status == plan.StepCancelled {
+		return nil
+	}
+	in := activities.ReflectInput{
+		Goal:      r.goal,
+		Context:   plan.BuildStepContext(r.goal, r.plan, id),
+		Remaining: r.remaining(),
+		Mode:      string(r.req.Execution.Mode),
+		Prompts:   r.prompts,
+	}
+	r.setPhase(ctx, plan.PhaseReflecting)
+	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
+	r.setPhase(ctx, plan.PhaseExecuting)
+	if err != nil {
+		return r.softFail(ctx, fmt.Sprintf("reflect after step %s", id), err)
+	}
+	r.addUsage(refl.Usage)
+	return r.applyReflection(ctx, refl)
+}
+
+// remaining digests the steps not done yet.
+func (r *run) remaining() []plan.StepDigest {
+	var out []plan.StepDigest
+	for _, s := range r.plan.Steps {
+		if !s.Status.Done() {
+			out = append(out, plan.StepDigest{ID: s.ID, Title: s.Title, Status: s.Status})
+		}
+	}
+	return out
+}
+
+// applyReflection carries out a reflection's decision. Changes that fail
+// are recorded as rejected reflection inputs; execution goes on.
+func (r *run) applyReflection(ctx workflow.Context, refl plan.Reflection) error {
+	change := plan.Change{Actor: plan.ActorReflection, Reason: refl.Reason, At: workflow.Now(ctx)}
+	var err error
+	switch refl.Decision {
+	case plan.DecisionContinue, "":
+		return nil
+	case plan.DecisionSkip:
+		return r.proposeSkip(ctx, refl)
+	case plan.DecisionInsert, plan.DecisionAppend, plan.DecisionRemove, plan.DecisionUpdate:
+		err = r.changePlan(func(p *plan.Plan) error { return p.Apply(refl.Edits, change) })
+	case plan.DecisionReplan:
+		err = r.changePlan(func(p *plan.Plan) error { return p.Replan(refl.Steps, change) })
+	case plan.DecisionComplete:
+		r.complete(ctx, refl)
+	default:
+		err = fmt.Errorf("unknown decision %q", refl.Decision)
+	}
+	if err != nil {
+		r.rejectReflection(ctx, refl, err)
+		return nil
+	}
+	r.publish(ctx)
+	return nil
+}
+
+// changePlan applies fn to a clone of the plan and keeps the clone only
+// when fn succeeds and the result is valid, so a failed change leaves the
+// plan untouched.
+func (r *run) changePlan(fn func(*plan.Plan) error) error {
+	c, err := r.tryChange(fn)
+	if err != nil {
+		return err
+	}
+	*r.plan = c
+	return nil
+}
+
+// tryChange is changePlan's dry run: it returns the changed clone.
+func (r *run) tryChange(fn func(*plan.Plan) error) (plan.Plan, error) {
+	c := r.plan.Clone()
+	if err := fn(&c); err != nil {
+		return plan.Plan{}, err
+	}
+	if res := plan.Validate(c, plan.Limits{MaxSteps: r.req.Execution.MaxSteps}); !res.Valid {
+		return plan.Plan{}, fmt.Errorf("the changed plan is invalid: %s", strings.Join(issueTexts(res.Errors), "; "))
+	}
+	return c, nil
+}
+
+// rejectReflection records a reflection decision that could not apply.
+func (r *run) rejectReflection(ctx workflow.Context, refl plan.Reflection, err error) {
+	r.record(ctx, signals.Rejection{
+		At:     workflow.Now(ctx),
+		Name:   fmt.Sprintf("%s:%s", reflectionInput, refl.Decision),
+		Reason: err.Error(),
+	})
+}
+
+// complete skips every pending step: the reflection found the goal met.
+func (r *run) complete(ctx workflow.Context, refl plan.Reflection) {
+	reason := refl.Response
+	if reason == "" {
+		reason = refl.Reason
+	}
+	r.exec.completedEarly = true
+	var ids []string
+	for _, s := range r.plan.Steps {
+		if s.Status == plan.StepPending {
+			ids = append(ids, s.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	change := plan.Change{Actor: plan.ActorReflection, Reason: "goal achieved: " + reason, At: workflow.Now(ctx)}
+	if err := r.plan.Skip(ids, change); err != nil {
+		r.lastError = fmt.Sprintf("complete: skip remaining steps: %v", err)
+	}
+}
+
+// pendingOf keeps the ids of steps that are still pending.
+func (r *run) pendingOf(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if s := r.plan.StepByID(id); s != nil && s.Status == plan.StepPending {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// selectionCancelled ends a run whose selection timed out with the cancel
+// outcome.
+type selectionCancelled struct{ reason string }
+
+func (e *selectionCancelled) Error() string { return e.reason }
+
+// selectPhase waits for a selection according to the policy: auto takes
+// the recommended option at once; manual waits for select-option, with an
+// optional timeout whose outcome is the recommended option or a
+// cancellation. A refine restarts the wait with a full timeout.
+func (r *run) selectPhase(ctx workflow.Context) error {
+	if r.req.Selection.Mode == signals.SelectAuto {
+		o, _ := r.recommended()
+		r.sel.selectedID = o.ID
+		r.publish(ctx)
+		return nil
+	}
+	r.setPhase(ctx, plan.PhaseAwaitingSelection)
+	r.sel.waiting = true
+	defer func() {
+		r.sel.waiting = false
+		r.sel.deadline = nil
+		r.publish(ctx)
+	}()
+	for r.sel.selectedID == "" {
+		timedOut, err := r.awaitSelection(ctx)
+		if err != nil {
+			return err
+		}
+		if timedOut {
+			return r.selectionTimedOut(ctx)
+		}
+	}
+	return nil
+}
+
+// awaitSelection waits for a selection, a new revision or the timeout; a
+// refine in progress holds the timeout off. It reports a timeout.
+func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
+	rev := r.sel.revision
+	changed := func() bool { return r.sel.selectedID != "" || r.sel.revision != rev || r.sel.refining }
+	t := r.req.Selection.Timeout.D()
+	if t <= 0 {
+		r.publish(ctx)
+		return false, workflow.Await(ctx, changed)
+	}
+	dl := workflow.Now(ctx).Add(t)
+	r.sel.deadline = &dl
+	r.publish(ctx)
+	ok, err := workflow.AwaitWithTimeout(ctx, t, changed)
+	if err != nil || !ok {
+		return !ok, err
+	}
+	if r.sel.refining {
+		r.sel.deadline = nil
+		r.publish(ctx)
+		return false, workflow.Await(ctx, func() bool { return !r.sel.refining })
+	}
+	return false, nil
+}
+
+// selectionTimedOut applies the timeout outcome.
+func (r *run) selectionTimedOut(ctx workflow.Context) error {
+	if r.req.Selection.OnTimeout == signals.OnTimeoutCancel {
+		return &selectionCancelled{reason: fmt.Sprintf("no option selected within %s", r.req.Selection.Timeout)}
+	}
+	o, _ := r.recommended()
+	r.sel.selectedID = o.ID
+	r.sel.feedback = append(r.sel.feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", r.req.Selection.Timeout))
+	return nil
+}
+
+// findOption resolves a selection request to an option.
+func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
+	if req.OptionID != "" {
+		for _, o := range r.sel.options {
+			if o.ID == req.OptionID {
+				return o, nil
+			}
+		}
+		return plan.Option{}, rejectf("unknown option %q (options: %s)", req.OptionID, strings.Join(r.optionIDs(), ", "))
+	}
+	if req.Rank == 0 {
+		return plan.Option{}, rejectf("optionId or rank is required")
+	}
+	for _, o := range r.sel.options {
+		if o.Rank == req.Rank {
+			return o, nil
+		}
+	}
+	return plan.Option{}, rejectf("no option has rank %d (ranks 1..%d)", req.Rank, len(r.sel.options))
+}
+
+// optionIDs lists the current option ids in rank order.
+func (r *run) optionIDs() []string {
+	ids := make([]string, 0, len(r.sel.options))
+	for _, o := range r.sel.options {
+		ids = append(ids, o.ID)
+	}
+	return ids
+}
+
+// validateSelect accepts a selection only while one is awaited.
+func (r *run) validateSelect(req signals.SelectOptionRequest) error {
+	if err := r.awaitingSelection(); err != nil {
+		return err
+	}
+	_, err := r.findOption(req)
+	return err
+}
+
+// awaitingSelection says why selection inputs are refused, if they are.
+func (r *run) awaitingSelection() error {
+	switch {
+	case !r.sel.waiting:
+		return rejectf("not awaiting a selection (phase %s)", r.phase)
+	case r.sel.refining:
+		return rejectf("options are being refined: wait for the new options")
+	}
+	return nil
+}
+
+// selectOption records the selection and its feedback.
+func (r *run) selectOption(ctx workflow.Context, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error) {
+	o, err := r.findOption(req)
+	if err != nil {
+		return signals.SelectOptionResponse{}, err
+	}
+	r.sel.selectedID = o.ID
+	if fb := strings.TrimSpace(req.Feedback); fb != "" {
+		r.sel.feedback = append(r.sel.feedback, fb)
+	}
+	r.publish(ctx)
+	return signals.SelectOptionResponse{Option: o}, nil
+}
+
+// validateRefine accepts a refine only while a selection is awaited.
+func (r *run) validateRefine(req signals.RefinePlanRequest) error {
+	if err := r.awaitingSelection(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Feedback) == "" {
+		return rejectf("feedback is required to refine the options")
+	}
+	return nil
+}
+
+// refine generates a new revision of options from feedback and answers
+// it. When it fails the previous options stay and the wait goes on.
+func (r *run) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signals.OptionsView, error) {
+	r.sel.refining = true
+	r.sel.feedback = append(r.sel.feedback, req.Feedback)
+	r.publish(ctx)
+	err := r.generate(ctx, req.Feedback, r.sel.options)
+	r.sel.refining = false
+	r.publish(ctx)
+	if err != nil {
+		return signals.OptionsView{}, fmt.Errorf("refine: %w", err)
+	}
+	return r.optionsView(), nil
+}
+
+// selectedOption returns the selected option.
+func (r *run) selectedOption() (plan.Option, bool) {
+	for _, o := range r.sel.options {
+		if o.ID == r.sel.selectedID {
+			return o, true
+		}
+	}
+	return plan.Option{}, false
+}

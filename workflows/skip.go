@@ -1,0 +1,196 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// skipPolicy is what the execution mode makes of a proposed skip.
+type skipPolicy int
+
+const (
+	skipApply skipPolicy = iota
+	skipAsk
+	skipDrop
+)
+
+// policyFor applies gollem's execution modes to a skip's confidence.
+func (r *run) policyFor(confidence float64) skipPolicy {
+	ex := r.req.Execution
+	confident := confidence >= ex.SkipConfidenceThreshold
+	switch ex.Mode {
+	case signals.ExecComplete:
+		return skipAsk
+	case signals.ExecEfficient:
+		if confident {
+			return skipApply
+		}
+		if ex.ConfirmTimeout > 0 {
+			return skipAsk
+		}
+		return skipDrop
+	default:
+		if confident {
+			return skipApply
+		}
+		return skipAsk
+	}
+}
+
+// proposeSkip handles a skip decision: applied at once, asked of a person
+// (execution waits for the answer, as the skip concerns later steps) or
+// dropped, as the execution mode says.
+func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
+	ids := r.pendingOf(refl.StepIDs)
+	if len(ids) == 0 {
+		r.rejectReflection(ctx, refl, fmt.Errorf("no pending step among %s", strings.Join(refl.StepIDs, ", ")))
+		return nil
+	}
+	switch r.policyFor(refl.Confidence) {
+	case skipDrop:
+		r.rejectReflection(ctx, refl, fmt.Errorf("confidence %.2f below threshold %.2f in efficient mode: skip dropped",
+			refl.Confidence, r.req.Execution.SkipConfidenceThreshold))
+		return nil
+	case skipApply:
+		r.applySkip(ctx, ids, plan.ActorReflection, refl.Reason)
+		return nil
+	}
+	c := r.newConfirmation(ctx, ids, refl)
+	return r.settle(ctx, c)
+}
+
+// newConfirmation opens a confirmation request with a deterministic id.
+func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Reflection) *confirmation {
+	r.exec.skipSeq++
+	c := &confirmation{SkipConfirmation: signals.SkipConfirmation{
+		RequestID:      fmt.Sprintf("skip-%d", r.exec.skipSeq),
+		StepIDs:        ids,
+		Reason:         refl.Reason,
+		Confidence:     refl.Confidence,
+		DefaultApprove: r.req.Execution.OnConfirmTimeout == signals.OnTimeoutApprove,
+	}}
+	if t := r.req.Execution.ConfirmTimeout.D(); t > 0 {
+		dl := workflow.Now(ctx).Add(t)
+		c.Deadline = &dl
+	}
+	r.exec.skips = append(r.exec.skips, c)
+	return c
+}
+
+// settle waits for the answer to c (or its deadline, whose default
+// outcome then applies) and skips the steps when approved.
+func (r *run) settle(ctx workflow.Context, c *confirmation) error {
+	r.publish(ctx)
+	answered := func() bool { return c.answered }
+	if c.Deadline == nil {
+		if err := workflow.Await(ctx, answered); err != nil {
+			return err
+		}
+	} else {
+		wait := c.Deadline.Sub(workflow.Now(ctx))
+		ok := answered()
+		if !ok && wait > 0 {
+			var err error
+			if ok, err = workflow.AwaitWithTimeout(ctx, wait, answered); err != nil {
+				return err
+			}
+		}
+		if !ok {
+			c.answered, c.approve = true, c.DefaultApprove
+			c.note = "no answer before the deadline: default outcome"
+		}
+	}
+	r.dropConfirmation(c.RequestID)
+	if c.approve {
+		actor := plan.ActorSystem
+		if c.byUser {
+			actor = plan.ActorUser
+		}
+		reason := c.Reason
+		if c.note != "" {
+			reason = fmt.Sprintf("%s (%s)", reason, c.note)
+		}
+		r.applySkip(ctx, r.pendingOf(c.StepIDs), actor, reason)
+	}
+	r.publish(ctx)
+	return nil
+}
+
+// applySkip skips ids, recording a failure as the last error.
+func (r *run) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	if len(ids) == 0 {
+		return
+	}
+	if err := r.plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+		r.lastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
+	}
+	r.publish(ctx)
+}
+
+// dropConfirmation removes a settled request from the pending list.
+func (r *run) dropConfirmation(id string) {
+	out := r.exec.skips[:0]
+	for _, c := range r.exec.skips {
+		if c.RequestID != id {
+			out = append(out, c)
+		}
+	}
+	r.exec.skips = out
+}
+
+// resolveRestoredSkips settles confirmations a checkpoint carried over.
+func (r *run) resolveRestoredSkips(ctx workflow.Context) error {
+	for len(r.exec.skips) > 0 {
+		if err := r.settle(ctx, r.exec.skips[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pendingConfirmation finds an unanswered request by id.
+func (r *run) pendingConfirmation(id string) *confirmation {
+	for _, c := range r.exec.skips {
+		if c.RequestID == id && !c.answered {
+			return c
+		}
+	}
+	return nil
+}
+
+// validateConfirm accepts answers to pending requests only.
+func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
+	if r.pendingConfirmation(req.RequestID) != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(r.exec.skips))
+	for _, c := range r.exec.skips {
+		ids = append(ids, c.RequestID)
+	}
+	if len(ids) == 0 {
+		return rejectf("unknown skip request %q: no skip confirmation is pending", req.RequestID)
+	}
+	return rejectf("unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
+}
+
+// confirm answers a pending skip request.
+func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
+	c := r.pendingConfirmation(req.RequestID)
+	if c == nil {
+		return signals.ConfirmSkipResponse{}, r.validateConfirm(req)
+	}
+	c.answered, c.approve, c.byUser = true, req.Approve, true
+	c.note = "confirmed by a person"
+	if !req.Approve {
+		c.note = "denied by a person"
+	}
+	if req.Note != "" {
+		c.note += ": " + req.Note
+	}
+	return signals.ConfirmSkipResponse{RequestID: c.RequestID, Approved: c.approve, StepIDs: c.StepIDs}, nil
+}

@@ -1,0 +1,205 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+)
+
+// launch marks step id running and runs it in its own coroutine; the
+// coroutine hands the id to the executor through exec.finished.
+func (r *run) launch(ctx workflow.Context, id string) {
+	r.markRunning(ctx, id)
+	r.exec.running++
+	r.publish(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		res := r.attempt(ctx, id)
+		if !res.Success && ctx.Err() == nil {
+			res = r.fallback(ctx, id, res)
+		}
+		r.endStep(ctx, id, res)
+		r.exec.running--
+		r.exec.stepsThisRun++
+		r.exec.finished = append(r.exec.finished, id)
+		r.publish(ctx)
+	})
+}
+
+// markRunning sets a step running and stamps its start.
+func (r *run) markRunning(ctx workflow.Context, id string) {
+	if s := r.plan.StepByID(id); s != nil {
+		now := workflow.Now(ctx)
+		s.Status = plan.StepRunning
+		s.StartedAt = &now
+	}
+}
+
+// attempt runs step id, retrying a result that is not a success up to the
+// step's MaxRetries with its RetryDelay between tries (status retrying).
+// The step is looked up again after every wait: an edit may have replaced
+// the plan meanwhile.
+func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
+	for n := 1; ; n++ {
+		s := r.plan.StepByID(id)
+		if s == nil {
+			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1}
+		}
+		step := *s
+		res := r.runOnce(ctx, step)
+		res.Attempts = n
+		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
+			return res
+		}
+		if s := r.plan.StepByID(id); s != nil {
+			s.Status = plan.StepRetrying
+			s.Note = fmt.Sprintf("attempt %d of %d failed: %s", n, step.MaxRetries+1, res.Error)
+			r.publish(ctx)
+		}
+		if d := step.RetryDelay.D(); d > 0 {
+			if err := workflow.Sleep(ctx, d); err != nil {
+				return res
+			}
+		}
+		r.markRunning(ctx, id)
+		r.publish(ctx)
+	}
+}
+
+// fallback runs the step's fallback in its place when it has a pending
+// one. The result is the fallback's, with FallbackUsed naming it; the
+// fallback step records its own result too.
+func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
+	s := r.plan.StepByID(id)
+	if s == nil || s.FallbackStepID == "" {
+		return failed
+	}
+	fbID := s.FallbackStepID
+	fb := r.plan.StepByID(fbID)
+	if fb == nil || fb.Status != plan.StepPending {
+		return failed
+	}
+	s.Note = fmt.Sprintf("failed after %d attempt(s): %s; fallback %s runs in its place", failed.Attempts, failed.Error, fbID)
+	r.markRunning(ctx, fbID)
+	r.publish(ctx)
+	res := r.attempt(ctx, fbID)
+	r.endStep(ctx, fbID, res)
+	res.FallbackUsed = fbID
+	if !res.Success && res.Error == "" {
+		res.Error = failed.Error
+	}
+	return res
+}
+
+// endStep records a step's result and final status.
+func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
+	s := r.plan.StepByID(id)
+	if s == nil {
+		r.lastError = fmt.Sprintf("step %s ended after it was removed from the plan", id)
+		return
+	}
+	now := workflow.Now(ctx)
+	if s.StartedAt != nil && res.Duration == 0 {
+		res.Duration = plan.Duration(now.Sub(*s.StartedAt))
+	}
+	s.Result = &res
+	s.EndedAt = &now
+	switch {
+	case res.Success:
+		s.Status = plan.StepCompleted
+	case ctx.Err() != nil:
+		s.Status = plan.StepCancelled
+		s.Note = "cancelled while running"
+	default:
+		s.Status = plan.StepFailed
+	}
+	r.plan.UpdatedAt = now
+}
+
+// runOnce runs one try of a step according to its action. Activity errors
+// (after the activity's own retries) become a failed result.
+func (r *run) runOnce(ctx workflow.Context, step plan.Step) plan.StepResult {
+	start := workflow.Now(ctx)
+	var res plan.StepResult
+	switch step.Action {
+	case plan.ActionLLM:
+		res = r.runLLM(ctx, step)
+	case plan.ActionTool:
+		res = r.runToolStep(ctx, step)
+	case plan.ActionAgent:
+		res = r.runAgent(ctx, step)
+	default:
+		res = plan.StepResult{Error: fmt.Sprintf("unknown action %q", step.Action)}
+	}
+	if res.Duration == 0 {
+		res.Duration = plan.Duration(workflow.Now(ctx).Sub(start))
+	}
+	return res
+}
+
+// stepLabel is the activity summary prefix of a step: "step 3/7 · Title".
+func (r *run) stepLabel(step plan.Step) string {
+	return fmt.Sprintf("step %d/%d · %s", step.Number, len(r.plan.Steps), step.Title)
+}
+
+// stepInput is what an llm step or an agent turn gets.
+func (r *run) stepInput(step plan.Step) activities.StepInput {
+	return activities.StepInput{
+		PlanID:    r.plan.ID,
+		Context:   plan.BuildStepContext(r.goal, r.plan, step.ID),
+		Workspace: r.req.Workspace,
+		Prompts:   r.prompts,
+	}
+}
+
+// runLLM runs an llm step: one completion.
+func (r *run) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
+	res, err := executeLLMStep(ctx, r.stepInput(step), r.stepLabel(step))
+	if err != nil {
+		return plan.StepResult{Error: fmt.Sprintf("llm step: %v", err)}
+	}
+	r.addUsage(res.Usage)
+	return res
+}
+
+// runToolStep runs a tool step: one call with the configured params as
+// JSON arguments.
+func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult {
+	cfg := step.Config.Tool
+	if cfg == nil {
+		return plan.StepResult{Error: "tool step has no tool config"}
+	}
+	args, err := json.Marshal(cfg.Params)
+	if err != nil {
+		return plan.StepResult{Error: fmt.Sprintf("tool params: %v", err)}
+	}
+	if cfg.Params == nil {
+		args = []byte("{}")
+	}
+	out, err := runTool(ctx, activities.ToolInput{
+		PlanID:    r.plan.ID,
+		StepID:    step.ID,
+		Workspace: r.req.Workspace,
+		Call:      activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
+	}, fmt.Sprintf("%s · tool %s", r.stepLabel(step), cfg.Name))
+	if err != nil {
+		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
+	}
+	return plan.StepResult{
+		Success:         out.Success,
+		Output:          out.Output,
+		OutputTruncated: out.OutputTruncated,
+		Error:           out.Error,
+		FilesChanged:    out.FilesChanged,
+		CommandsRun:     out.CommandsRun,
+	}
+}
+
+// elapsedSince is now minus t as a plan.Duration.
+func elapsedSince(ctx workflow.Context, t time.Time) plan.Duration {
+	return plan.Duration(workflow.Now(ctx).Sub(t))
+}

@@ -1,0 +1,117 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// finish ends the run with status: it settles the plan, asks for a summary
+// (a partial one unless completed) and builds the Result. When the run was
+// cancelled it waits for running steps to acknowledge, marks the rest
+// cancelled and does its work in a disconnected context, so the summary is
+// still written.
+func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) (signals.Result, error) {
+	if ctx.Err() != nil {
+		status = signals.StatusCancelled
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
+		r.settleCancelled(ctx)
+	} else {
+		r.finishExecution(ctx)
+	}
+	r.exec.paused = false
+	r.exec.skips = nil
+	r.setPhase(ctx, plan.PhaseSummarizing)
+	if r.plan != nil {
+		r.plan.Status = planStatus(status)
+		r.plan.UpdatedAt = workflow.Now(ctx)
+	}
+	res := signals.Result{
+		Status:           status,
+		SelectedOptionID: r.sel.selectedID,
+		Plan:             r.plan,
+		BudgetExceeded:   r.exec.budgetExceeded,
+		Offline:          r.offline,
+	}
+	if runErr != nil {
+		res.Error = runErr.Error()
+	}
+	if status == signals.StatusCancelled && res.Error == "" {
+		res.Error = "cancelled"
+	}
+	res.Summary = r.summary(ctx, status)
+	if r.plan != nil {
+		res.Metrics = r.plan.Metrics()
+	}
+	res.Usage = r.usage
+	res.Tokens = r.usage.TotalTokens
+	res.CostUSD = r.usage.CostUSD
+	r.setPhase(ctx, terminalPhase(status))
+	return res, nil
+}
+
+// settleCancelled waits for running steps to see the cancellation, then
+// marks everything not done cancelled.
+func (r *run) settleCancelled(ctx workflow.Context) {
+	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
+	r.cancelPending(ctx, "run cancelled", true)
+	r.clarify.waiting = false
+	r.sel.waiting = false
+}
+
+// summary asks the Summarize activity for the final words; when it fails,
+// a plain account stands in.
+func (r *run) summary(ctx workflow.Context, status signals.Status) string {
+	in := activities.SummarizeInput{
+		Goal:    r.goal,
+		Status:  string(status),
+		Partial: status != signals.StatusCompleted,
+		Prompts: r.prompts,
+	}
+	if r.plan != nil {
+		in.Plan = *r.plan
+	}
+	out, err := summarize(ctx, in, fmt.Sprintf("summarize %s run", status))
+	if err != nil {
+		r.lastError = fmt.Sprintf("summarize: %v", err)
+		return r.plainSummary(status)
+	}
+	r.addUsage(out.Usage)
+	return out.Summary
+}
+
+// plainSummary accounts for the run without an LLM.
+func (r *run) plainSummary(status signals.Status) string {
+	if r.plan == nil {
+		return fmt.Sprintf("Run %s before a plan was selected: %s", status, r.goal)
+	}
+	t := r.plan.Totals()
+	return fmt.Sprintf("Run %s: %q — %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
+		status, r.plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
+}
+
+// planStatus maps a run status to the plan's.
+func planStatus(s signals.Status) plan.PlanStatus {
+	switch s {
+	case signals.StatusCompleted:
+		return plan.PlanCompleted
+	case signals.StatusCancelled:
+		return plan.PlanCancelled
+	}
+	return plan.PlanFailed
+}
+
+// terminalPhase maps a run status to the final phase.
+func terminalPhase(s signals.Status) plan.Phase {
+	switch s {
+	case signals.StatusCompleted, signals.StatusAnswered:
+		return plan.PhaseCompleted
+	case signals.StatusCancelled:
+		return plan.PhaseCancelled
+	}
+	return plan.PhaseFailed
+}

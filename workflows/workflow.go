@@ -1,0 +1,213 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// PlanMode runs one task through the plan mode cycle and returns its
+// Result. It fails with an error only when the request is invalid or the
+// workflow cannot register its handlers; every other failure, cancellation
+// included, ends in a Result whose Status says what happened.
+func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+	return planMode(ctx, req)
+}
+
+// planMode is PlanMode with run options, so tests can lower thresholds
+// without package-level state.
+func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption) (signals.Result, error) {
+	if err := req.Validate(); err != nil {
+		return signals.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidRequest", err)
+	}
+	r := newRun(ctx, req, opts...)
+	return r.run(ctx)
+}
+
+// defaultHistoryLimit is the history length past which a run continues as
+// new at the next step boundary, whatever the server suggests.
+const defaultHistoryLimit = 10000
+
+// runOptions tune a run; the zero value is not used, see newRun.
+type runOptions struct {
+	historyLimit int
+}
+
+// runOption changes one run option.
+type runOption func(*runOptions)
+
+// withHistoryLimit sets the history length that triggers continue-as-new.
+func withHistoryLimit(n int) runOption {
+	return func(o *runOptions) { o.historyLimit = n }
+}
+
+// run is the state of one PlanMode run. Only the workflow's coroutines
+// touch it; queries, validators and await conditions only read it.
+type run struct {
+	req        signals.StartRequest
+	opts       runOptions
+	workflowID string
+	task       plan.Task
+	goal       string
+	prompts    activities.Prompts
+	phase      plan.Phase
+	startedAt  time.Time
+	// runs counts earlier runs of this execution chain (continue-as-new).
+	runs int
+
+	clarify clarifyState
+	sel     selectionState
+
+	plan       *plan.Plan
+	snapshotID string
+	exec       execState
+
+	usage     plan.Usage
+	offline   bool
+	lastError string
+	rejected  []signals.Rejection
+
+	// signalsRunning counts signal handlers in progress, so that
+	// continue-as-new waits for them as AllHandlersFinished does for
+	// updates.
+	signalsRunning int
+	channels       []workflow.ReceiveChannel
+	published      published
+}
+
+// clarifyState is a pending clarification.
+type clarifyState struct {
+	questions []string
+	answers   map[string]string
+	deadline  *time.Time
+	waiting   bool
+}
+
+// selectionState holds the options and the selection.
+type selectionState struct {
+	revision   int
+	options    []plan.Option
+	comparison plan.Comparison
+	dropped    []plan.DroppedOption
+	feedback   []string
+	deadline   *time.Time
+	waiting    bool
+	refining   bool
+	selectedID string
+}
+
+// execState is the executor's bookkeeping.
+type execState struct {
+	started     bool
+	running     int
+	finished    []string
+	skips       []*confirmation
+	skipSeq     int
+	paused      bool
+	pauseReason string
+	// budgetPaused is set while a budget overrun holds the run paused;
+	// budgetWaived once a person resumed after it.
+	budgetPaused   bool
+	budgetWaived   bool
+	stopReason     string
+	budgetExceeded string
+	completedEarly bool
+	rollingBack    bool
+	stepsThisRun   int
+}
+
+// confirmation is a skip waiting for a person.
+type confirmation struct {
+	signals.SkipConfirmation
+	answered bool
+	approve  bool
+	byUser   bool
+	note     string
+}
+
+// newRun builds the run for req, restoring a checkpoint when the request
+// continues an earlier run.
+func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
+	o := runOptions{historyLimit: defaultHistoryLimit}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	req = req.WithDefaults()
+	info := workflow.GetInfo(ctx)
+	r := &run{
+		req:        req,
+		opts:       o,
+		workflowID: info.WorkflowExecution.ID,
+		goal:       req.Goal,
+		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
+		startedAt:  workflow.Now(ctx),
+	}
+	r.task = plan.Task{
+		ID:           r.workflowID,
+		Goal:         req.Goal,
+		Requirements: req.Requirements,
+		Constraints:  req.Constraints,
+		Priority:     req.Priority,
+		Context:      plan.TaskContext{WorkspaceRoot: req.Workspace},
+	}
+	if req.Checkpoint != nil {
+		r.restore(*req.Checkpoint)
+	}
+	return r
+}
+
+// run registers the handlers and drives the phases to a Result.
+func (r *run) run(ctx workflow.Context) (signals.Result, error) {
+	if err := r.registerHandlers(ctx); err != nil {
+		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
+	}
+	if r.req.Checkpoint != nil {
+		return r.resumeAct(ctx)
+	}
+	answer, err := r.clarifyPhase(ctx)
+	if err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	if answer != "" {
+		return r.answered(ctx, answer), nil
+	}
+	if err := r.planPhase(ctx); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	if err := r.selectPhase(ctx); err != nil {
+		var c *selectionCancelled
+		if errors.As(err, &c) {
+			return r.finish(ctx, signals.StatusCancelled, err)
+		}
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	if err := r.prepare(ctx); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	return r.actAndFinish(ctx)
+}
+
+// resumeAct continues execution in a run started by continue-as-new.
+func (r *run) resumeAct(ctx workflow.Context) (signals.Result, error) {
+	r.publish(ctx)
+	return r.actAndFinish(ctx)
+}
+
+// actAndFinish executes the plan and ends the run: continue-as-new when
+// the executor asks for it, otherwise a Result.
+func (r *run) actAndFinish(ctx workflow.Context) (signals.Result, error) {
+	err := r.act(ctx)
+	var can *workflow.ContinueAsNewError
+	if errors.As(err, &can) {
+		return signals.Result{}, err
+	}
+	status, runErr := r.outcome(err)
+	return r.finish(ctx, status, runErr)
+}
