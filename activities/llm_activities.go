@@ -3,41 +3,238 @@ package activities
 import (
 	"context"
 	"errors"
+	"strings"
+	"time"
 
 	"github.com/planmode/planmode/plan"
 )
 
-// llmDeps are the LLM side's dependencies.
-type llmDeps struct{}
+// The LLM activities. Each returns its usage (tokens, calls, cost) in its
+// output. Errors are temporal ApplicationErrors returned unwrapped (see
+// complete): LLMAuthError, LLMBadRequest, LLMNotFound, LLMContextLength,
+// LLMConfigError and MalformedLLMOutput are non-retryable; rate limits,
+// server faults, timeouts and network errors are retryable, rate limits
+// after the provider's Retry-After.
 
+// errUnimplemented is returned by activities not written yet.
 var errUnimplemented = errors.New("unimplemented")
 
-// Clarify rewrites a vague goal, answers it directly, or asks questions.
+// Clarify rewrites a vague goal into a clear one, answers it directly when
+// no plan is needed, or asks questions when in.AskQuestions allows it.
+// Questions are dropped when not allowed; a reply with no goal keeps the
+// task's own.
 func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
-	return ClarifyOutput{}, errUnimplemented
+	files, more := workspaceFiles(in.Task.Context)
+	data := clarifyData{Task: in.Task, AskQuestions: in.AskQuestions, Answers: sortedAnswers(in.Answers),
+		Files: files, MoreFiles: more}
+	msgs, err := buildMessages(PhaseClarify, in.Prompts, data)
+	if err != nil {
+		return ClarifyOutput{}, fail(ErrConfig, err, "cannot build the clarify prompt")
+	}
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseClarify, Messages: msgs}, clarifySchema,
+		checkClarify)
+	if err != nil {
+		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
+	}
+	out := ClarifyOutput{Goal: strings.TrimSpace(reply.Goal), Usage: usage, Offline: a.offline}
+	if out.Goal == "" {
+		out.Goal = in.Task.Goal
+	}
+	if !reply.NeedsPlan {
+		out.DirectAnswer = reply.DirectAnswer
+	}
+	if in.AskQuestions && reply.NeedsPlan {
+		out.Questions = reply.Questions
+	}
+	return out, nil
 }
 
-// GenerateOptions produces plan options from a template or the LLM.
+// checkClarify normalizes a clarify reply: a reply that says no plan is
+// needed but gives no answer is read as needing a plan.
+func checkClarify(r *ClarifyReply) error {
+	if !r.NeedsPlan && strings.TrimSpace(r.DirectAnswer) == "" {
+		r.NeedsPlan = true
+	}
+	return nil
+}
+
+// GenerateOptions produces plan options, not yet scored: from a template
+// without any LLM call when in.Template names one (or is "auto" and the
+// goal's task type has one) and no feedback or earlier invalid options ask
+// for something a template cannot give; else from the LLM. Option ids are
+// "r<revision>-o<n>", plan ids the task id and the option id.
 func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOutput, error) {
-	return OptionsOutput{}, errUnimplemented
+	if out, ok, err := templateOptions(in, time.Now()); err != nil {
+		return out, err
+	} else if ok {
+		for i := range out.Options {
+			a.estimate(&out.Options[i].Plan)
+		}
+		return out, nil
+	}
+	count := optionCount(in.Count)
+	msgs, err := buildMessages(PhasePlan, in.Prompts, a.planData(in, count))
+	if err != nil {
+		return OptionsOutput{}, fail(ErrConfig, err, "cannot build the plan prompt")
+	}
+	check := func(r *OptionsReply) error { return checkOptionsLimit(r, in.MaxSteps) }
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhasePlan, Messages: msgs}, optionsSchema, check)
+	if err != nil {
+		return OptionsOutput{Usage: usage}, err
+	}
+	if len(reply.Options) > count {
+		reply.Options = reply.Options[:count]
+	}
+	now := time.Now()
+	out := OptionsOutput{Usage: usage}
+	for i, r := range reply.Options {
+		id := optionID(in.Revision, i+1)
+		o := optionFromReply(r, id, planID(in.Task, id), taskFor(in), now)
+		a.estimate(&o.Plan)
+		out.Options = append(out.Options, o)
+	}
+	return out, nil
 }
 
-// ExecuteLLMStep runs an llm step: one completion.
+// ExecuteLLMStep runs an llm step: one completion with the step's bounded
+// context. The step's own model, temperature, token limit and system
+// prompt apply. Output is cut to the output limit (OutputTruncated); an
+// empty reply is a failed step, not an activity error.
 func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
-	return plan.StepResult{}, errUnimplemented
+	step := in.Context.Step
+	cfg := plan.LLMConfig{Prompt: strings.TrimSpace(step.Title + ". " + step.Description)}
+	if step.Config.LLM != nil {
+		cfg = *step.Config.LLM
+	}
+	data := stepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
+	msgs, err := buildMessages(PhaseExecute, in.Prompts, data, cfg.SystemPrompt)
+	if err != nil {
+		return plan.StepResult{}, fail(ErrConfig, err, "cannot build the step prompt")
+	}
+	start := time.Now()
+	resp, usage, err := a.complete(ctx, Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
+		MaxTokens: cfg.MaxTokens, Messages: msgs})
+	if err != nil {
+		return plan.StepResult{}, err
+	}
+	content := resp.Content
+	if resp.FinishReason == "length" {
+		content += "\n[the reply stopped at the token limit]"
+	}
+	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
+	res.Output, res.OutputTruncated = boundOutput(content, a.limit())
+	if strings.TrimSpace(resp.Content) == "" {
+		res.Success, res.Error = false, "the model returned an empty reply"
+	}
+	return res, nil
 }
 
-// AgentTurn runs one turn of an agent step.
+// AgentTurn runs one turn of an agent step: the step's bounded context,
+// the iteration count and what remains, then the step's own transcript.
+// The reply's tool calls come back for the workflow to run; no tool calls
+// means the step's answer is Content. On the last iteration no tools are
+// offered, so the model answers.
 func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
-	return AgentTurnOutput{}, errUnimplemented
+	step := in.Context.Step
+	agent := plan.AgentConfig{Prompt: strings.TrimSpace(step.Title + ". " + step.Description)}
+	if step.Config.Agent != nil {
+		agent = *step.Config.Agent
+	}
+	data := agentData(in, agent)
+	var specs []ToolSpec
+	if !data.Final && a.toolSpecs != nil {
+		specs = a.toolSpecs.Specs(agent.Tools)
+		for _, s := range specs {
+			data.Tools = append(data.Tools, s.Name)
+		}
+	}
+	msgs, err := buildMessages(PhaseAgent, in.Prompts, data)
+	if err != nil {
+		return AgentTurnOutput{}, fail(ErrConfig, err, "cannot build the agent prompt")
+	}
+	for _, m := range in.Transcript {
+		if m.Role == RoleTool {
+			m.Content = truncate(m.Content, maxToolMessageLen)
+		}
+		msgs = append(msgs, m)
+	}
+	resp, usage, err := a.complete(ctx, Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
+	if err != nil {
+		return AgentTurnOutput{}, err
+	}
+	return AgentTurnOutput{Content: resp.Content, ToolCalls: resp.ToolCalls, Usage: usage}, nil
 }
 
-// Reflect decides what to do after a step.
+// agentData fills the agent templates' data: iterations count from 1.
+func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
+	it := in.Iteration
+	if it < 1 {
+		it = 1
+	}
+	maxIt := in.MaxIterations
+	if agent.MaxIterations > 0 && (maxIt == 0 || agent.MaxIterations < maxIt) {
+		maxIt = agent.MaxIterations
+	}
+	if maxIt < it {
+		maxIt = it
+	}
+	return stepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
+		MaxIterations: maxIt, Remaining: maxIt - it, Final: in.MaxIterations > 0 && it >= maxIt}
+}
+
+// Reflect decides what to do after a step, from the step's bounded
+// context, its result and the first of the steps not yet done.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
-	return plan.Reflection{}, errUnimplemented
+	data := reflectData{Context: in.Context, Result: in.Result, Remaining: in.Remaining, Mode: in.Mode}
+	if data.Result == nil {
+		data.Result = in.Context.Step.Result
+	}
+	if data.Mode == "" {
+		data.Mode = "balanced"
+	}
+	if n := len(data.Remaining); n > maxRemainingListed {
+		data.Remaining, data.MoreRemaining = data.Remaining[:maxRemainingListed], n-maxRemainingListed
+	}
+	if data.Context.Goal == "" {
+		data.Context.Goal = in.Goal
+	}
+	msgs, err := buildMessages(PhaseReflect, in.Prompts, data)
+	if err != nil {
+		return plan.Reflection{}, fail(ErrConfig, err, "cannot build the reflect prompt")
+	}
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseReflect, Messages: msgs}, reflectSchema,
+		checkReflect)
+	if err != nil {
+		return plan.Reflection{Usage: usage}, err
+	}
+	r := reflectionFromReply(reply)
+	r.Usage = usage
+	return r, nil
 }
 
-// Summarize writes the final summary.
+// Summarize writes the final summary from a bounded list of the plan's
+// steps. An empty reply gets a plain summary of the counts instead.
 func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
-	return SummarizeOutput{}, errUnimplemented
+	data := newSummarizeData(in)
+	msgs, err := buildMessages(PhaseSummarize, in.Prompts, data)
+	if err != nil {
+		return SummarizeOutput{}, fail(ErrConfig, err, "cannot build the summary prompt")
+	}
+	resp, usage, err := a.complete(ctx, Request{Phase: PhaseSummarize, Messages: msgs})
+	if err != nil {
+		return SummarizeOutput{}, err
+	}
+	summary := strings.TrimSpace(resp.Content)
+	if summary == "" {
+		summary = plainSummary(data)
+	}
+	return SummarizeOutput{Summary: summary, Usage: usage}, nil
+}
+
+// limit returns the step output limit.
+func (a *Activities) limit() int {
+	if a.outputLimit > 0 {
+		return a.outputLimit
+	}
+	return DefaultOutputLimit
 }

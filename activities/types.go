@@ -127,6 +127,9 @@ type ReflectInput struct {
 	Goal string `json:"goal"`
 	// Context centres on the step that just ended.
 	Context plan.StepContext `json:"context"`
+	// Result is how that step ended (plan.BuildStepContext clears the
+	// step's own result); the prompt shows it, output bounded.
+	Result *plan.StepResult `json:"result,omitempty"`
 	// Remaining lists the steps not yet done (ids and titles only).
 	Remaining []plan.StepDigest `json:"remaining,omitempty"`
 	Mode      string            `json:"mode"`

@@ -1,0 +1,90 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// LLM is the one thing the activities need from a language model: a chat
+// completion. The go-openai adapter (NewOpenAI) implements it for every
+// OpenAI-compatible provider, the offline model included; tests inject
+// their own.
+//
+// Complete returns a classified error (see ClassifyError): the adapter marks
+// what a retry cannot fix as non-retryable, so that Temporal's retry policy
+// spends its attempts only on rate limits, server faults and the network.
+type LLM interface {
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// Chat roles used in Message.Role.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// ResponseFormat says what shape of reply a request asks for.
+type ResponseFormat string
+
+// Response formats.
+const (
+	// FormatText asks for free text (the zero value).
+	FormatText ResponseFormat = ""
+	// FormatJSON asks for one JSON object: JSON mode, or JSON schema when
+	// Request.Schema is set and the provider supports it.
+	FormatJSON ResponseFormat = "json"
+)
+
+// JSONSchema names a JSON schema a structured reply must follow.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// ToolSpec describes a tool the model may call: its name, what it does and
+// a JSON schema object for its arguments.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// ToolSpecs hands out tool specs by name. Nil or empty names ask for every
+// tool; unknown names are left out.
+type ToolSpecs interface {
+	Specs(names []string) []ToolSpec
+}
+
+// Request is one chat completion request.
+type Request struct {
+	// Phase is one of the Phase* constants; the adapter picks the phase's
+	// model and temperature from its configuration.
+	Phase string `json:"phase"`
+	// Model overrides the configured model when set (a step's own model).
+	Model    string     `json:"model,omitempty"`
+	Messages []Message  `json:"messages"`
+	Tools    []ToolSpec `json:"tools,omitempty"`
+	// Temperature overrides the configured temperature when set.
+	Temperature *float64       `json:"temperature,omitempty"`
+	MaxTokens   int            `json:"maxTokens,omitempty"`
+	Format      ResponseFormat `json:"format,omitempty"`
+	// Schema is used with FormatJSON when the provider supports JSON schema.
+	Schema *JSONSchema `json:"schema,omitempty"`
+}
+
+// Response is the model's reply: text, tool calls or both.
+type Response struct {
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Usage holds the token counts of this call; cost is added by the
+	// activities from their price table.
+	Usage plan.Usage `json:"usage"`
+	// FinishReason is the provider's: "stop", "length", "tool_calls", ...
+	FinishReason string `json:"finishReason,omitempty"`
+	// Model is the model that answered.
+	Model string `json:"model,omitempty"`
+}

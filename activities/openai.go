@@ -1,0 +1,244 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// OpenAI is the LLM adapter for every OpenAI-compatible chat completions
+// API, built on go-openai. go-openai does not retry chat requests; the
+// adapter does not either: Temporal's activity retry policy owns retries,
+// guided by the classified errors the adapter returns.
+type OpenAI struct {
+	client *openai.Client
+	cfg    LLMConfig
+}
+
+// NewOpenAI returns the adapter for cfg. It returns an error when the base
+// URL is not an http(s) URL, when an Azure API type has no base URL, or
+// when the API type is unknown.
+func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
+	cc, err := clientConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.HTTPClient != nil {
+		cc.HTTPClient = cfg.HTTPClient
+	} else {
+		timeout := cfg.RequestTimeout
+		if timeout <= 0 {
+			timeout = DefaultRequestTimeout
+		}
+		cc.HTTPClient = &http.Client{Timeout: timeout}
+	}
+	cc.OrgID = cfg.Organization
+	return &OpenAI{client: openai.NewClientWithConfig(cc), cfg: cfg}, nil
+}
+
+// clientConfig picks go-openai's default config for the API type.
+func clientConfig(cfg LLMConfig) (openai.ClientConfig, error) {
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return openai.ClientConfig{}, fmt.Errorf("llm.baseURL %q is not an http(s) URL", cfg.BaseURL)
+		}
+	}
+	switch cfg.APIType {
+	case "", APITypeOpenAI:
+		cc := openai.DefaultConfig(cfg.APIKey)
+		if cfg.BaseURL != "" {
+			cc.BaseURL = cfg.BaseURL
+		}
+		return cc, nil
+	case APITypeAzure, APITypeAzureAD:
+		if cfg.BaseURL == "" {
+			return openai.ClientConfig{}, errors.New("llm.baseURL is required for Azure")
+		}
+		cc := openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		if cfg.APIType == APITypeAzureAD {
+			cc.APIType = openai.APITypeAzureAD
+		}
+		if cfg.AzureAPIVersion != "" {
+			cc.APIVersion = cfg.AzureAPIVersion
+		}
+		return cc, nil
+	}
+	return openai.ClientConfig{}, fmt.Errorf("llm.apiType %q is unknown: use openai, azure or azure_ad", cfg.APIType)
+}
+
+// Config returns the adapter's configuration.
+func (o *OpenAI) Config() LLMConfig { return o.cfg }
+
+// Complete sends one chat completion request and returns the first choice.
+// Errors are classified with ClassifyError.
+func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+	creq, err := o.chatRequest(req)
+	if err != nil {
+		return Response{}, err
+	}
+	resp, err := o.client.CreateChatCompletion(ctx, creq)
+	if err != nil {
+		return Response{}, ClassifyError(providerError(err, resp.Header(), creq.Model))
+	}
+	if len(resp.Choices) == 0 {
+		return Response{}, retry(ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+	}
+	choice := resp.Choices[0]
+	out := Response{
+		Content:      choice.Message.Content,
+		FinishReason: string(choice.FinishReason),
+		Model:        resp.Model,
+		Usage: plan.Usage{
+			PromptTokens:     resp.Usage.PromptTokens,
+			CompletionTokens: resp.Usage.CompletionTokens,
+			TotalTokens:      resp.Usage.TotalTokens,
+			Calls:            1,
+		},
+	}
+	if out.Model == "" {
+		out.Model = creq.Model
+	}
+	for _, tc := range choice.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out, nil
+}
+
+// chatRequest maps a Request to go-openai's, applying the phase's model
+// and temperature.
+func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) {
+	model := req.Model
+	if model == "" {
+		model = o.cfg.ModelFor(req.Phase)
+	}
+	if model == "" {
+		return openai.ChatCompletionRequest{}, fail(ErrConfig, nil, "no model configured: set llm.model")
+	}
+	creq := openai.ChatCompletionRequest{Model: model, Messages: chatMessages(req.Messages)}
+	temp := req.Temperature
+	if temp == nil {
+		temp = o.cfg.TemperatureFor(req.Phase)
+	}
+	if reasoningModel(model) {
+		// Reasoning models take max_completion_tokens and no temperature.
+		creq.MaxCompletionTokens = req.MaxTokens
+	} else {
+		creq.MaxTokens = req.MaxTokens
+		if temp != nil {
+			// go-openai omits a zero temperature; the smallest float32 is
+			// zero in effect and survives the omitempty.
+			creq.Temperature = float32(math.Max(*temp, math.SmallestNonzeroFloat32))
+		}
+	}
+	for _, t := range req.Tools {
+		creq.Tools = append(creq.Tools, chatTool(t))
+	}
+	if req.Format == FormatJSON {
+		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		if o.cfg.JSONSchema && req.Schema != nil {
+			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{
+				Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+					Name:   req.Schema.Name,
+					Schema: req.Schema.Schema,
+				},
+			}
+		}
+	}
+	return creq, nil
+}
+
+// reasoningModel reports whether go-openai treats model as a reasoning
+// model, which refuses max_tokens and a temperature other than 1.
+func reasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// chatMessages maps transcript messages to go-openai's.
+func chatMessages(msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == RoleTool && cm.Content == "" {
+			cm.Content = "(no output)" // providers refuse a tool message without content
+		}
+		for _, tc := range m.ToolCalls {
+			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
+				ID:       tc.ID,
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+			})
+		}
+		out = append(out, cm)
+	}
+	return out
+}
+
+// chatTool maps a tool spec to a function tool.
+func chatTool(t ToolSpec) openai.Tool {
+	params := t.Parameters
+	if len(params) == 0 {
+		params = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return openai.Tool{
+		Type:     openai.ToolTypeFunction,
+		Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
+	}
+}
+
+// requestSentinels are go-openai's refusals of a request before sending:
+// a retry cannot fix them.
+var requestSentinels = []error{
+	openai.ErrChatCompletionInvalidModel, openai.ErrChatCompletionStreamNotSupported,
+	openai.ErrReasoningModelMaxTokensDeprecated, openai.ErrReasoningModelLimitationsLogprobs,
+	openai.ErrReasoningModelLimitationsOther, openai.ErrReasoningEffortUnsupported,
+	openai.ErrReasoningToolsRequireResponses, openai.ErrReasoningSamplingUnsupported,
+	openai.ErrContentFieldsMisused,
+}
+
+// providerError turns go-openai's error answers into a ProviderError
+// carrying the Retry-After of the response headers; other errors are
+// returned as they are.
+func providerError(err error, h http.Header, model string) error {
+	for _, s := range requestSentinels {
+		if errors.Is(err, s) {
+			return fail(ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
+		}
+	}
+	wait := ParseRetryAfter(h, time.Now())
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		pe := &ProviderError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type, Message: apiErr.Message,
+			Model: model, RetryAfter: wait}
+		if apiErr.Code != nil {
+			pe.Code = fmt.Sprint(apiErr.Code)
+		}
+		return pe
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		msg := strings.TrimSpace(string(reqErr.Body))
+		if msg == "" && reqErr.Err != nil {
+			msg = reqErr.Err.Error()
+		}
+		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: truncate(msg, 500), Model: model,
+			RetryAfter: wait}
+	}
+	return err
+}

@@ -1,0 +1,149 @@
+package activities
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// Option counts: the default and the most one request may ask for.
+const (
+	DefaultOptionCount = 3
+	MaxOptionCount     = 5
+)
+
+// TemplateAuto in OptionsInput.Template lets the goal's task type choose
+// a template.
+const TemplateAuto = "auto"
+
+// optionCount clamps a requested option count to 1..MaxOptionCount, zero
+// meaning the default.
+func optionCount(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultOptionCount
+	case n > MaxOptionCount:
+		return MaxOptionCount
+	}
+	return n
+}
+
+// optionID is the id of the n-th option of a revision.
+func optionID(revision, n int) string { return fmt.Sprintf("r%d-o%d", revision, n) }
+
+// planID is the plan id of an option: the task id and the option id.
+func planID(task plan.Task, optionID string) string {
+	if task.ID == "" {
+		return optionID
+	}
+	return task.ID + "-" + optionID
+}
+
+// taskFor returns the task with its goal replaced by the clarified one.
+func taskFor(in OptionsInput) plan.Task {
+	t := in.Task
+	if in.Goal != "" {
+		t.Goal = in.Goal
+	}
+	return t
+}
+
+// templateOptions builds the one option a template gives, with no LLM
+// call. ok is false when no template applies: none asked for, "auto" with
+// no matching task type, or feedback and invalid options that only the LLM
+// can take into account. An unknown template name is a non-retryable
+// UnknownTemplate error.
+func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool, err error) {
+	name := in.Template
+	if name == "" || in.Feedback != "" || len(in.Invalid) > 0 {
+		return OptionsOutput{}, false, nil
+	}
+	task := taskFor(in)
+	if name == TemplateAuto {
+		if name, ok = plan.DetectTaskType(task.Goal); !ok {
+			return OptionsOutput{}, false, nil
+		}
+	}
+	t, found := plan.TemplateByName(name)
+	if !found {
+		var names []string
+		for _, t := range plan.Templates() {
+			names = append(names, t.Name)
+		}
+		sort.Strings(names)
+		return OptionsOutput{}, false, fail(ErrUnknownTemplate, nil, fmt.Sprintf(
+			"there is no plan template %q: use one of %s, %q, or none", name, strings.Join(names, ", "), TemplateAuto))
+	}
+	id := optionID(in.Revision, 1)
+	p := plan.FromTemplate(t, task, planID(in.Task, id), now)
+	desc := fmt.Sprintf("%s. Built from the %q template without an LLM call; a template gives one option", t.Description,
+		t.Name)
+	if n := optionCount(in.Count); n > 1 {
+		desc += fmt.Sprintf(" (%d were asked for)", n)
+	}
+	opt := plan.Option{
+		ID: id, Title: p.Title, Description: desc + ".", Plan: p,
+		Pros: []string{"Planned instantly and at no cost: no LLM call", "A proven sequence for " +
+			strings.ReplaceAll(t.Name, "_", " ") + " tasks"},
+		Cons: []string{"Generic: not tailored to this workspace or goal beyond the template's prompts"},
+	}
+	return OptionsOutput{Options: []plan.Option{opt}, FromTemplate: t.Name}, true, nil
+}
+
+// planData fills the plan templates' data.
+func (a *Activities) planData(in OptionsInput, count int) planData {
+	files, more := workspaceFiles(in.Task.Context)
+	d := planData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
+		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more, Example: optionsExample}
+	for _, p := range in.Previous {
+		d.Previous = append(d.Previous, p.Title)
+	}
+	if a.toolSpecs != nil {
+		d.Tools = a.toolSpecs.Specs(nil)
+	}
+	return d
+}
+
+// checkOptionsLimit checks an options reply and that no option has more
+// steps than maxSteps (zero: no limit).
+func checkOptionsLimit(r *OptionsReply, maxSteps int) error {
+	if err := checkOptions(r); err != nil {
+		return err
+	}
+	for i, o := range r.Options {
+		if maxSteps > 0 && len(o.Steps) > maxSteps {
+			return fmt.Errorf("option %d (%q) has %d steps; the most allowed is %d", i+1, o.Title, len(o.Steps),
+				maxSteps)
+		}
+	}
+	return nil
+}
+
+// Rough token needs of running a step, used for plan estimates.
+const (
+	estTokensLLMStep   = 2000
+	estTokensAgentStep = 12000
+	estTokensReflect   = 1500
+	estTokensSummary   = 2500
+)
+
+// estimate fills a plan's token and cost estimates: a rough sum per step
+// action plus a reflection per step and the summary, costed at the
+// execute model's price with a quarter of the tokens as output.
+func (a *Activities) estimate(p *plan.Plan) {
+	tokens := estTokensSummary
+	for _, s := range p.Steps {
+		tokens += estTokensReflect
+		switch s.Action {
+		case plan.ActionLLM:
+			tokens += estTokensLLMStep
+		case plan.ActionAgent:
+			tokens += estTokensAgentStep
+		}
+	}
+	p.Estimates.Tokens = tokens
+	p.Estimates.CostUSD = a.prices().Cost(a.llmConfig.ModelFor(PhaseExecute), tokens*3/4, tokens/4)
+}

@@ -1,0 +1,150 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	sdktest "go.temporal.io/sdk/testsuite"
+
+	"github.com/planmode/planmode/plan"
+)
+
+func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
+	prompts := Prompts{System: "Be careful.", Phases: map[string]string{
+		"clarifying": "P-clarifying", "planning": "P-planning", "executing": "P-executing",
+		"reflecting": "P-reflecting", "summarizing": "P-summarizing"}}
+	ctx := context.Background()
+	calls := map[string]func(a *Activities) error{
+		PhaseClarify: func(a *Activities) error {
+			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			return err
+		},
+		PhasePlan: func(a *Activities) error {
+			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			return err
+		},
+		PhaseExecute: func(a *Activities) error {
+			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: prompts})
+			return err
+		},
+		PhaseAgent: func(a *Activities) error {
+			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: prompts}})
+			return err
+		},
+		PhaseReflect: func(a *Activities) error {
+			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: prompts})
+			return err
+		},
+		PhaseSummarize: func(a *Activities) error {
+			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: prompts})
+			return err
+		},
+	}
+	replies := map[string]string{PhaseClarify: `{"goal":"g","needsPlan":true}`, PhasePlan: optionsJSON(t, 1, 1),
+		PhaseReflect: goodReflect}
+	for phase, call := range calls {
+		t.Run(phase, func(t *testing.T) {
+			reply := replies[phase]
+			if reply == "" {
+				reply = "ok"
+			}
+			a, llm := newScripted(text(reply))
+			require.NoError(t, call(a))
+			req := llm.requests[0]
+			assert.Equal(t, phase, req.Phase)
+			system := req.Messages[0]
+			assert.Equal(t, RoleSystem, system.Role)
+			assert.Equal(t, PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
+			assert.Contains(t, system.Content, "\n\nBe careful.")
+			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+string(phasePromptKeys[phase])), system.Content)
+			assert.Equal(t, RoleUser, req.Messages[1].Role)
+			assert.NotContains(t, req.Messages[1].Content, "<no value>")
+		})
+	}
+}
+
+func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
+	a, llm := newScripted(text(goodReflect))
+	var remaining []plan.StepDigest
+	for i := 1; i <= 30; i++ {
+		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
+	}
+	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g",
+		Context:   plan.StepContext{Goal: "g", Step: plan.Step{ID: "s0", Title: "Run tests"}, Position: 1, Total: 31},
+		Result:    &plan.StepResult{Success: false, Error: "2 tests failed", Output: "FAIL TestLogin"},
+		Remaining: remaining})
+	require.NoError(t, err)
+	user := llm.requests[0].Messages[1].Content
+	assert.Contains(t, user, "Result of step s0: FAILED")
+	assert.Contains(t, user, "Error: 2 tests failed")
+	assert.Contains(t, user, "FAIL TestLogin")
+	assert.Contains(t, user, "(first 10 of 30)")
+	assert.NotContains(t, user, "s11 later")
+}
+
+func TestWorkspaceFilesBounded(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 60; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.go", i)), nil, 0o600))
+	}
+	for _, dir := range []string{".git", "node_modules"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(root, dir, "a00.txt"), nil, 0o600))
+	}
+	files, more := workspaceFiles(plan.TaskContext{WorkspaceRoot: root})
+	assert.Len(t, files, maxListedFiles)
+	assert.True(t, more)
+	assert.Equal(t, "f00.go", files[0])
+	for _, f := range files {
+		assert.False(t, strings.Contains(f, ".git") || strings.Contains(f, "node_modules"), f)
+	}
+
+	given, more := workspaceFiles(plan.TaskContext{WorkspaceRoot: root, CurrentFiles: []string{"x.go"}})
+	assert.Equal(t, []string{"x.go"}, given)
+	assert.False(t, more)
+	none, _ := workspaceFiles(plan.TaskContext{WorkspaceRoot: filepath.Join(root, "missing")})
+	assert.Empty(t, none)
+}
+
+// slowLLM answers after a delay.
+type slowLLM struct{ delay time.Duration }
+
+// Complete waits, then answers "done".
+func (s slowLLM) Complete(ctx context.Context, _ Request) (Response, error) {
+	select {
+	case <-time.After(s.delay):
+		return Response{Content: "done"}, nil
+	case <-ctx.Done():
+		return Response{}, ctx.Err()
+	}
+}
+
+func TestLongCallHeartbeatsInsideAnActivity(t *testing.T) {
+	var suite sdktest.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	beats := make(chan string, 100)
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+		var d string
+		if details.Get(&d) == nil {
+			beats <- d
+		}
+	})
+	a := New(WithLLM(slowLLM{delay: 200 * time.Millisecond}), WithHeartbeatInterval(20*time.Millisecond))
+	env.RegisterActivity(a.Summarize)
+	val, err := env.ExecuteActivity(a.Summarize, SummarizeInput{Goal: "g"})
+	require.NoError(t, err)
+	var out SummarizeOutput
+	require.NoError(t, val.Get(&out))
+	assert.Equal(t, "done", out.Summary)
+	require.NotEmpty(t, beats)
+	assert.Equal(t, "waiting for the LLM: summarize", <-beats)
+}

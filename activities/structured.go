@@ -1,0 +1,110 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// repairPrompt is the user message of the one repair request; %s is the
+// parse or validation error.
+const repairPrompt = "Your reply was not valid: %s. Reply with valid JSON only."
+
+// completeStructured asks for a JSON reply (JSON mode, or JSON schema when
+// the provider supports it), decodes it into a T and checks it with check,
+// which may also normalize it. A reply that does not decode or check gets
+// one repair request carrying the error; a second failure is a
+// non-retryable MalformedLLMOutput error whose details hold the usage
+// spent. The usage of every call made is returned.
+func completeStructured[T any](ctx context.Context, a *Activities, req Request, schema *JSONSchema,
+	check func(*T) error) (T, plan.Usage, error) {
+	req.Format = FormatJSON
+	req.Schema = schema
+	var usage plan.Usage
+	var zero T
+	for attempt := 0; attempt < 2; attempt++ {
+		resp, u, err := a.complete(ctx, req)
+		usage = usage.Add(u)
+		if err != nil {
+			return zero, usage, err
+		}
+		out, perr := decodeReply(resp.Content, check)
+		if perr == nil {
+			return out, usage, nil
+		}
+		if attempt == 1 {
+			return zero, usage, malformed(req.Phase, perr, usage)
+		}
+		req.Messages = append(append([]Message(nil), req.Messages...),
+			Message{Role: RoleAssistant, Content: resp.Content},
+			Message{Role: RoleUser, Content: fmt.Sprintf(repairPrompt, perr)})
+	}
+	return zero, usage, nil // unreachable: the loop returns
+}
+
+// decodeReply extracts the JSON object of a reply, decodes it into a T and
+// checks it.
+func decodeReply[T any](content string, check func(*T) error) (T, error) {
+	var out T
+	raw, err := extractJSON(content)
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, fmt.Errorf("JSON does not match the requested shape: %w", err)
+	}
+	if check != nil {
+		if err := check(&out); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// extractJSON returns the JSON object in a reply: the whole reply, the
+// body of a ```json fence, or the span from the first "{" to the last "}".
+func extractJSON(content string) ([]byte, error) {
+	s := strings.TrimSpace(content)
+	if s == "" {
+		return nil, errors.New("the reply is empty")
+	}
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimPrefix(s, "json")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+		s = strings.TrimSpace(s)
+	}
+	if !strings.HasPrefix(s, "{") {
+		start, end := strings.Index(s, "{"), strings.LastIndex(s, "}")
+		if start < 0 || end < start {
+			return nil, errors.New("the reply holds no JSON object")
+		}
+		s = s[start : end+1]
+	}
+	if !json.Valid([]byte(s)) {
+		var v any
+		err := json.NewDecoder(bytes.NewReader([]byte(s))).Decode(&v)
+		if err == nil {
+			err = errors.New("trailing data after the object")
+		}
+		return nil, fmt.Errorf("the reply is not valid JSON: %w", err)
+	}
+	return []byte(s), nil
+}
+
+// malformed is the failure of a reply that stayed invalid after repair.
+func malformed(phase string, cause error, usage plan.Usage) error {
+	msg := fmt.Sprintf("the model's %s reply was not valid JSON of the requested shape, even after one repair: %v",
+		phase, cause)
+	return temporal.NewApplicationErrorWithOptions(msg, string(ErrMalformedOutput), temporal.ApplicationErrorOptions{
+		NonRetryable: true,
+		Details:      []any{usage},
+	})
+}
