@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	"golang.org/x/term"
+
+	"github.com/planmode/planmode/internal/config"
+)
+
+// defaultDialTimeout bounds the first connection to Temporal.
+const defaultDialTimeout = 5 * time.Second
+
+// Output formats of --output.
+const (
+	outputText = "text"
+	outputJSON = "json"
+)
+
+// app is one invocation of the CLI: its streams, its configuration and the
+// Temporal client, dialled on first use.
+type app struct {
+	in          io.Reader
+	out, errOut io.Writer
+	output      string
+	cfg         config.Config
+	client      client.Client
+	// interactive reports whether a person sits at the terminal; tests set
+	// it.
+	interactive func() bool
+	// pollInterval is how often watch asks for progress.
+	pollInterval time.Duration
+	// dialTimeout bounds the first connection to Temporal.
+	dialTimeout time.Duration
+}
+
+// newApp returns an app on the given streams.
+func newApp(in io.Reader, out, errOut io.Writer) *app {
+	return &app{
+		in: in, out: out, errOut: errOut,
+		interactive:  func() bool { return isTerminal(in) && isTerminal(out) },
+		pollInterval: time.Second,
+		dialTimeout:  defaultDialTimeout,
+	}
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+// run executes args and returns the exit code, printing any error.
+func (a *app) run(ctx context.Context, args []string) int {
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.in)
+	root.SetOut(a.out)
+	root.SetErr(a.errOut)
+	err := root.ExecuteContext(ctx)
+	if a.client != nil {
+		a.client.Close()
+		a.client = nil
+	}
+	if err != nil {
+		fmt.Fprintln(a.errOut, "planmode:", err)
+	}
+	return exitCode(err)
+}
+
+// rootCmd builds the command tree.
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "planmode",
+		Short:         "Start, watch and steer PlanMode runs on Temporal",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.configure(cmd)
+		},
+	}
+	config.AddTemporalFlags(root.PersistentFlags())
+	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
+	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
+		a.confirmSkipCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(),
+		a.watchCmd(), a.resultCmd())
+	return root
+}
+
+// configure loads the configuration and checks --output.
+func (a *app) configure(cmd *cobra.Command) error {
+	if a.output != outputText && a.output != outputJSON {
+		return rejectf(fmt.Sprintf("--output %q: want text or json", a.output))
+	}
+	cfg, err := config.FromFlags(cmd.Flags())
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	return nil
+}
+
+// temporal returns the client, dialling Temporal on first use. It returns
+// an unreachableError when Temporal does not answer.
+func (a *app) temporal(ctx context.Context) (client.Client, error) {
+	if a.client != nil {
+		return a.client, nil
+	}
+	opts, err := a.cfg.Temporal.ClientOptions(a.cfg.Log.NewLogger(io.Discard))
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
+	defer cancel()
+	c, err := client.DialContext(dctx, opts)
+	if err != nil {
+		return nil, &unreachableError{address: a.cfg.Temporal.Address, err: err}
+	}
+	a.client = c
+	return c, nil
+}
+
+// jsonOutput reports whether --output json was asked for.
+func (a *app) jsonOutput() bool { return a.output == outputJSON }
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// emit prints v as JSON under --output json, else calls text.
+func (a *app) emit(v any, text func(io.Writer) error) error {
+	if a.jsonOutput() {
+		return a.printJSON(v)
+	}
+	return text(a.out)
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// planSummary is one line of list.
+type planSummary struct {
+	WorkflowID string    `json:"workflowId"`
+	RunID      string    `json:"runId"`
+	Status     string    `json:"status"`
+	Phase      string    `json:"phase,omitempty"`
+	Awaiting   string    `json:"awaiting,omitempty"`
+	Progress   int64     `json:"progress"`
+	Goal       string    `json:"goal,omitempty"`
+	StartedAt  time.Time `json:"startedAt"`
+}
+
+func (a *app) listCmd() *cobra.Command {
+	var phase, awaiting string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List plans, optionally by phase or by what they wait for",
+		Example: `  planmode list --awaiting selection
+  planmode list --phase executing`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.list(cmd.Context(), listQuery(phase, awaiting), limit)
+		},
+	}
+	cmd.Flags().StringVar(&phase, "phase", "", "only plans in this phase (e.g. awaiting-selection, executing, completed)")
+	cmd.Flags().StringVar(&awaiting, "awaiting", "", "only plans waiting for this: selection, clarification, confirmation, resume")
+	cmd.Flags().IntVar(&limit, "limit", 50, "most plans to show")
+	return cmd
+}
+
+// listQuery is the visibility query of list.
+func listQuery(phase, awaiting string) string {
+	q := []string{fmt.Sprintf("WorkflowType = %s", quote(signals.WorkflowType))}
+	if phase != "" {
+		q = append(q, fmt.Sprintf("%s = %s", signals.PhaseAttr.GetName(), quote(phase)))
+	}
+	if awaiting != "" {
+		q = append(q, fmt.Sprintf("%s = %s", signals.AwaitingAttr.GetName(), quote(awaiting)))
+	}
+	return strings.Join(q, " AND ")
+}
+
+// quote makes s a visibility query string literal.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+}
+
+func (a *app) list(ctx context.Context, query string, limit int) error {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	var plans []planSummary
+	var token []byte
+	for len(plans) < limit {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: a.cfg.Temporal.Namespace, Query: query, PageSize: int32(min(limit, 100)), NextPageToken: token,
+		})
+		if err != nil {
+			return fmt.Errorf("list plans: %w", err)
+		}
+		for _, e := range resp.GetExecutions() {
+			plans = append(plans, summarize(e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(),
+				e.GetStatus().String(), e.GetSearchAttributes(), e.GetMemo(), e.GetStartTime().AsTime()))
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	plans = plans[:min(len(plans), limit)]
+	return a.emit(plans, func(w io.Writer) error { return renderList(w, plans) })
+}
+
+// summarize builds a list line from what visibility returns.
+func summarize(id, runID, status string, sa *commonpb.SearchAttributes, memo *commonpb.Memo, started time.Time) planSummary {
+	dc := converter.GetDefaultDataConverter()
+	s := planSummary{WorkflowID: id, RunID: runID, Status: status, StartedAt: started}
+	fields := sa.GetIndexedFields()
+	if p, ok := fields[signals.PhaseAttr.GetName()]; ok {
+		_ = dc.FromPayload(p, &s.Phase)
+	}
+	if p, ok := fields[signals.AwaitingAttr.GetName()]; ok {
+		_ = dc.FromPayload(p, &s.Awaiting)
+	}
+	if p, ok := fields[signals.ProgressAttr.GetName()]; ok {
+		_ = dc.FromPayload(p, &s.Progress)
+	}
+	if p, ok := memo.GetFields()[memoGoal]; ok {
+		_ = dc.FromPayload(p, &s.Goal)
+	}
+	return s
+}
+
+func renderList(w io.Writer, plans []planSummary) error {
+	if len(plans) == 0 {
+		_, err := fmt.Fprintln(w, "No plans.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tPHASE\tAWAITING\tPROGRESS\tGOAL\t")
+	for _, p := range plans {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d%%\t%s\t\n", p.WorkflowID, p.Status, orDash(p.Phase),
+			orDash(p.Awaiting), p.Progress, clip(p.Goal, titleWidth))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write list: %w", err)
+	}
+	return nil
+}

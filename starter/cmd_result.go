@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planmode/planmode/signals"
+)
+
+func (a *app) resultCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "result <id>",
+		Short: "Wait for a plan to end and print its result",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := a.result(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) error { return renderResult(w, res) })
+		},
+	}
+}
+
+// result waits for the plan's run (following continue-as-new) to end.
+func (a *app) result(ctx context.Context, id string) (signals.Result, error) {
+	var res signals.Result
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return res, err
+	}
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+		return res, fmt.Errorf("plan %s: %w", id, err)
+	}
+	return res, nil
+}
+
+// renderResult prints a Result: status, summary, metrics, usage and steps.
+func renderResult(w io.Writer, r signals.Result) error {
+	fmt.Fprintf(w, "Status: %s\n", r.Status)
+	if r.SelectedOptionID != "" {
+		fmt.Fprintf(w, "Option: %s\n", r.SelectedOptionID)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "Error: %s\n", r.Error)
+	}
+	if r.BudgetExceeded != "" {
+		fmt.Fprintf(w, "Budget exceeded: %s\n", r.BudgetExceeded)
+	}
+	m := r.Metrics
+	fmt.Fprintf(w, "Steps: %d completed, %d failed, %d skipped\n", m.StepsCompleted, m.StepsFailed, m.StepsSkipped)
+	fmt.Fprintf(w, "Files: %d created, %d modified, %d deleted, %d lines changed; %d commands run\n",
+		m.FilesCreated, m.FilesModified, m.FilesDeleted, m.LinesChanged, m.CommandsRun)
+	fmt.Fprintf(w, "Tokens: %d  Cost: $%.4f", r.Tokens, r.CostUSD)
+	if r.Offline {
+		fmt.Fprint(w, " (offline model)")
+	}
+	fmt.Fprintln(w)
+	if r.Summary != "" {
+		fmt.Fprintf(w, "\n%s\n", r.Summary)
+	}
+	if r.Plan != nil && len(r.Plan.Steps) > 0 {
+		fmt.Fprintln(w)
+		return renderSteps(w, r.Plan.Steps)
+	}
+	return nil
+}

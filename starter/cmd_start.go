@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// memoGoal is the memo key holding a plan's goal, which list shows.
+const memoGoal = "goal"
+
+// startFlags are the start command's flags, mapped onto a StartRequest by
+// request.
+type startFlags struct {
+	requirements   []string
+	constraints    []string
+	priority       string
+	workspace      string
+	template       string
+	options        int
+	selectMode     string
+	selectTimeout  time.Duration
+	onTimeout      string
+	mode           string
+	skipThreshold  float64
+	confirmTimeout time.Duration
+	onConfirm      string
+	maxSteps       int
+	parallelism    int
+	askQuestions   bool
+	maxTokens      int
+	maxCost        float64
+	systemPrompt   string
+	id             string
+	watch          bool
+}
+
+func (a *app) startCmd() *cobra.Command {
+	var f startFlags
+	cmd := &cobra.Command{
+		Use:   "start <goal>",
+		Short: "Start a plan for a goal",
+		Example: `  planmode start "Add JWT authentication" --requirement "email/password login" --options 3
+  planmode start "Fix the flaky cart test" --select auto --mode efficient --watch`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := f.request(strings.Join(args, " "))
+			if err != nil {
+				return err
+			}
+			return a.start(cmd.Context(), req, f.id, f.watch)
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// register adds the start flags to fl.
+func (f *startFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.requirements, "requirement", nil, "a requirement (repeatable)")
+	fl.StringArrayVar(&f.constraints, "constraint", nil, "a constraint (repeatable)")
+	fl.StringVar(&f.priority, "priority", "", "low, medium, high or critical (default medium)")
+	fl.StringVar(&f.workspace, "workspace", "", "workspace folder the plan works in (default the worker's)")
+	fl.StringVar(&f.template, "template", "", "build the plan from this template instead of the model")
+	fl.IntVar(&f.options, "options", 0, fmt.Sprintf("number of options, 1..%d (default %d)", signals.MaxOptionCount, signals.DefaultOptionCount))
+	fl.StringVar(&f.selectMode, "select", "", "selection: manual or auto (default manual)")
+	fl.DurationVar(&f.selectTimeout, "select-timeout", 0, "how long a manual selection waits (default for ever)")
+	fl.StringVar(&f.onTimeout, "on-timeout", "", "when the selection times out: recommended or cancel (default recommended)")
+	fl.StringVar(&f.mode, "mode", "", "execution: complete, balanced or efficient (default balanced)")
+	fl.Float64Var(&f.skipThreshold, "skip-threshold", 0, "skip confidence threshold 0..1 (default 0.8)")
+	fl.DurationVar(&f.confirmTimeout, "confirm-timeout", 0, "how long a skip confirmation waits (default for ever)")
+	fl.StringVar(&f.onConfirm, "on-confirm-timeout", "", "when a skip confirmation times out: approve or deny (default deny)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("most steps a plan may have (default %d)", signals.DefaultMaxSteps))
+	fl.IntVar(&f.parallelism, "parallelism", 0, "steps run at once (default 1)")
+	fl.BoolVar(&f.askQuestions, "ask-questions", false, "let clarification ask questions and wait for answers")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "token budget (default none)")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in USD (default none)")
+	fl.StringVar(&f.systemPrompt, "system-prompt", "", "extra system prompt for every phase")
+	fl.StringVar(&f.id, "id", "", `workflow id (default "plan-" + a UUID)`)
+	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
+}
+
+// request maps the flags onto a StartRequest and validates it.
+func (f startFlags) request(goal string) (signals.StartRequest, error) {
+	req := signals.StartRequest{
+		Goal:         strings.TrimSpace(goal),
+		Requirements: f.requirements,
+		Constraints:  f.constraints,
+		Priority:     plan.Priority(f.priority),
+		Workspace:    f.workspace,
+		Template:     f.template,
+		OptionCount:  f.options,
+		Selection: signals.SelectionPolicy{
+			Mode:      signals.SelectionMode(f.selectMode),
+			Timeout:   plan.Duration(f.selectTimeout),
+			OnTimeout: signals.TimeoutOutcome(f.onTimeout),
+		},
+		Execution: signals.ExecutionPolicy{
+			Mode:                    signals.ExecutionMode(f.mode),
+			SkipConfidenceThreshold: f.skipThreshold,
+			ConfirmTimeout:          plan.Duration(f.confirmTimeout),
+			OnConfirmTimeout:        signals.TimeoutOutcome(f.onConfirm),
+			MaxSteps:                f.maxSteps,
+			Parallelism:             f.parallelism,
+		},
+		Clarify:      signals.ClarifyPolicy{AskQuestions: f.askQuestions},
+		Budget:       signals.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost},
+		SystemPrompt: f.systemPrompt,
+	}
+	switch req.Priority {
+	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
+	default:
+		return req, rejectf(fmt.Sprintf("--priority %q: want low, medium, high or critical", f.priority))
+	}
+	if f.selectTimeout < 0 || f.confirmTimeout < 0 {
+		return req, rejectf("timeouts must not be negative")
+	}
+	if err := req.Validate(); err != nil {
+		return req, rejectf(err.Error())
+	}
+	return req, nil
+}
+
+// start registers the search attributes if needed, starts the workflow
+// and prints how to follow it.
+func (a *app) start(ctx context.Context, req signals.StartRequest, id string, watch bool) error {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ensureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
+		return err
+	}
+	if id == "" {
+		id = "plan-" + uuid.NewString()
+	}
+	opts := client.StartWorkflowOptions{
+		ID:            id,
+		TaskQueue:     a.cfg.Temporal.TaskQueue,
+		StaticSummary: req.Goal,
+		StaticDetails: staticDetails(req),
+		Memo:          map[string]any{memoGoal: req.Goal},
+	}
+	run, err := c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req)
+	if err != nil {
+		return fmt.Errorf("start plan %s: %w", id, err)
+	}
+	started := startedPlan{WorkflowID: run.GetID(), RunID: run.GetRunID(), TaskQueue: opts.TaskQueue}
+	if watch && !a.jsonOutput() {
+		fmt.Fprintf(a.out, "started plan %s\n", started.WorkflowID)
+		return a.watch(ctx, started.WorkflowID)
+	}
+	return a.emit(started, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "started plan %s\n  watch:   planmode watch %s\n  options: planmode show %s\n  result:  planmode result %s\n",
+			started.WorkflowID, started.WorkflowID, started.WorkflowID, started.WorkflowID)
+		return err
+	})
+}
+
+// startedPlan is start's answer.
+type startedPlan struct {
+	WorkflowID string `json:"workflowId"`
+	RunID      string `json:"runId"`
+	TaskQueue  string `json:"taskQueue"`
+}
+
+// staticDetails is the markdown the Web UI shows beside a run: the request,
+// defaults filled in, as JSON.
+func staticDetails(req signals.StartRequest) string {
+	b, err := json.MarshalIndent(req.WithDefaults(), "", "  ")
+	if err != nil {
+		return ""
+	}
+	return "**Request**\n\n```json\n" + string(b) + "\n```\n"
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+func (a *app) watchCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "watch <id>",
+		Short: "Follow a plan's progress until it ends or waits for you, then say what to run",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.watch(cmd.Context(), args[0])
+		},
+	}
+}
+
+// watcher follows one plan: a progress bar, a line per step that starts or
+// ends, and the step table at the end.
+type watcher struct {
+	a     *app
+	c     client.Client
+	id    string
+	bar   *progressbar.ProgressBar
+	steps map[string]plan.StepStatus
+	last  signals.Progress
+}
+
+// watch polls the progress query until the plan ends or waits for input.
+// Under --output json it prints each new progress answer on its own line.
+func (a *app) watch(ctx context.Context, id string) error {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	w := &watcher{a: a, c: c, id: id, steps: map[string]plan.StepStatus{}}
+	if !a.jsonOutput() {
+		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
+			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
+	}
+	tick := time.NewTicker(a.pollInterval)
+	defer tick.Stop()
+	for {
+		done, err := w.poll(ctx)
+		if done || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// poll takes one look at the plan and reports whether watching is over.
+func (w *watcher) poll(ctx context.Context) (bool, error) {
+	prog, err := signals.ProgressQuery.Get(ctx, w.c, w.id)
+	if err != nil {
+		return w.closed(ctx, err)
+	}
+	if w.a.jsonOutput() {
+		if prog.Phase != w.last.Phase || prog.Percent != w.last.Percent || prog.Awaiting != w.last.Awaiting || stepID(prog) != stepID(w.last) {
+			if err := w.a.printJSON(prog); err != nil {
+				return true, err
+			}
+		}
+	} else if err := w.render(ctx, prog); err != nil {
+		return true, err
+	}
+	w.last = prog
+	switch {
+	case prog.Phase.Terminal():
+		return true, w.finish(ctx, fmt.Sprintf("plan %s %s", w.id, prog.Phase), "planmode result "+w.id)
+	case prog.Awaiting != "" && prog.Awaiting != signals.AwaitingNone:
+		return true, w.waiting(ctx, prog.Awaiting)
+	}
+	return false, nil
+}
+
+// render moves the bar and prints a line for each step that changed.
+func (w *watcher) render(ctx context.Context, prog signals.Progress) error {
+	desc := string(prog.Phase)
+	if prog.CurrentStep != nil {
+		desc += ": " + clip(prog.CurrentStep.Title, 40)
+	}
+	w.bar.Describe(desc)
+	_ = w.bar.Set(prog.Percent)
+	if prog.Totals.Total == 0 {
+		return nil
+	}
+	view, err := signals.PlanQuery.Get(ctx, w.c, w.id)
+	if err != nil || view.Plan == nil {
+		return nil // the next poll tries again
+	}
+	for _, s := range view.Plan.Steps {
+		if w.steps[s.ID] == s.Status {
+			continue
+		}
+		w.steps[s.ID] = s.Status
+		if s.Status == plan.StepPending {
+			continue
+		}
+		_ = w.bar.Clear()
+		fmt.Fprintf(w.a.out, "%s %d %s: %s\n", statusMarks[s.Status], s.Number, s.Title, s.Status)
+		_ = w.bar.RenderBlank()
+		_ = w.bar.Set(prog.Percent)
+	}
+	return nil
+}
+
+// waiting stops the bar and says what the plan waits for.
+func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error {
+	pending, err := signals.PendingQuery.Get(ctx, w.c, w.id)
+	if err != nil {
+		return fmt.Errorf("plan %s: %w", w.id, err)
+	}
+	if w.a.jsonOutput() {
+		return w.a.printJSON(pending)
+	}
+	_ = w.bar.Exit()
+	fmt.Fprintf(w.a.out, "\nplan %s waits for %s\n", w.id, awaiting)
+	renderPending(w.a.out, w.id, pending)
+	return nil
+}
+
+// finish ends the bar, prints the steps and the next command.
+func (w *watcher) finish(ctx context.Context, headline, next string) error {
+	if w.a.jsonOutput() {
+		return nil
+	}
+	_ = w.bar.Finish()
+	fmt.Fprintf(w.a.out, "\n%s\n", headline)
+	if view, err := signals.PlanQuery.Get(ctx, w.c, w.id); err == nil && view.Plan != nil {
+		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w.a.out, "Next: %s\n", next)
+	return nil
+}
+
+// closed handles a failed query: a plan that has ended (and whose worker
+// may be gone) finishes the watch; anything else is an error.
+func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
+	desc, err := w.c.DescribeWorkflowExecution(ctx, w.id, "")
+	if err != nil {
+		return true, fmt.Errorf("plan %s: %w", w.id, errors.Join(qerr, err))
+	}
+	st := desc.GetWorkflowExecutionInfo().GetStatus()
+	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
+	}
+	if w.bar != nil {
+		_ = w.bar.Exit()
+		fmt.Fprintf(w.a.out, "\nplan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
+	}
+	return true, nil
+}
+
+func stepID(p signals.Progress) string {
+	if p.CurrentStep == nil {
+		return ""
+	}
+	return p.CurrentStep.ID
+}
