@@ -1,0 +1,31 @@
+package main
+
+import (
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/internal/config"
+)
+
+// newActivities builds the activities from the configuration and model:
+// the LLM side on m, the built-in tools confined to workspace.root with the
+// configured command allowlist and limits.
+func newActivities(cfg config.Config, m model) *activities.Activities {
+	return activities.New(
+		activities.WithLLMConfig(m.cfg),
+		activities.WithPricing(pricing(cfg.LLM)),
+		activities.WithOffline(m.offline),
+		activities.WithTools(tools.Builtin(toolsConfig(cfg.Tools))),
+		activities.WithWorkspaceRoot(cfg.Workspace.Root),
+		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
+	)
+}
+
+// toolsConfig maps the configuration onto the tools' own, keeping the
+// tools' defaults (tests may run) for what the configuration does not say.
+func toolsConfig(t config.Tools) tools.Config {
+	tc := tools.DefaultConfig()
+	tc.AllowCommands = append([]string(nil), t.AllowCommands...)
+	tc.CommandTimeout = t.CommandTimeout
+	tc.MaxOutputBytes = t.MaxOutputBytes
+	return tc
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/testsuite/fakellm"
+)
+
+// openAIBaseURL is where a key without a base URL goes.
+const openAIBaseURL = "https://api.openai.com/v1"
+
+// checkTimeout bounds the start-up check of the model endpoint.
+const checkTimeout = 10 * time.Second
+
+// model is the LLM the activities talk to.
+type model struct {
+	cfg     activities.LLMConfig
+	offline bool
+	close   func()
+}
+
+// startModel starts the offline model on loopback when l.Offline, and
+// otherwise checks that the provider answers GET /models with the key. It
+// returns an error when the provider cannot be reached or refuses the key.
+func startModel(ctx context.Context, l config.LLM, logger *slog.Logger) (model, error) {
+	cfg := llmConfig(l)
+	if l.Offline {
+		srv := fakellm.New()
+		cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "", fakellm.DefaultModel
+		cfg.Phases = nil
+		logger.Info("offline model at " + srv.URL())
+		return model{cfg: cfg, offline: true, close: srv.Close}, nil
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = openAIBaseURL
+	}
+	if err := checkEndpoint(ctx, cfg.BaseURL, cfg.APIKey, logger); err != nil {
+		return model{}, err
+	}
+	return model{cfg: cfg, close: func() {}}, nil
+}
+
+// llmConfig maps the configuration onto the adapter's.
+func llmConfig(l config.LLM) activities.LLMConfig {
+	temp := l.Temperature
+	cfg := activities.LLMConfig{
+		BaseURL:        l.BaseURL,
+		APIKey:         l.APIKey,
+		Model:          l.Model,
+		Temperature:    &temp,
+		RequestTimeout: l.RequestTimeout,
+		JSONSchema:     l.JSONSchema,
+	}
+	if len(l.Phases) > 0 {
+		cfg.Phases = make(map[string]activities.PhaseConfig, len(l.Phases))
+		for name, p := range l.Phases {
+			cfg.Phases[name] = activities.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
+		}
+	}
+	return cfg
+}
+
+// pricing is the default price table with the configured prices on top.
+func pricing(l config.LLM) activities.Pricing {
+	p := activities.DefaultPricing()
+	for name, pr := range l.Prices {
+		p[name] = activities.Price{Input: pr.Input, Output: pr.Output}
+	}
+	return p
+}
+
+// checkEndpoint asks baseURL for its models, so that a wrong URL or key
+// fails at start rather than in the first plan. A provider without the
+// models endpoint (404) is only warned about.
+func checkEndpoint(ctx context.Context, baseURL, apiKey string, logger *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	url := strings.TrimRight(baseURL, "/") + "/models"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("llm.baseURL %q: %w", baseURL, err)
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach the model at %s: %w; check llm.baseURL or set llm.offline", baseURL, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("the model at %s refused the API key (%s); check llm.apiKey", baseURL, resp.Status)
+	case resp.StatusCode == http.StatusNotFound:
+		logger.Warn("the model endpoint has no GET /models; not checked", "baseURL", baseURL)
+	case resp.StatusCode >= 300:
+		return fmt.Errorf("the model at %s answered GET /models with %s; check llm.baseURL", baseURL, resp.Status)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/testsuite"
+	"github.com/planmode/planmode/testsuite/fakellm"
+)
+
+func TestMain(m *testing.M) { testsuite.Main(m) }
+
+// syncBuffer is a bytes.Buffer safe to write from the worker's goroutines
+// while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// cleanEnv runs the test in an empty folder with no PLANMODE_ variables.
+func cleanEnv(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, k := range []string{config.KeyAddress, config.KeyTaskQueue, config.KeyLLMBaseURL, config.KeyLLMAPIKey,
+		config.KeyLLMOffline, config.KeyWorkspaceRoot, config.KeyNamespace} {
+		t.Setenv(config.EnvName(k), "")
+	}
+	t.Setenv(config.ConfigEnv, "")
+}
+
+func TestRunServesPlanModeUntilCancelled(t *testing.T) {
+	cleanEnv(t)
+	srv := testsuite.StartDevServer(t)
+	queue := testsuite.TaskQueue(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", queue, "--workspace-root", t.TempDir()}, &out)
+	}()
+
+	require.Eventually(t, func() bool {
+		resp, err := srv.Client.WorkflowService().DescribeTaskQueue(context.Background(), &workflowservice.DescribeTaskQueueRequest{
+			Namespace:     srv.Namespace,
+			TaskQueue:     &taskqueuepb.TaskQueue{Name: queue},
+			TaskQueueType: enumspb.TASK_QUEUE_TYPE_WORKFLOW,
+		})
+		return err == nil && len(resp.GetPollers()) > 0
+	}, 20*time.Second, 50*time.Millisecond, "the worker polls its task queue")
+	assert.Contains(t, out.String(), "offline model at http://127.0.0.1:")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker did not stop")
+	}
+	assert.Contains(t, out.String(), "stopping worker")
+}
+
+func TestRunFailsClearly(t *testing.T) {
+	port, err := testsuite.FreePort()
+	require.NoError(t, err)
+	refusing := fakellm.New(fakellm.WithAPIKey("right"))
+	defer refusing.Close()
+
+	cases := []struct {
+		name    string
+		args    func() []string
+		env     map[string]string
+		wantErr []string
+	}{
+		{name: "Temporal unreachable", args: func() []string {
+			return []string{"--address", "127.0.0.1:" + strconv.Itoa(port)}
+		}, wantErr: []string{"cannot reach Temporal at 127.0.0.1:" + strconv.Itoa(port), "make dev-server", "temporal.address"}},
+		{name: "model refuses the key", args: func() []string {
+			return []string{"--address", testsuite.StartDevServer(t).Address(), "--llm-base-url", refusing.URL()}
+		}, env: map[string]string{"PLANMODE_LLM_APIKEY": "wrong"}, wantErr: []string{"refused the API key", "llm.apiKey"}},
+		{name: "bad configuration", args: func() []string { return []string{"--log-level", "loud"} },
+			wantErr: []string{`log.level "loud"`}},
+		{name: "missing workspace", args: func() []string { return []string{"--workspace-root", "/nonexistent/planmode"} },
+			wantErr: []string{"workspace.root"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cleanEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			var out syncBuffer
+			err := run(context.Background(), tc.args(), &out)
+			require.Error(t, err)
+			for _, want := range tc.wantErr {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestCheckEndpoint(t *testing.T) {
+	ok := fakellm.New(fakellm.WithAPIKey("k"))
+	defer ok.Close()
+	noModels := httptest.NewServer(http.NotFoundHandler())
+	defer noModels.Close()
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer broken.Close()
+	port, err := testsuite.FreePort()
+	require.NoError(t, err)
+
+	cases := []struct {
+		name, url, key, wantErr string
+	}{
+		{name: "answers", url: ok.URL(), key: "k"},
+		{name: "refuses the key", url: ok.URL(), key: "bad", wantErr: "refused the API key"},
+		{name: "no models endpoint", url: noModels.URL + "/v1"},
+		{name: "server fault", url: broken.URL, wantErr: "502"},
+		{name: "unreachable", url: "http://127.0.0.1:" + strconv.Itoa(port) + "/v1", wantErr: "cannot reach the model"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkEndpoint(context.Background(), tc.url, tc.key, slog.New(slog.DiscardHandler))
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
+
+func TestConfigPhasesAreTheActivitiesPhases(t *testing.T) {
+	assert.ElementsMatch(t, []string{activities.PhaseClarify, activities.PhasePlan, activities.PhaseExecute,
+		activities.PhaseAgent, activities.PhaseReflect, activities.PhaseSummarize}, config.Phases)
+}
+
+func TestLLMConfigMapsTheConfiguration(t *testing.T) {
+	temp := 0.7
+	got := llmConfig(config.LLM{
+		BaseURL: "https://x/v1", APIKey: "k", Model: "m", Temperature: 0.3, RequestTimeout: time.Minute, JSONSchema: true,
+		Phases: map[string]config.PhaseModel{"plan": {Model: "big", Temperature: &temp}},
+	})
+	assert.Equal(t, "https://x/v1", got.BaseURL)
+	assert.Equal(t, "k", got.APIKey)
+	assert.Equal(t, "big", got.ModelFor("plan"))
+	assert.Equal(t, "m", got.ModelFor("reflect"))
+	require.NotNil(t, got.TemperatureFor("reflect"))
+	assert.Equal(t, 0.3, *got.TemperatureFor("reflect"))
+	assert.Equal(t, 0.7, *got.TemperatureFor("plan"))
+	assert.True(t, got.JSONSchema)
+
+	p := pricing(config.LLM{Prices: map[string]config.Price{"mine": {Input: 1, Output: 2}}})
+	assert.Equal(t, activities.Price{Input: 1, Output: 2}, p["mine"])
+	_, known := p.Lookup("gpt-4o")
+	assert.True(t, known, "defaults stay")
+}
+
+func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
+	tc := toolsConfig(config.Tools{AllowCommands: []string{"go"}, CommandTimeout: time.Minute, MaxOutputBytes: 1024})
+	assert.Equal(t, []string{"go"}, tc.AllowCommands)
+	assert.Equal(t, time.Minute, tc.CommandTimeout)
+	assert.Equal(t, 1024, tc.MaxOutputBytes)
+	assert.True(t, tc.AllowTests, "the tools' default stays")
+}
