@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	sdktest "go.temporal.io/sdk/testsuite"
 
 	"github.com/planmode/planmode/activities"
@@ -179,6 +182,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	var suite sdktest.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(20 * time.Second)
 	return &harness{t: t, env: env, f: newFakes(), stepDelay: stepTime}

@@ -52,14 +52,17 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 	rev := r.sel.revision
 	changed := func() bool { return r.sel.selectedID != "" || r.sel.revision != rev || r.sel.refining }
 	t := r.req.Selection.Timeout.D()
+	ok := true
+	var err error
 	if t <= 0 {
 		r.publish(ctx)
-		return false, workflow.Await(ctx, changed)
+		err = workflow.Await(ctx, changed)
+	} else {
+		dl := workflow.Now(ctx).Add(t)
+		r.sel.deadline = &dl
+		r.publish(ctx)
+		ok, err = workflow.AwaitWithTimeout(ctx, t, changed)
 	}
-	dl := workflow.Now(ctx).Add(t)
-	r.sel.deadline = &dl
-	r.publish(ctx)
-	ok, err := workflow.AwaitWithTimeout(ctx, t, changed)
 	if err != nil || !ok {
 		return !ok, err
 	}
