@@ -1,10 +1,5 @@
-// Command planmode is the operator CLI of PlanMode runs: it starts plans,
-// lists and shows them, answers what they wait for (selection,
-// clarification, skip confirmation), edits, pauses, resumes, cancels and
-// rolls them back, and watches their progress.
-//
-// Exit codes: 0 success, 1 any other failure, 2 Temporal cannot be
-// reached, 3 no such plan, 4 the plan (or the CLI) rejected the input.
+// Command planmode is the operator CLI of PlanMode runs; see package cli
+// for its commands and exit codes.
 package main
 
 import (
@@ -12,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/planmode/planmode/starter/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := newApp(os.Stdin, os.Stdout, os.Stderr).run(ctx, os.Args[1:])
+	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -1,4 +1,17 @@
-package main
+// Package cli is the planmode command line: the operator's view of
+// PlanMode runs. It starts plans, lists and shows them, answers what they
+// wait for (selection, clarification, skip confirmation), edits, pauses,
+// resumes, cancels and rolls them back, and watches their progress. Every
+// contract name comes from the signals package.
+//
+// # Exit codes
+//
+//	0  success
+//	1  any other failure
+//	2  Temporal cannot be reached
+//	3  no such plan
+//	4  the plan (or the CLI) rejected the input
+package cli
 
 import (
 	"context"
@@ -55,6 +68,30 @@ func newApp(in io.Reader, out, errOut io.Writer) *app {
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+// Option adjusts how Run talks to its user.
+type Option func(*app)
+
+// WithInteractive says whether a person answers at the terminal; by
+// default Run asks the terminal.
+func WithInteractive(yes bool) Option {
+	return func(a *app) { a.interactive = func() bool { return yes } }
+}
+
+// WithPollInterval sets how often watch asks for progress. Default 1s.
+func WithPollInterval(d time.Duration) Option {
+	return func(a *app) { a.pollInterval = d }
+}
+
+// Run executes the command line args (without the program name), reading
+// answers from in and writing to out and errOut, and returns the exit code.
+func Run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer, opts ...Option) int {
+	a := newApp(in, out, errOut)
+	for _, o := range opts {
+		o(a)
+	}
+	return a.run(ctx, args)
 }
 
 // run executes args and returns the exit code, printing any error.
