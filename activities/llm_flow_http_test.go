@@ -1,0 +1,190 @@
+package activities_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/testsuite/fakellm"
+)
+
+// toolSpecs offers fixed tools.
+type toolSpecs []activities.ToolSpec
+
+// Specs returns every spec named, all for none.
+func (s toolSpecs) Specs(names []string) []activities.ToolSpec {
+	if len(names) == 0 {
+		return s
+	}
+	var out []activities.ToolSpec
+	for _, spec := range s {
+		for _, n := range names {
+			if n == spec.Name {
+				out = append(out, spec)
+			}
+		}
+	}
+	return out
+}
+
+func TestAgentTurnsWithToolResultBetween(t *testing.T) {
+	srv := serve(t)
+	srv.Enqueue(activities.PhaseAgent,
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"main.go"}`}}},
+		fakellm.Reply{Content: "main.go prints hello"})
+	specs := toolSpecs{{Name: "read_file", Description: "Read a file",
+		Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		{Name: "write_file", Description: "Write a file"}}
+	a := over(srv, activities.LLMConfig{}, activities.WithToolSpecs(specs))
+	step := plan.Step{ID: "s1", Title: "Read main", Action: plan.ActionAgent,
+		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "What does main.go print?", Tools: []string{"read_file"}}}}
+	in := activities.AgentTurnInput{StepInput: activities.StepInput{
+		Context: plan.StepContext{Goal: "g", Step: step, Position: 1, Total: 1}}, Iteration: 1, MaxIterations: 5}
+
+	first, err := a.AgentTurn(context.Background(), in)
+	require.NoError(t, err)
+	require.Len(t, first.ToolCalls, 1)
+	call := first.ToolCalls[0]
+	assert.Equal(t, "read_file", call.Name)
+	assert.JSONEq(t, `{"path":"main.go"}`, call.Arguments)
+	assert.NotEmpty(t, call.ID)
+
+	in.Iteration = 2
+	in.Transcript = []activities.Message{
+		{Role: activities.RoleAssistant, Content: first.Content, ToolCalls: first.ToolCalls},
+		{Role: activities.RoleTool, ToolCallID: call.ID, Content: `fmt.Println("hello")`},
+	}
+	second, err := a.AgentTurn(context.Background(), in)
+	require.NoError(t, err)
+	assert.Empty(t, second.ToolCalls)
+	assert.Equal(t, "main.go prints hello", second.Content)
+	assert.Equal(t, 1, second.Usage.Calls)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	require.Len(t, reqs[0].Request.Tools, 1, "only the step's tools are offered")
+	assert.Equal(t, "read_file", reqs[0].Request.Tools[0].Function.Name)
+	msgs := reqs[1].Request.Messages
+	require.Len(t, msgs, 4)
+	assert.Equal(t, openai.ChatMessageRoleAssistant, msgs[2].Role)
+	require.Len(t, msgs[2].ToolCalls, 1)
+	assert.Equal(t, call.ID, msgs[2].ToolCalls[0].ID)
+	assert.Equal(t, openai.ChatMessageRoleTool, msgs[3].Role)
+	assert.Equal(t, call.ID, msgs[3].ToolCallID)
+	assert.Contains(t, msgs[0].Content, "iteration 2 of at most 5")
+}
+
+func TestUsageAndCostAddUp(t *testing.T) {
+	srv := serve(t)
+	srv.Enqueue(activities.PhaseClarify, fakellm.Reply{Content: "oops"},
+		fakellm.JSONReply(activities.ClarifyReply{Goal: "Add a README", NeedsPlan: true}))
+	srv.Enqueue(activities.PhaseSummarize, fakellm.Reply{Content: "All done."})
+	prices := activities.Pricing{"priced": {Input: 3, Output: 15}}
+	a := over(srv, activities.LLMConfig{Model: "priced-2026"}, activities.WithPricing(prices))
+
+	c, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: plan.Task{Goal: "readme"}})
+	require.NoError(t, err)
+	s, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
+	require.NoError(t, err)
+
+	total := c.Usage.Add(s.Usage)
+	server := srv.Usage(fakellm.AnyPhase)
+	assert.Equal(t, 3, total.Calls)
+	assert.Equal(t, server.PromptTokens, total.PromptTokens)
+	assert.Equal(t, server.CompletionTokens, total.CompletionTokens)
+	assert.Equal(t, server.PromptTokens+server.CompletionTokens, total.TotalTokens)
+	want := (float64(server.PromptTokens)*3 + float64(server.CompletionTokens)*15) / 1e6
+	assert.InDelta(t, want, total.CostUSD, 1e-12)
+	assert.Positive(t, total.CostUSD)
+
+	unpriced := over(srv, activities.LLMConfig{Model: "mystery"}, activities.WithPricing(prices))
+	u, err := unpriced.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
+	require.NoError(t, err)
+	assert.Positive(t, u.Usage.TotalTokens)
+	assert.Zero(t, u.Usage.CostUSD, "an unknown model costs nothing")
+}
+
+func TestPerPhaseModelAndStepModel(t *testing.T) {
+	srv := serve(t)
+	warm := 0.9
+	a := over(srv, activities.LLMConfig{Model: "small", Phases: map[string]activities.PhaseConfig{
+		activities.PhaseSummarize: {Model: "large", Temperature: &warm}}})
+	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
+	require.NoError(t, err)
+	step := plan.Step{ID: "s1", Title: "t", Action: plan.ActionLLM,
+		Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "p", Model: "special"}}}
+	_, err = a.ExecuteLLMStep(context.Background(), activities.StepInput{Context: plan.StepContext{Step: step}})
+	require.NoError(t, err)
+	_, err = a.Clarify(context.Background(), activities.ClarifyInput{Task: plan.Task{Goal: "Add a README"}})
+	require.NoError(t, err)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "large", reqs[0].Model)
+	assert.InDelta(t, 0.9, reqs[0].Request.Temperature, 1e-6)
+	assert.Equal(t, "special", reqs[1].Model)
+	assert.Equal(t, "small", reqs[2].Model)
+}
+
+func TestPromptsReachTheServer(t *testing.T) {
+	srv := serve(t)
+	a := over(srv, activities.LLMConfig{})
+	prompts := activities.Prompts{System: "You work for ACME.", Phases: map[string]string{"summarizing": "Use bullets."}}
+	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g", Prompts: prompts})
+	require.NoError(t, err)
+	rec := srv.Requests()[0]
+	assert.Equal(t, activities.PhaseSummarize, rec.Phase, "the server reads the phase line")
+	system := rec.Request.Messages[0].Content
+	assert.True(t, strings.HasPrefix(system, activities.PhaseLine+activities.PhaseSummarize+"\n"))
+	assert.Contains(t, system, "You work for ACME.")
+	assert.Contains(t, system, "Use bullets.")
+}
+
+func TestTemplatePlanningMakesNoLLMCall(t *testing.T) {
+	srv := serve(t)
+	a := over(srv, activities.LLMConfig{})
+	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{
+		Task: plan.Task{ID: "wf", Goal: "Refactor the payment module"}, Count: 3, Template: activities.TemplateAuto})
+	require.NoError(t, err)
+	assert.Equal(t, "refactoring", out.FromTemplate)
+	assert.Len(t, out.Options, 1)
+	assert.Zero(t, srv.Calls(fakellm.AnyPhase))
+}
+
+// runPlan executes every step of an n-step llm plan in order, each with
+// its bounded context, earlier steps done with long outputs, and returns
+// the prompt tokens the server counted.
+func runPlan(t *testing.T, n int) int {
+	t.Helper()
+	srv := serve(t)
+	a := over(srv, activities.LLMConfig{})
+	p := plan.Plan{ID: "p"}
+	for i := 1; i <= n; i++ {
+		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Number: i, Title: fmt.Sprintf("Step %d", i),
+			Action: plan.ActionLLM, Status: plan.StepPending,
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: fmt.Sprintf("Do part %d of the work", i)}}})
+	}
+	for i := range p.Steps {
+		sc := plan.BuildStepContext("Write the report", &p, p.Steps[i].ID)
+		res, err := a.ExecuteLLMStep(context.Background(), activities.StepInput{PlanID: p.ID, Context: sc})
+		require.NoError(t, err)
+		require.True(t, res.Success)
+		p.Steps[i].Status = plan.StepCompleted
+		p.Steps[i].Result = &plan.StepResult{Success: true, Output: strings.Repeat("long output ", 500)}
+	}
+	require.Equal(t, n, srv.Calls(activities.PhaseExecute))
+	return srv.Usage(activities.PhaseExecute).PromptTokens
+}
+
+func TestPromptTokensGrowLinearlyWithPlanLength(t *testing.T) {
+	short, long := runPlan(t, 8), runPlan(t, 40)
+	t.Logf("prompt tokens: 8 steps %d, 40 steps %d (%.2f×)", short, long, float64(long)/float64(short))
+	assert.LessOrEqual(t, long, 6*short)
+}
