@@ -1,0 +1,205 @@
+package fakellm
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// toolArgs are the argument shapes of the product's tools; the brain's
+// calls must decode into them strictly, as the tools decode them.
+var toolArgs = map[string]func() any{
+	"list_files": func() any {
+		return &struct {
+			Path      string
+			Recursive bool
+			Max       int
+		}{}
+	},
+	"read_file": func() any {
+		return &struct {
+			Path          string
+			Offset, Limit int
+		}{}
+	},
+	"write_file": func() any { return &struct{ Path, Content string }{} },
+	"search_code": func() any {
+		return &struct {
+			Pattern, Glob string
+			Max           int
+		}{}
+	},
+	"run_tests": func() any { return &struct{ Scope string }{} },
+}
+
+// demoWorkspace is the demo's files and their content.
+var demoWorkspace = map[string]string{
+	"README.md":    "# shop\n\nA tiny sample workspace.\n",
+	"cart.go":      "// Package shop is a tiny sample.\npackage shop\n\ntype Cart struct{}\n",
+	"cart_test.go": "package shop\n",
+	"go.mod":       "module example.com/shop\n\ngo 1.22\n",
+}
+
+// runTool plays a tool against ws, as the activities would.
+func runTool(t *testing.T, ws map[string]string, tc ToolCall) string {
+	t.Helper()
+	mk, ok := toolArgs[tc.Name]
+	require.True(t, ok, "unknown tool %s", tc.Name)
+	dst := mk()
+	dec := json.NewDecoder(bytes.NewReader([]byte(tc.Arguments)))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(dst), "%s %s", tc.Name, tc.Arguments)
+	var args map[string]any
+	require.NoError(t, json.Unmarshal([]byte(tc.Arguments), &args))
+	switch tc.Name {
+	case "list_files":
+		var names []string
+		for f := range ws {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\n")
+	case "read_file":
+		content, ok := ws[args["path"].(string)]
+		if !ok {
+			return "error: no such file"
+		}
+		return content
+	case "write_file":
+		ws[args["path"].(string)] = args["content"].(string)
+		return "wrote " + args["path"].(string)
+	case "run_tests":
+		return "ok  example.com/shop 0.01s"
+	}
+	return "cart.go:4: type Cart struct{}"
+}
+
+// driveAgent runs agent turns until the brain answers, playing the tools,
+// and returns the tool names called per round and the final content.
+func driveAgent(t *testing.T, b *OfflineBrain, ws map[string]string, title, prompt string, tools []string) ([][]string, string) {
+	t.Helper()
+	var rounds [][]roundCall
+	var names [][]string
+	for turn := 0; turn < 10; turn++ {
+		r := b.Reply(PhaseAgent, agentRequest(title, prompt, tools, rounds...))
+		if len(r.ToolCalls) == 0 {
+			return names, r.Content
+		}
+		var round []roundCall
+		var called []string
+		for _, tc := range r.ToolCalls {
+			assert.Contains(t, tools, tc.Name, "only offered tools")
+			round = append(round, roundCall{name: tc.Name, args: tc.Arguments, output: runTool(t, ws, tc)})
+			called = append(called, tc.Name)
+		}
+		rounds = append(rounds, round)
+		names = append(names, called)
+	}
+	t.Fatal("the agent never answered")
+	return nil, ""
+}
+
+func copyWorkspace() map[string]string {
+	ws := map[string]string{}
+	for k, v := range demoWorkspace {
+		ws[k] = v
+	}
+	return ws
+}
+
+func TestAgentToolSequences(t *testing.T) {
+	writeTools := []string{"list_files", "search_code", "read_file", "write_file"}
+	tests := []struct {
+		name    string
+		title   string
+		prompt  string
+		tools   []string
+		rounds  [][]string
+		written map[string]string // file → text it must contain
+	}{
+		{
+			name: "writes a new markdown file it names", title: "Write the notes",
+			prompt: "Write DISCOUNT.md describing the discount rules for cart.go", tools: writeTools,
+			rounds:  [][]string{{"list_files"}, {"read_file"}, {"write_file"}},
+			written: map[string]string{"DISCOUNT.md": "offline model"},
+		},
+		{
+			name: "never overwrites existing code", title: "Apply the change",
+			prompt: "Update cart.go to add a discount: Add a discount", tools: writeTools,
+			rounds:  [][]string{{"list_files"}, {"read_file"}, {"write_file"}},
+			written: map[string]string{"NOTES.md": "offline model", "cart.go": "type Cart struct{}"},
+		},
+		{
+			name: "new Go file gets the package of the code", title: "Implement",
+			prompt: "Create discount.go with a Discount function", tools: writeTools,
+			rounds:  [][]string{{"list_files"}, {"read_file"}, {"write_file"}},
+			written: map[string]string{"discount.go": "package shop"},
+		},
+		{
+			name: "appends to an existing markdown file", title: "Document",
+			prompt: "Update README.md with usage notes", tools: writeTools,
+			rounds:  [][]string{{"list_files"}, {"read_file"}, {"write_file"}},
+			written: map[string]string{"README.md": "# shop\n\nA tiny sample workspace.\n\n## Document"},
+		},
+		{
+			name: "read-only step only looks", title: "Find the related code",
+			prompt: "Find the code responsible for this bug: Fix the Total crash",
+			tools:  []string{"list_files", "search_code", "read_file"},
+			rounds: [][]string{{"list_files", "search_code"}, {"read_file"}},
+		},
+		{
+			name: "a review does not write", title: "Review the change",
+			prompt: "Review the change for mistakes: Add a discount", tools: writeTools,
+			rounds: [][]string{{"list_files"}, {"read_file"}},
+		},
+		{
+			name: "runs the tests when asked", title: "Verify",
+			prompt: "Verify the change and run the tests", tools: []string{"list_files", "read_file", "run_tests"},
+			rounds: [][]string{{"list_files"}, {"read_file"}, {"run_tests"}},
+		},
+		{
+			name: "no tools: answers at once", title: "Final", prompt: "Write the fix", tools: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := copyWorkspace()
+			rounds, final := driveAgent(t, NewOfflineBrain(), ws, tt.title, tt.prompt, tt.tools)
+			assert.Equal(t, tt.rounds, rounds)
+			assert.LessOrEqual(t, len(rounds), defaultToolRounds)
+			assert.Contains(t, final, "Step “"+tt.title+"”")
+			assert.Contains(t, final, OfflineNotice)
+			for _, r := range rounds {
+				for _, name := range r {
+					assert.Contains(t, final, name, "the final account names the tools used")
+				}
+			}
+			for f, want := range tt.written {
+				assert.Contains(t, ws[f], want, f)
+			}
+			if len(tt.written) == 0 {
+				assert.Equal(t, demoWorkspace, ws, "nothing written")
+			}
+		})
+	}
+}
+
+func TestAgentStopsAfterMaxRounds(t *testing.T) {
+	b := NewOfflineBrain(WithMaxToolRounds(1))
+	rounds, final := driveAgent(t, b, copyWorkspace(), "Implement", "Create notes.md", []string{"list_files", "read_file", "write_file"})
+	assert.Equal(t, [][]string{{"list_files"}}, rounds)
+	assert.Contains(t, final, "list_files")
+
+	// However the transcript looks, three rounds end the step.
+	many := agentRequest("Loop", "Write x.md", []string{"write_file"},
+		[]roundCall{{"read_file", `{"path":"a"}`, "a"}}, []roundCall{{"read_file", `{"path":"b"}`, "b"}},
+		[]roundCall{{"read_file", `{"path":"c"}`, "c"}})
+	r := NewOfflineBrain().Reply(PhaseAgent, many)
+	assert.Empty(t, r.ToolCalls)
+	assert.Contains(t, r.Content, "read_file c")
+}

@@ -1,0 +1,170 @@
+package fakellm
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// Option counts: the default and the most the product asks for.
+const (
+	defaultOptions = 3
+	maxOptions     = 5
+)
+
+var (
+	countPattern    = regexp.MustCompile(`(?i)\bgenerate\s+(\d+)\s+(?:distinct\s+|different\s+|plan\s+)*options?\b`)
+	maxStepsPattern = regexp.MustCompile(`(?i)\bat\s+most\s+(\d+)\s+steps\b`)
+)
+
+// planRequest is what the plan phase reads from a request.
+type planRequest struct {
+	goal     string
+	count    int
+	maxSteps int
+	feedback string
+	template string
+	ws       workspace
+}
+
+// readPlanRequest reads the plan prompt: "Goal: …", "Workspace files:",
+// "Tools available …:", the feedback paragraph and "Generate N options,
+// each with at most M steps".
+func readPlanRequest(v view) planRequest {
+	r := planRequest{
+		goal:     v.field("goal", "request", "task"),
+		count:    v.number(defaultOptions, []*regexp.Regexp{countPattern}, "count"),
+		maxSteps: v.number(0, []*regexp.Regexp{maxStepsPattern}, "maxSteps"),
+		feedback: after(v.user, "with this feedback:", true),
+		template: v.field("template"),
+	}
+	if r.goal == "" {
+		r.goal = firstLine(v.prompt)
+	}
+	r.goal = strings.TrimRight(strings.TrimSpace(r.goal), ".")
+	if r.feedback == "" {
+		r.feedback = v.field("feedback")
+	}
+	r.count = min(max(r.count, 1), maxOptions)
+	r.ws.files = listAfter(v.user, "Workspace files")
+	if len(r.ws.files) == 0 {
+		r.ws.files = v.workspaceFiles()
+	}
+	if tools := listAfter(v.user, "Tools available"); len(tools) > 0 {
+		r.ws.tools = map[string]bool{}
+		for _, t := range tools {
+			name, _, _ := strings.Cut(t, ":")
+			r.ws.tools[strings.TrimSpace(name)] = true
+		}
+	} else if len(v.tools) > 0 {
+		r.ws.tools = map[string]bool{}
+		for _, t := range v.tools {
+			r.ws.tools[t] = true
+		}
+	}
+	return r
+}
+
+// plan answers the plan phase with count options, each a variant of the
+// same base steps.
+func (b *OfflineBrain) plan(v view) Reply {
+	r := readPlanRequest(v)
+	base, template := r.ws.baseSteps(r.goal, r.template)
+	var out optionsReply
+	for _, vr := range orderVariants(variants(), r.feedback)[:r.count] {
+		out.Options = append(out.Options, r.option(vr, base, template))
+	}
+	return JSONReply(out)
+}
+
+// option builds one option from a variant.
+func (r planRequest) option(vr variant, base []plan.Step, template string) optionReply {
+	steps := capSteps(vr.build(r.ws, r.goal, cloneSteps(base)), r.maxSteps)
+	o := optionReply{
+		Title:       vr.name + ": " + plan.Truncate(r.goal, 80),
+		Description: vr.summary + " Steps: " + stepTitles(steps) + ".",
+		Pros:        vr.pros,
+		Cons:        vr.cons,
+		Risks:       vr.risks,
+		Steps:       replySteps(steps),
+	}
+	if template != "" {
+		o.Description += " Based on the " + strings.ReplaceAll(template, "_", " ") + " template."
+	}
+	if r.feedback != "" {
+		o.Title = vr.name + " (revised): " + plan.Truncate(r.goal, 80)
+		o.Description += " Revised for the feedback: “" + plan.Truncate(oneLine(r.feedback), 200) + "”."
+	}
+	var secs float64
+	for _, s := range o.Steps {
+		secs += s.EstimatedSeconds
+	}
+	o.Estimates = estimates{
+		DurationMinutes: math.Max(1, math.Round(secs/60)),
+		Complexity:      vr.complexity,
+		Confidence:      vr.confidence,
+	}
+	return o
+}
+
+// cloneSteps deep-copies steps so that variants do not share configs.
+func cloneSteps(steps []plan.Step) []plan.Step {
+	out := make([]plan.Step, len(steps))
+	for i, s := range steps {
+		out[i] = s.Clone()
+	}
+	return out
+}
+
+// capSteps drops the least important steps until at most max remain
+// (max 0: no cap). Checks go first, then analysis, then file operations;
+// code generation goes last. Among equals the later step goes first.
+func capSteps(steps []plan.Step, max int) []plan.Step {
+	rank := map[plan.StepKind]int{
+		plan.KindValidation: 0, plan.KindCodeAnalysis: 1, plan.KindFileOperation: 2,
+		plan.KindShellCommand: 2, plan.KindTesting: 3, plan.KindCodeGeneration: 4,
+	}
+	for max > 0 && len(steps) > max {
+		drop := 0
+		for i := range steps {
+			if rank[steps[i].Kind] <= rank[steps[drop].Kind] {
+				drop = i
+			}
+		}
+		steps = append(steps[:drop:drop], steps[drop+1:]...)
+	}
+	return steps
+}
+
+// replySteps numbers steps s1..sN, each depending on the one before, as
+// the model writes them.
+func replySteps(steps []plan.Step) []stepReply {
+	out := make([]stepReply, 0, len(steps))
+	for i, s := range steps {
+		r := stepReply{
+			ID: fmt.Sprintf("s%d", i+1), Title: s.Title, Description: s.Description, Kind: s.Kind,
+			Action: s.Action, Config: s.Config, MaxRetries: s.MaxRetries, Skippable: s.Skippable,
+			EstimatedSeconds: s.Estimated.D().Seconds(),
+		}
+		if i > 0 {
+			r.DependsOn = []string{fmt.Sprintf("s%d", i)}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// stepTitles joins step titles with arrows.
+func stepTitles(steps []plan.Step) string {
+	titles := make([]string, len(steps))
+	for i, s := range steps {
+		titles[i] = s.Title
+	}
+	return strings.Join(titles, " → ")
+}
+
+// oneLine collapses whitespace.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
