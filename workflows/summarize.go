@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -37,10 +38,10 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		BudgetExceeded:   r.exec.budgetExceeded,
 		Offline:          r.offline,
 	}
-	if runErr != nil {
+	switch {
+	case runErr != nil && !temporal.IsCanceledError(runErr):
 		res.Error = runErr.Error()
-	}
-	if status == signals.StatusCancelled && res.Error == "" {
+	case status == signals.StatusCancelled:
 		res.Error = "cancelled"
 	}
 	res.Summary = r.summary(ctx, status)
