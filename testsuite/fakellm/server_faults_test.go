@@ -171,4 +171,3 @@ func TestBadRequestAndUnknownPath(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	assert.Contains(t, string(b), `"error"`)
 }
-
