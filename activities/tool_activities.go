@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.temporal.io/sdk/activity"
 
@@ -155,10 +156,14 @@ func (a *Activities) toolOutput(res tools.Result) ToolOutput {
 	}
 }
 
+// defaultTools is the registry used without WithTools, built once because
+// activities run concurrently.
+var defaultTools = sync.OnceValue(func() *tools.Registry { return tools.Builtin(tools.DefaultConfig()) })
+
 // registry returns the configured tools or the built-in default.
 func (a *Activities) registry() *tools.Registry {
 	if a.tools == nil {
-		a.tools = tools.Builtin(tools.DefaultConfig())
+		return defaultTools()
 	}
 	return a.tools
 }

@@ -62,7 +62,12 @@ func (s *Sandbox) Resolve(p string) (string, error) {
 	if filepath.IsAbs(p) {
 		abs = filepath.Clean(p)
 		if !within(s.root, abs) {
-			return "", rejectPath(p, "is outside the workspace %s", s.root)
+			// The root may have been named through a symlink (/srv/link/ws).
+			real, ok := realAncestor(abs)
+			if !ok || !within(s.root, real) {
+				return "", rejectPath(p, "is outside the workspace %s", s.root)
+			}
+			abs = real
 		}
 	} else {
 		rel := filepath.Clean(filepath.FromSlash(p))
@@ -97,6 +102,21 @@ func (s *Sandbox) checkLinks(p, abs string) error {
 		if cur == s.root || cur == filepath.Dir(cur) {
 			return nil
 		}
+	}
+}
+
+// realAncestor resolves the symlinks of abs's deepest existing ancestor
+// and appends the missing rest.
+func realAncestor(abs string) (string, bool) {
+	rest := ""
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest), true
+		}
+		if cur == filepath.Dir(cur) {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
 	}
 }
 

@@ -110,7 +110,11 @@ func TestSandboxRootResolvesSymlinks(t *testing.T) {
 	want, err := filepath.EvalSymlinks(real)
 	require.NoError(t, err)
 	assert.Equal(t, want, sb.Root())
-	got, err := sb.Resolve(filepath.Join(want, "x"))
-	require.NoError(t, err)
-	assert.Equal(t, "x", sb.Rel(got))
+	for _, p := range []string{filepath.Join(want, "x"), filepath.Join(link, "x"), filepath.Join(link, "new", "y")} {
+		got, err := sb.Resolve(p)
+		require.NoError(t, err, p)
+		assert.Equal(t, filepath.Join(want, strings.TrimPrefix(strings.TrimPrefix(p, want), link)), got)
+	}
+	_, err = sb.Resolve(filepath.Join(filepath.Dir(link), "other"))
+	requireToolError(t, err, "is outside the workspace")
 }
