@@ -142,8 +142,8 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	}
 	data := agentData(in, agent)
 	var specs []ToolSpec
-	if !data.Final && a.toolSpecs != nil {
-		specs = a.toolSpecs.Specs(agent.Tools)
+	if !data.Final {
+		specs = a.specs().Specs(agent.Tools)
 		for _, s := range specs {
 			data.Tools = append(data.Tools, s.Name)
 		}
@@ -229,6 +229,15 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		summary = plainSummary(data)
 	}
 	return SummarizeOutput{Summary: summary, Usage: usage}, nil
+}
+
+// specs returns where tool specs come from: WithToolSpecs, else the tools
+// RunTool runs (WithTools or the built-in default).
+func (a *Activities) specs() ToolSpecs {
+	if a.toolSpecs != nil {
+		return a.toolSpecs
+	}
+	return ToolSpecsOf(a.registry())
 }
 
 // limit returns the step output limit.

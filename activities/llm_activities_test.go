@@ -240,3 +240,15 @@ func TestWithLLMWinsOverConfig(t *testing.T) {
 	_, isAdapter := New(WithLLMConfig(LLMConfig{Model: "m"})).llm.(*OpenAI)
 	assert.True(t, isAdapter)
 }
+
+func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
+	a, llm := newScripted(text("done"))
+	step := plan.Step{ID: "s1", Title: "Look", Action: plan.ActionAgent,
+		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Look around", Tools: []string{"list_files", "nope"}}}}
+	_, err := a.AgentTurn(context.Background(), AgentTurnInput{
+		StepInput: StepInput{Context: plan.StepContext{Step: step}}, Iteration: 1, MaxIterations: 3})
+	require.NoError(t, err)
+	require.Len(t, llm.requests[0].Tools, 1, "unknown tool names are left out")
+	assert.Equal(t, "list_files", llm.requests[0].Tools[0].Name)
+	assert.NotEmpty(t, llm.requests[0].Tools[0].Parameters)
+}

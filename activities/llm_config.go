@@ -138,7 +138,7 @@ func WithOffline(offline bool) Option {
 }
 
 // WithToolSpecs sets where agent turns and planning prompts get tool specs.
-// Without it, agent turns offer no tools and plan prompts list none.
+// The default is the specs of the tools RunTool runs (see WithTools).
 func WithToolSpecs(s ToolSpecs) Option {
 	return func(a *Activities) { a.toolSpecs = s }
 }

@@ -101,9 +101,7 @@ func (a *Activities) planData(in OptionsInput, count int) planData {
 	for _, p := range in.Previous {
 		d.Previous = append(d.Previous, p.Title)
 	}
-	if a.toolSpecs != nil {
-		d.Tools = a.toolSpecs.Specs(nil)
-	}
+	d.Tools = a.specs().Specs(nil)
 	return d
 }
 
