@@ -20,6 +20,9 @@ const stepMarker = "Your task for this step:"
 var (
 	// stepLine is the step context's "You are on step 2 of 3: Title (id s2)".
 	stepLine = regexp.MustCompile(`(?m)^You are on step \d+ of \d+: (.+?) \(id [^)]*\)\s*$`)
+	// lastTurn is how the agent prompt says the step has no iteration
+	// left after this one.
+	lastTurn = regexp.MustCompile(`(?i)this is your last iteration`)
 	// writeVerbs, leading a step's instruction, mark a step that changes
 	// the workspace; "write" anywhere does too.
 	writeVerbs = regexp.MustCompile(`(?i)^\s*(write|create|add|update|implement|fix|generate|document|modify|change|edit|refactor|apply|save|record|rename)\b|\bwrite\b`)
@@ -71,11 +74,11 @@ func (b *OfflineBrain) execute(v view) Reply {
 }
 
 // agent answers one agent turn: the next tool calls, or the final account
-// once the step's intent is served, no tool is offered or three rounds
-// are spent.
+// once the step's intent is served, no tool is offered, it is the
+// last iteration or the rounds (three by default) are spent.
 func (b *OfflineBrain) agent(v view) Reply {
 	s := readStep(v)
-	if len(v.tools) == 0 || len(v.rounds) >= b.maxRounds {
+	if len(v.tools) == 0 || len(v.rounds) >= b.maxRounds || lastTurn.MatchString(v.system) {
 		return b.agentFinal(v, s)
 	}
 	for _, stage := range []func(view, step) []ToolCall{explore, read, act} {

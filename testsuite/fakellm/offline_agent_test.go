@@ -195,11 +195,18 @@ func TestAgentStopsAfterMaxRounds(t *testing.T) {
 	assert.Equal(t, [][]string{{"list_files"}}, rounds)
 	assert.Contains(t, final, "list_files")
 
+	// A prompt that says this is the last iteration gets an answer at once.
+	req := agentRequest("Implement", "Create notes.md", []string{"list_files", "write_file"})
+	req.Messages[0].Content += "\nThis is your last iteration: no tools are available now, answer with your result."
+	r := NewOfflineBrain().Reply(PhaseAgent, req)
+	assert.Empty(t, r.ToolCalls)
+	assert.Contains(t, r.Content, "No tools were called")
+
 	// However the transcript looks, three rounds end the step.
 	many := agentRequest("Loop", "Write x.md", []string{"write_file"},
 		[]roundCall{{"read_file", `{"path":"a"}`, "a"}}, []roundCall{{"read_file", `{"path":"b"}`, "b"}},
 		[]roundCall{{"read_file", `{"path":"c"}`, "c"}})
-	r := NewOfflineBrain().Reply(PhaseAgent, many)
+	r = NewOfflineBrain().Reply(PhaseAgent, many)
 	assert.Empty(t, r.ToolCalls)
 	assert.Contains(t, r.Content, "read_file c")
 }

@@ -27,7 +27,7 @@ var summaryGroups = []struct {
 // the steps by outcome.
 func (b *OfflineBrain) summarize(v view) Reply {
 	goal := v.field("goal")
-	status := v.field("run status", "status")
+	status, _, _ := strings.Cut(v.field("run status", "status"), " (")
 	groups := map[string][]string{}
 	for _, m := range summaryStepLine.FindAllStringSubmatch(v.user, -1) {
 		for _, g := range summaryGroups {

@@ -268,7 +268,7 @@ func TestSummarize(t *testing.T) {
 		"s4 [pending] Explain the fix"))
 	for _, want := range []string{
 		"**Goal:** Add a discount to the cart.",
-		"**Status:** failed",
+		"**Status:** failed\n",
 		"partial summary",
 		"## Completed (1)\n\n- s1 Survey the workspace: README.md",
 		"## Failed (1)\n\n- s2 Fix the bug: error: exit status 1",
