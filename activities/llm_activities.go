@@ -165,21 +165,22 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	return AgentTurnOutput{Content: resp.Content, ToolCalls: resp.ToolCalls, Usage: usage}, nil
 }
 
-// agentData fills the agent templates' data: iterations count from 1.
+// agentData fills the agent templates' data. Iterations count from 1;
+// the cap is the smaller of the input's and the step's, DefaultMaxIterations
+// when neither sets one.
 func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
-	it := in.Iteration
-	if it < 1 {
-		it = 1
-	}
+	it := max(in.Iteration, 1)
 	maxIt := in.MaxIterations
-	if agent.MaxIterations > 0 && (maxIt == 0 || agent.MaxIterations < maxIt) {
+	if agent.MaxIterations > 0 && (maxIt <= 0 || agent.MaxIterations < maxIt) {
 		maxIt = agent.MaxIterations
 	}
-	if maxIt < it {
-		maxIt = it
+	if maxIt <= 0 {
+		maxIt = DefaultMaxIterations
 	}
+	final := it >= maxIt
+	maxIt = max(maxIt, it)
 	return stepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
-		MaxIterations: maxIt, Remaining: maxIt - it, Final: in.MaxIterations > 0 && it >= maxIt}
+		MaxIterations: maxIt, Remaining: maxIt - it, Final: final}
 }
 
 // Reflect decides what to do after a step, from the step's bounded

@@ -83,6 +83,9 @@ const (
 	DefaultOutputLimit = 4 << 10
 	// DefaultHeartbeatInterval is how often a long LLM call heartbeats.
 	DefaultHeartbeatInterval = 10 * time.Second
+	// DefaultMaxIterations caps an agent step's turns when neither the
+	// turn's input nor the step says (gollem's default).
+	DefaultMaxIterations = 16
 )
 
 // llmDeps are the LLM side's dependencies.
