@@ -70,6 +70,15 @@ var Rollback = UpdateOnly[RollbackRequest, RollbackResponse]{
 	Description: "Restore the workspace files as they were before execution started. Answers what was restored.",
 }
 
+// AwaitOptions blocks until the options of the current revision exist,
+// then answers them; rejected once the run has passed selection. It is an
+// update only, so that a caller can start a run and wait for its options in
+// one Update-with-Start call instead of polling the options query.
+var AwaitOptions = UpdateOnly[AwaitOptionsRequest, OptionsView]{
+	Name:        "await-options",
+	Description: "Wait until the options of the current revision exist and answer them. Rejected once the run has passed selection.",
+}
+
 // Queries.
 var (
 	ProgressQuery = Query[Progress]{

@@ -74,6 +74,10 @@ type ControlState struct {
 	Reason string     `json:"reason,omitempty"`
 }
 
+// AwaitOptionsRequest asks for the options once they exist. It has no
+// fields.
+type AwaitOptionsRequest struct{}
+
 // RollbackRequest restores the workspace. It has no fields.
 type RollbackRequest struct{}
 

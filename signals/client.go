@@ -1,0 +1,209 @@
+package signals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// MemoGoal is the memo key holding a plan's goal, which listings show
+// without querying the run.
+const MemoGoal = "goal"
+
+// Client is planmode's typed client for other Go services: every operation
+// of the wire contract is one call that sends the contract's name with its
+// typed payload and decodes the typed answer. It wraps a Temporal client,
+// which it does not own: close that one yourself.
+//
+// Inputs travel as updates, so a bad input comes back as the workflow
+// validator's error (errors.Is finds [ErrRejected]) and changes nothing.
+// Callers that want fire-and-forget signals use the [Handler] definitions
+// with [Client.Temporal].
+type Client struct {
+	c         client.Client
+	taskQueue string
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithTaskQueue sets the task queue plans are started on. The default is
+// [DefaultTaskQueue]; an empty name keeps it.
+func WithTaskQueue(name string) ClientOption {
+	return func(c *Client) {
+		if name != "" {
+			c.taskQueue = name
+		}
+	}
+}
+
+// NewClient returns a Client that talks through c.
+func NewClient(c client.Client, opts ...ClientOption) *Client {
+	pc := &Client{c: c, taskQueue: DefaultTaskQueue}
+	for _, o := range opts {
+		o(pc)
+	}
+	return pc
+}
+
+// Temporal returns the wrapped Temporal client.
+func (c *Client) Temporal() client.Client { return c.c }
+
+// TaskQueue returns the task queue plans are started on.
+func (c *Client) TaskQueue() string { return c.taskQueue }
+
+// Start starts a plan for req under workflow id id ("plan-" and a UUID
+// when empty). The run carries the goal as its static summary and the
+// request as markdown static details, which the Web UI shows. It returns an
+// error, changing nothing, when req is invalid or a run with id is open
+// (errors.As finds a *serviceerror.WorkflowExecutionAlreadyStarted).
+func (c *Client) Start(ctx context.Context, id string, req StartRequest) (client.WorkflowRun, error) {
+	if id == "" {
+		id = "plan-" + uuid.NewString()
+	}
+	opts, err := c.startOptions(id, req)
+	if err != nil {
+		return nil, err
+	}
+	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
+	run, err := c.c.ExecuteWorkflow(ctx, opts, WorkflowType, req)
+	if err != nil {
+		return nil, fmt.Errorf("start plan %s: %w", id, err)
+	}
+	return run, nil
+}
+
+// StartAndGetOptions starts a plan for req under workflow id id and waits
+// until its options exist, in one Update-with-Start call: the
+// [AwaitOptions] update reaches the run in its first workflow task, so no
+// option is missed and nothing is polled. When a run with id is already
+// open it waits on that one instead, so a caller may retry safely. It
+// returns an error when id is empty, req is invalid, the run passed
+// selection already (auto selection), or ctx ends first.
+func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartRequest) (OptionsView, error) {
+	var out OptionsView
+	if id == "" {
+		return out, errors.New("start plan: a workflow id is required to wait for the options")
+	}
+	opts, err := c.startOptions(id, req)
+	if err != nil {
+		return out, err
+	}
+	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
+	start := c.c.NewWithStartWorkflowOperation(opts, WorkflowType, req)
+	h, err := c.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   AwaitOptions.Name,
+			Args:         []any{AwaitOptionsRequest{}},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return out, fmt.Errorf("start plan %s and %s: %w", id, AwaitOptions.Name, err)
+	}
+	if err := h.Get(ctx, &out); err != nil {
+		return out, fmt.Errorf("plan %s: %s: %w", id, AwaitOptions.Name, err)
+	}
+	return out, nil
+}
+
+// startOptions validates req and returns the options to start it under id.
+func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflowOptions, error) {
+	if err := req.Validate(); err != nil {
+		return client.StartWorkflowOptions{}, fmt.Errorf("start plan %s: %w", id, err)
+	}
+	return client.StartWorkflowOptions{
+		ID:            id,
+		TaskQueue:     c.taskQueue,
+		StaticSummary: StaticSummary(req.Goal),
+		StaticDetails: StaticDetails(req),
+		Memo:          map[string]any{MemoGoal: req.Goal},
+	}, nil
+}
+
+// Select picks an option of plan id and answers the selected option.
+func (c *Client) Select(ctx context.Context, id string, req SelectOptionRequest) (SelectOptionResponse, error) {
+	return SelectOption.Update(ctx, c.c, id, req)
+}
+
+// Refine asks plan id for new options from feedback and answers them.
+func (c *Client) Refine(ctx context.Context, id string, req RefinePlanRequest) (OptionsView, error) {
+	return RefinePlan.Update(ctx, c.c, id, req)
+}
+
+// Answer answers the clarifying questions of plan id.
+func (c *Client) Answer(ctx context.Context, id string, req AnswerClarificationRequest) (ClarificationResponse, error) {
+	return AnswerClarification.Update(ctx, c.c, id, req)
+}
+
+// ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
+func (c *Client) ConfirmSkip(ctx context.Context, id string, req ConfirmSkipRequest) (ConfirmSkipResponse, error) {
+	return ConfirmSkip.Update(ctx, c.c, id, req)
+}
+
+// Edit edits the plan of plan id and answers the new plan version.
+func (c *Client) Edit(ctx context.Context, id string, req EditPlanRequest) (EditPlanResponse, error) {
+	return EditPlan.Update(ctx, c.c, id, req)
+}
+
+// Pause pauses plan id at its next step boundary and answers its state.
+func (c *Client) Pause(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+	return Pause.Update(ctx, c.c, id, req)
+}
+
+// Resume resumes paused plan id and answers its state.
+func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+	return Resume.Update(ctx, c.c, id, req)
+}
+
+// Cancel asks plan id to stop through Temporal cancellation: it cancels
+// its running work, writes a partial summary and ends cancelled. It returns
+// once the request is recorded; [Client.Result] waits for the end.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	if err := c.c.CancelWorkflow(ctx, id, ""); err != nil {
+		return fmt.Errorf("cancel plan %s: %w", id, err)
+	}
+	return nil
+}
+
+// Rollback restores the workspace of plan id as it was before execution and
+// answers what came back.
+func (c *Client) Rollback(ctx context.Context, id string) (RollbackResponse, error) {
+	return Rollback.Update(ctx, c.c, id, RollbackRequest{})
+}
+
+// Progress answers the progress query of plan id.
+func (c *Client) Progress(ctx context.Context, id string) (Progress, error) {
+	return ProgressQuery.Get(ctx, c.c, id)
+}
+
+// Plan answers the plan query of plan id.
+func (c *Client) Plan(ctx context.Context, id string) (PlanView, error) {
+	return PlanQuery.Get(ctx, c.c, id)
+}
+
+// Options answers the options query of plan id.
+func (c *Client) Options(ctx context.Context, id string) (OptionsView, error) {
+	return OptionsQuery.Get(ctx, c.c, id)
+}
+
+// Pending answers the pending query of plan id.
+func (c *Client) Pending(ctx context.Context, id string) (Pending, error) {
+	return PendingQuery.Get(ctx, c.c, id)
+}
+
+// Result waits until plan id ends, following its continue-as-new chain,
+// and answers its result. It returns an error when the run failed, was
+// terminated or timed out without a result, or when ctx ends first.
+func (c *Client) Result(ctx context.Context, id string) (Result, error) {
+	var out Result
+	if err := c.c.GetWorkflow(ctx, id, "").Get(ctx, &out); err != nil {
+		return out, fmt.Errorf("result of plan %s: %w", id, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,155 @@
+package signals
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bounds of the run metadata the Web UI shows. The server refuses a start
+// whose summary or details are too large (400 bytes and 20 KB by default),
+// so both stay well below.
+const (
+	MaxStaticSummaryBytes = 200
+	MaxStaticDetailsBytes = 16 << 10
+)
+
+// StaticSummary returns the one-line summary of a run for goal: its first
+// line, spaces collapsed, cut to MaxStaticSummaryBytes with an ellipsis.
+func StaticSummary(goal string) string {
+	line, _, more := strings.Cut(strings.TrimSpace(goal), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	if more {
+		line += " …"
+	}
+	return truncate(line, MaxStaticSummaryBytes)
+}
+
+// StaticDetails returns the markdown the Web UI shows beside a run: the
+// goal, requirements, constraints, workspace and every policy, defaults
+// filled in, so an operator sees what the plan was asked to do without
+// decoding its input. It is cut to MaxStaticDetailsBytes.
+func StaticDetails(req StartRequest) string {
+	r := req.WithDefaults()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Goal:** %s\n", strings.TrimSpace(r.Goal))
+	list(&b, "Requirements", r.Requirements)
+	list(&b, "Constraints", r.Constraints)
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "- **Workspace:** %s\n", orDefault(code(r.Workspace), "the worker's"))
+	fmt.Fprintf(&b, "- **Priority:** %s\n", r.Priority)
+	fmt.Fprintf(&b, "- **Options:** %d\n", r.OptionCount)
+	if r.Template != "" {
+		fmt.Fprintf(&b, "- **Template:** %s\n", code(r.Template))
+	}
+	b.WriteString("\n**Policies**\n\n")
+	fmt.Fprintf(&b, "- **Selection:** %s\n", selectionPolicy(r.Selection))
+	fmt.Fprintf(&b, "- **Execution:** %s\n", executionPolicy(r.Execution))
+	fmt.Fprintf(&b, "- **Clarification:** %s\n", clarifyPolicy(r.Clarify))
+	fmt.Fprintf(&b, "- **Budget:** %s\n", budget(r.Budget))
+	if p := prompts(r); p != "" {
+		fmt.Fprintf(&b, "- **Extra prompts:** %s\n", p)
+	}
+	return truncate(b.String(), MaxStaticDetailsBytes)
+}
+
+// list writes a markdown list under a bold title; nothing when items is
+// empty.
+func list(b *strings.Builder, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n**%s**\n\n", title)
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", strings.Join(strings.Fields(it), " "))
+	}
+}
+
+func selectionPolicy(p SelectionPolicy) string {
+	if p.Mode == SelectAuto {
+		return "auto (the recommended option at once)"
+	}
+	if p.Timeout == 0 {
+		return "manual, waits for ever"
+	}
+	return fmt.Sprintf("manual, waits %s, then %s", p.Timeout, p.OnTimeout)
+}
+
+func executionPolicy(p ExecutionPolicy) string {
+	s := fmt.Sprintf("%s, skip confidence threshold %.2f", p.Mode, p.SkipConfidenceThreshold)
+	if p.ConfirmTimeout > 0 {
+		s += fmt.Sprintf(", skip confirmations wait %s then %s", p.ConfirmTimeout, p.OnConfirmTimeout)
+	}
+	return s + fmt.Sprintf(", at most %d steps and %d iterations per step, %d at once",
+		p.MaxSteps, p.MaxIterationsPerStep, p.Parallelism)
+}
+
+func clarifyPolicy(p ClarifyPolicy) string {
+	if !p.AskQuestions {
+		return "no questions"
+	}
+	if p.Timeout == 0 {
+		return "may ask questions, waits for ever"
+	}
+	return fmt.Sprintf("may ask questions, waits %s", p.Timeout)
+}
+
+func budget(b Budget) string {
+	var parts []string
+	if b.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", b.MaxTokens))
+	}
+	if b.MaxCostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f", b.MaxCostUSD))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ") + ", then " + string(b.OnExceed)
+}
+
+// prompts names the extra prompts (system, then phases) without their
+// text, which may be long.
+func prompts(r StartRequest) string {
+	var parts []string
+	if r.SystemPrompt != "" {
+		parts = append(parts, "system")
+	}
+	phases := make([]string, 0, len(r.PhasePrompts))
+	for phase, p := range r.PhasePrompts {
+		if p != "" {
+			phases = append(phases, phase)
+		}
+	}
+	sort.Strings(phases)
+	return strings.Join(append(parts, phases...), ", ")
+}
+
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, ending it with an
+// ellipsis when it was cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ellipsis = "…"
+	cut := n - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}

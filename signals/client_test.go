@@ -1,0 +1,234 @@
+package signals
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/mocks"
+
+	"github.com/planmode/planmode/plan"
+)
+
+func TestNewClientTaskQueue(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []ClientOption
+		want string
+	}{
+		{"default", nil, DefaultTaskQueue},
+		{"set", []ClientOption{WithTaskQueue("plans-eu")}, "plans-eu"},
+		{"empty keeps the default", []ClientOption{WithTaskQueue("")}, DefaultTaskQueue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := mocks.NewClient(t)
+			c := NewClient(tc, tt.opts...)
+			assert.Equal(t, tt.want, c.TaskQueue())
+			assert.Same(t, tc, c.Temporal())
+		})
+	}
+}
+
+func TestStartSetsRunMetadata(t *testing.T) {
+	tc := mocks.NewClient(t)
+	run := mocks.NewWorkflowRun(t)
+	req := StartRequest{Goal: "Add JWT authentication\nwith refresh tokens", Requirements: []string{"email login"}}
+	var got client.StartWorkflowOptions
+	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, WorkflowType, req).
+		Run(func(args mock.Arguments) { got = args.Get(1).(client.StartWorkflowOptions) }).
+		Return(run, nil).Once()
+
+	r, err := NewClient(tc, WithTaskQueue("q1")).Start(context.Background(), "plan-1", req)
+	require.NoError(t, err)
+	assert.Same(t, run, r)
+	assert.Equal(t, "plan-1", got.ID)
+	assert.Equal(t, "q1", got.TaskQueue)
+	assert.Equal(t, "Add JWT authentication …", got.StaticSummary)
+	assert.Equal(t, StaticDetails(req), got.StaticDetails)
+	assert.Contains(t, got.StaticDetails, "- email login")
+	assert.Equal(t, map[string]any{MemoGoal: req.Goal}, got.Memo)
+	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED, got.WorkflowIDConflictPolicy)
+	assert.True(t, got.WorkflowExecutionErrorWhenAlreadyStarted, "a plain start fails on an open run")
+}
+
+func TestStartMakesAnIDWhenNoneIsGiven(t *testing.T) {
+	tc := mocks.NewClient(t)
+	var got client.StartWorkflowOptions
+	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, WorkflowType, mock.Anything).
+		Run(func(args mock.Arguments) { got = args.Get(1).(client.StartWorkflowOptions) }).
+		Return(mocks.NewWorkflowRun(t), nil).Twice()
+	c := NewClient(tc)
+	_, err := c.Start(context.Background(), "", StartRequest{Goal: "g"})
+	require.NoError(t, err)
+	first := got.ID
+	_, err = c.Start(context.Background(), "", StartRequest{Goal: "g"})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(first, "plan-"), first)
+	assert.NotEqual(t, first, got.ID)
+}
+
+func TestStartRefusesBadInputWithoutCallingTemporal(t *testing.T) {
+	tc := mocks.NewClient(t) // any call fails the test
+	c := NewClient(tc)
+	_, err := c.Start(context.Background(), "plan-1", StartRequest{})
+	assert.ErrorContains(t, err, "goal is required")
+	_, err = c.StartAndGetOptions(context.Background(), "plan-1", StartRequest{Goal: "g", OptionCount: 9})
+	assert.ErrorContains(t, err, "optionCount must be 1..5")
+	_, err = c.StartAndGetOptions(context.Background(), "", StartRequest{Goal: "g"})
+	assert.ErrorContains(t, err, "workflow id is required")
+}
+
+func TestStartAndGetOptionsUsesUpdateWithStart(t *testing.T) {
+	tc := mocks.NewClient(t)
+	req := StartRequest{Goal: "g"}
+	op := &fakeStartOp{}
+	var start client.StartWorkflowOptions
+	tc.On("NewWithStartWorkflowOperation", mock.Anything, WorkflowType, req).
+		Run(func(args mock.Arguments) { start = args.Get(0).(client.StartWorkflowOptions) }).
+		Return(op).Once()
+	want := OptionsView{Revision: 1, Options: []plan.Option{{ID: "r1-o1"}}, RecommendedID: "r1-o1"}
+	h := mocks.NewWorkflowUpdateHandle(t)
+	h.On("Get", mock.Anything, mock.Anything).
+		Run(func(args mock.Arguments) { *args.Get(1).(*OptionsView) = want }).
+		Return(nil).Once()
+	var uws client.UpdateWithStartWorkflowOptions
+	tc.On("UpdateWithStartWorkflow", mock.Anything, mock.Anything).
+		Run(func(args mock.Arguments) { uws = args.Get(1).(client.UpdateWithStartWorkflowOptions) }).
+		Return(h, nil).Once()
+
+	got, err := NewClient(tc).StartAndGetOptions(context.Background(), "plan-7", req)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, "plan-7", start.ID)
+	assert.Equal(t, DefaultTaskQueue, start.TaskQueue)
+	assert.Equal(t, "g", start.StaticSummary)
+	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING, start.WorkflowIDConflictPolicy)
+	assert.Same(t, op, uws.StartWorkflowOperation)
+	assert.Equal(t, "await-options", uws.UpdateOptions.UpdateName)
+	assert.Equal(t, []any{AwaitOptionsRequest{}}, uws.UpdateOptions.Args)
+	assert.Equal(t, client.WorkflowUpdateStageCompleted, uws.UpdateOptions.WaitForStage)
+}
+
+func TestStartAndGetOptionsReportsTheRefusal(t *testing.T) {
+	tc := mocks.NewClient(t)
+	tc.On("NewWithStartWorkflowOperation", mock.Anything, WorkflowType, mock.Anything).Return(&fakeStartOp{}).Once()
+	h := mocks.NewWorkflowUpdateHandle(t)
+	h.On("Get", mock.Anything, mock.Anything).Return(errors.New("rejected: the run passed selection")).Once()
+	tc.On("UpdateWithStartWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
+
+	_, err := NewClient(tc).StartAndGetOptions(context.Background(), "plan-7", StartRequest{Goal: "g"})
+	assert.ErrorContains(t, err, "plan plan-7: await-options: rejected: the run passed selection")
+}
+
+// fakeStartOp stands for the SDK's start operation, which only the SDK can
+// build.
+type fakeStartOp struct{}
+
+func (*fakeStartOp) Get(context.Context) (client.WorkflowRun, error) { return nil, nil }
+
+func TestUpdatesUseContractNames(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		call func(*Client) error
+		arg  any
+	}{
+		{"select-option", func(c *Client) error {
+			_, err := c.Select(ctx, "p", SelectOptionRequest{Rank: 1})
+			return err
+		}, SelectOptionRequest{Rank: 1}},
+		{"refine-plan", func(c *Client) error {
+			_, err := c.Refine(ctx, "p", RefinePlanRequest{Feedback: "cheaper"})
+			return err
+		}, RefinePlanRequest{Feedback: "cheaper"}},
+		{"answer-clarification", func(c *Client) error {
+			_, err := c.Answer(ctx, "p", AnswerClarificationRequest{Answers: map[string]string{"q": "a"}})
+			return err
+		}, AnswerClarificationRequest{Answers: map[string]string{"q": "a"}}},
+		{"confirm-skip", func(c *Client) error {
+			_, err := c.ConfirmSkip(ctx, "p", ConfirmSkipRequest{RequestID: "s1", Approve: true})
+			return err
+		}, ConfirmSkipRequest{RequestID: "s1", Approve: true}},
+		{"edit-plan", func(c *Client) error {
+			_, err := c.Edit(ctx, "p", EditPlanRequest{Reason: "r"})
+			return err
+		}, EditPlanRequest{Reason: "r"}},
+		{"pause", func(c *Client) error {
+			_, err := c.Pause(ctx, "p", ControlRequest{Reason: "lunch"})
+			return err
+		}, ControlRequest{Reason: "lunch"}},
+		{"resume", func(c *Client) error {
+			_, err := c.Resume(ctx, "p", ControlRequest{})
+			return err
+		}, ControlRequest{}},
+		{"rollback", func(c *Client) error {
+			_, err := c.Rollback(ctx, "p")
+			return err
+		}, RollbackRequest{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := mocks.NewClient(t)
+			h := mocks.NewWorkflowUpdateHandle(t)
+			h.On("Get", mock.Anything, mock.Anything).Return(nil).Once()
+			tc.On("UpdateWorkflow", mock.Anything, client.UpdateWorkflowOptions{
+				WorkflowID: "p", UpdateName: tt.name, Args: []any{tt.arg},
+				WaitForStage: client.WorkflowUpdateStageCompleted,
+			}).Return(h, nil).Once()
+			require.NoError(t, tt.call(NewClient(tc)))
+		})
+	}
+}
+
+func TestQueriesUseContractNames(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		call func(*Client) error
+	}{
+		{"progress", func(c *Client) error { _, err := c.Progress(ctx, "p"); return err }},
+		{"plan", func(c *Client) error { _, err := c.Plan(ctx, "p"); return err }},
+		{"options", func(c *Client) error { _, err := c.Options(ctx, "p"); return err }},
+		{"pending", func(c *Client) error { _, err := c.Pending(ctx, "p"); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := mocks.NewClient(t)
+			v := mocks.NewEncodedValue(t)
+			v.On("Get", mock.Anything).Return(nil).Once()
+			tc.On("QueryWorkflow", mock.Anything, "p", "", tt.name).Return(v, nil).Once()
+			require.NoError(t, tt.call(NewClient(tc)))
+		})
+	}
+}
+
+func TestCancelAndResult(t *testing.T) {
+	tc := mocks.NewClient(t)
+	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(nil).Once()
+	run := mocks.NewWorkflowRun(t)
+	run.On("Get", mock.Anything, mock.Anything).
+		Run(func(args mock.Arguments) {
+			*args.Get(1).(*Result) = Result{Status: StatusCancelled, Summary: "partial"}
+		}).
+		Return(nil).Once()
+	tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
+
+	c := NewClient(tc)
+	require.NoError(t, c.Cancel(context.Background(), "p"))
+	res, err := c.Result(context.Background(), "p")
+	require.NoError(t, err)
+	assert.Equal(t, Result{Status: StatusCancelled, Summary: "partial"}, res)
+}
+
+func TestCancelWrapsTheError(t *testing.T) {
+	tc := mocks.NewClient(t)
+	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(errors.New("not found")).Once()
+	assert.EqualError(t, NewClient(tc).Cancel(context.Background(), "p"), "cancel plan p: not found")
+}
