@@ -1,0 +1,116 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// runToContinue runs PlanMode with run options and returns the request it
+// continued as new with; the run must end that way.
+func (h *harness) runToContinue(req signals.StartRequest, opts ...runOption) signals.StartRequest {
+	h.t.Helper()
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, opts...)
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, req)
+	require.True(h.t, h.env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.True(h.t, errors.As(h.env.GetWorkflowError(), &can), "want continue-as-new, got %v", h.env.GetWorkflowError())
+	assert.Equal(h.t, signals.WorkflowType, can.WorkflowType.Name)
+	var next signals.StartRequest
+	require.NoError(h.t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+	return next
+}
+
+func TestContinueAsNewCarriesStateAcrossRuns(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetCurrentHistoryLength(500)
+	h.at(30*time.Second, func() {
+		signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1})
+	})
+	start := h.env.Now()
+	req := autoReq()
+	req.Workspace = "/srv/repo"
+	next := h.runToContinue(req, withHistoryLimit(100))
+
+	require.NotNil(t, next.Checkpoint)
+	cp := next.Checkpoint
+	assert.Equal(t, 1, cp.Runs)
+	assert.Equal(t, plan.PhaseExecuting, cp.Phase)
+	assert.Equal(t, "Add JWT authentication", cp.Goal)
+	assert.True(t, start.Equal(cp.StartedAt))
+	assert.Equal(t, "r1-o1", cp.Options.SelectedID)
+	assert.Len(t, cp.Options.Options, 2)
+	assert.Equal(t, "snap-1", cp.SnapshotID)
+	assert.Equal(t, 5+20+10, cp.Usage.TotalTokens)
+	require.Len(t, cp.Rejected, 1)
+	assert.Contains(t, cp.Rejected[0].Reason, "not awaiting a selection")
+	require.NotNil(t, cp.Plan)
+	assert.Equal(t, map[string]plan.StepStatus{"s1": plan.StepCompleted, "s2": plan.StepPending, "s3": plan.StepPending}, statuses(cp.Plan))
+	assert.Equal(t, []string{"s1"}, h.f.stepIDs())
+	assert.Equal(t, signals.SelectAuto, next.Selection.Mode, "the policies travel with the request")
+
+	h2 := newHarness(t)
+	var rolled *outcome[signals.RollbackResponse]
+	h2.at(30*time.Second, func() { rolled = rollbackUpdate(h2) })
+	res := h2.run(next)
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Equal(t, []string{"s2", "s3"}, h2.f.stepIDs(), "finished steps do not run again")
+	assert.Zero(t, h2.f.count("Clarify"))
+	assert.Zero(t, h2.f.count("GenerateOptions"))
+	assert.Zero(t, h2.f.count("SnapshotWorkspace"))
+	assert.Equal(t, 5+20+3*10, res.Tokens)
+	assert.Equal(t, "r1-o1", res.SelectedOptionID)
+	assert.Equal(t, 3, res.Metrics.StepsCompleted)
+	requireAccepted(t, rolled)
+	assert.Len(t, query(h2, signals.PendingQuery).Rejected, 1)
+	assert.Equal(t, 1, query(h2, signals.OptionsQuery).Revision)
+	assert.True(t, start.Equal(query(h2, signals.ProgressQuery).StartedAt))
+}
+
+func TestContinueAsNewWhenServerSuggests(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetContinueAsNewSuggested(true)
+	next := h.runToContinue(autoReq())
+
+	require.NotNil(t, next.Checkpoint)
+	assert.Equal(t, []string{"s1"}, h.f.stepIDs(), "at least one step runs before continuing")
+	assert.Equal(t, plan.StepCompleted, next.Checkpoint.Plan.StepByID("s1").Status)
+}
+
+func TestNoContinueAsNewBelowLimit(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetCurrentHistoryLength(50)
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, withHistoryLimit(100))
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
+
+	require.NoError(t, h.env.GetWorkflowError())
+	var res signals.Result
+	require.NoError(t, h.env.GetWorkflowResult(&res))
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+}
+
+func TestInvalidRequestFailsWorkflow(t *testing.T) {
+	h := newHarness(t)
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, signals.StartRequest{Goal: " ", OptionCount: 9})
+
+	err := h.env.GetWorkflowError()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "goal is required")
+	assert.Contains(t, err.Error(), "optionCount must be 1..5")
+}

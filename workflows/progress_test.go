@@ -1,0 +1,108 @@
+package workflows
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// attrLog records every search attribute upsert, per key, in order.
+type attrLog struct {
+	mu       sync.Mutex
+	phases   []string
+	awaiting []string
+	progress []int64
+	upserts  int
+}
+
+// watchAttributes mocks UpsertTypedSearchAttributes to record its values.
+func watchAttributes(h *harness) *attrLog {
+	l := &attrLog{}
+	h.env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
+		sa := args.Get(0).(temporal.SearchAttributes)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.upserts++
+		if v, ok := sa.GetKeyword(signals.PhaseAttr); ok {
+			l.phases = append(l.phases, v)
+		}
+		if v, ok := sa.GetKeyword(signals.AwaitingAttr); ok {
+			l.awaiting = append(l.awaiting, v)
+		}
+		if v, ok := sa.GetInt64(signals.ProgressAttr); ok {
+			l.progress = append(l.progress, v)
+		}
+	})
+	return l
+}
+
+// noRepeats asserts that no value is upserted twice in a row.
+func noRepeats[T comparable](t *testing.T, name string, vs []T) {
+	t.Helper()
+	for i := 1; i < len(vs); i++ {
+		assert.NotEqual(t, vs[i-1], vs[i], "%s upserted unchanged at %d: %v", name, i, vs)
+	}
+}
+
+func TestSearchAttributesFollowTheRun(t *testing.T) {
+	h := newHarness(t)
+	log := watchAttributes(h)
+	h.selectAt(time.Minute)
+	res := h.run(manualReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	assert.Equal(t, []string{
+		"clarifying", "planning", "awaiting-selection", "executing",
+		"reflecting", "executing", "reflecting", "executing", "reflecting", "executing",
+		"summarizing", "completed",
+	}, log.phases)
+	assert.Equal(t, []string{"none", "selection", "none"}, log.awaiting)
+	assert.Equal(t, []int64{0, 33, 66, 100}, log.progress)
+	noRepeats(t, "phase", log.phases)
+	noRepeats(t, "awaiting", log.awaiting)
+	noRepeats(t, "progress", log.progress)
+}
+
+func TestAwaitingShowsConfirmationAndResume(t *testing.T) {
+	h := newHarness(t)
+	log := watchAttributes(h)
+	skipS2(h, 0.5)
+	h.at(stepTime+10*time.Second, func() {
+		signal(h, signals.Pause, signals.ControlRequest{})
+		signal(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true})
+	})
+	h.at(10*time.Minute, func() { signal(h, signals.Resume, signals.ControlRequest{}) })
+	res := h.run(autoReq())
+
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	assert.Equal(t, []string{"none", "confirmation", "resume", "none"}, log.awaiting)
+}
+
+func TestCurrentDetailsDescribeTheRun(t *testing.T) {
+	r := &run{phase: plan.PhaseExecuting, goal: "Ship it", plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
+		{ID: "s1", Number: 1, Title: "First", Status: plan.StepCompleted},
+		{ID: "s2", Number: 2, Title: "Second", Status: plan.StepRunning},
+		{ID: "s3", Number: 3, Title: "Third", Status: plan.StepPending},
+	}}}
+	r.exec.paused = true
+	got := r.details()
+
+	assert.Contains(t, got, "**executing** · Ship it")
+	assert.Contains(t, got, "waiting for **resume**")
+	assert.Contains(t, got, "Plan A — 33% · 1/3 done")
+	assert.Contains(t, got, "- [x] 1. First")
+	assert.Contains(t, got, "- [>] 2. Second")
+	assert.Contains(t, got, "- [ ] 3. Third")
+}
