@@ -48,6 +48,9 @@ type app struct {
 	// interactive reports whether a person sits at the terminal; tests set
 	// it.
 	interactive func() bool
+	// live reports whether out is a terminal, where watch draws a progress
+	// bar; elsewhere it writes a line per change.
+	live func() bool
 	// pollInterval is how often watch asks for progress.
 	pollInterval time.Duration
 	// dialTimeout bounds the first connection to Temporal.
@@ -59,6 +62,7 @@ func newApp(in io.Reader, out, errOut io.Writer) *app {
 	return &app{
 		in: in, out: out, errOut: errOut,
 		interactive:  func() bool { return isTerminal(in) && isTerminal(out) },
+		live:         func() bool { return isTerminal(out) },
 		pollInterval: time.Second,
 		dialTimeout:  defaultDialTimeout,
 	}
@@ -73,10 +77,14 @@ func isTerminal(f any) bool {
 // Option adjusts how Run talks to its user.
 type Option func(*app)
 
-// WithInteractive says whether a person answers at the terminal; by
-// default Run asks the terminal.
+// WithInteractive says whether a person sits at a terminal: select then
+// asks for a choice and watch draws a progress bar. By default Run asks
+// the terminal.
 func WithInteractive(yes bool) Option {
-	return func(a *app) { a.interactive = func() bool { return yes } }
+	return func(a *app) {
+		a.interactive = func() bool { return yes }
+		a.live = func() bool { return yes }
+	}
 }
 
 // WithPollInterval sets how often watch asks for progress. Default 1s.
@@ -107,7 +115,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.client = nil
 	}
 	if err != nil {
-		fmt.Fprintln(a.errOut, "planmode:", err)
+		fmt.Fprintln(a.errOut, "planmode:", message(err))
 	}
 	return exitCode(err)
 }

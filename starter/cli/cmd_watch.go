@@ -26,8 +26,11 @@ func (a *app) watchCmd() *cobra.Command {
 	}
 }
 
-// watcher follows one plan: a progress bar, a line per step that starts or
-// ends, and the step table at the end.
+// watcher follows one plan. On a terminal it draws a progress bar; on
+// other output it writes a line per change of phase, step or percent;
+// under --output json it writes each changed progress answer. A line is
+// printed for each step that starts or ends, and the step table at the
+// end.
 type watcher struct {
 	a     *app
 	c     client.Client
@@ -35,17 +38,17 @@ type watcher struct {
 	bar   *progressbar.ProgressBar
 	steps map[string]plan.StepStatus
 	last  signals.Progress
+	shown string
 }
 
 // watch polls the progress query until the plan ends or waits for input.
-// Under --output json it prints each new progress answer on its own line.
 func (a *app) watch(ctx context.Context, id string) error {
 	c, err := a.temporal(ctx)
 	if err != nil {
 		return err
 	}
 	w := &watcher{a: a, c: c, id: id, steps: map[string]plan.StepStatus{}}
-	if !a.jsonOutput() {
+	if !a.jsonOutput() && a.live() {
 		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
 	}
@@ -76,48 +79,62 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 				return true, err
 			}
 		}
-	} else if err := w.render(ctx, prog); err != nil {
-		return true, err
+	} else {
+		w.render(ctx, prog)
 	}
 	w.last = prog
 	switch {
 	case prog.Phase.Terminal():
-		return true, w.finish(ctx, fmt.Sprintf("plan %s %s", w.id, prog.Phase), "planmode result "+w.id)
+		return true, w.finish(ctx, prog.Phase)
 	case prog.Awaiting != "" && prog.Awaiting != signals.AwaitingNone:
 		return true, w.waiting(ctx, prog.Awaiting)
 	}
 	return false, nil
 }
 
-// render moves the bar and prints a line for each step that changed.
-func (w *watcher) render(ctx context.Context, prog signals.Progress) error {
+// render shows the progress and a line for each step that changed.
+func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 	desc := string(prog.Phase)
 	if prog.CurrentStep != nil {
 		desc += ": " + clip(prog.CurrentStep.Title, 40)
 	}
-	w.bar.Describe(desc)
-	_ = w.bar.Set(prog.Percent)
+	if prog.Paused {
+		desc += " (paused)"
+	}
+	if w.bar != nil {
+		w.bar.Describe(desc)
+		_ = w.bar.Set(prog.Percent)
+	} else if line := fmt.Sprintf("[%3d%%] %s", prog.Percent, desc); line != w.shown {
+		fmt.Fprintln(w.a.out, line)
+		w.shown = line
+	}
 	if prog.Totals.Total == 0 {
-		return nil
+		return
 	}
 	view, err := signals.PlanQuery.Get(ctx, w.c, w.id)
 	if err != nil || view.Plan == nil {
-		return nil // the next poll tries again
+		return // the next poll tries again
 	}
 	for _, s := range view.Plan.Steps {
 		if w.steps[s.ID] == s.Status {
 			continue
 		}
 		w.steps[s.ID] = s.Status
-		if s.Status == plan.StepPending {
-			continue
+		if s.Status != plan.StepPending {
+			w.println(fmt.Sprintf("%s %d %s: %s", statusMarks[s.Status], s.Number, clip(s.Title, titleWidth), s.Status))
 		}
-		_ = w.bar.Clear()
-		fmt.Fprintf(w.a.out, "%s %d %s: %s\n", statusMarks[s.Status], s.Number, s.Title, s.Status)
-		_ = w.bar.RenderBlank()
-		_ = w.bar.Set(prog.Percent)
 	}
-	return nil
+}
+
+// println writes a line above the bar, or plainly without one.
+func (w *watcher) println(line string) {
+	if w.bar == nil {
+		fmt.Fprintln(w.a.out, line)
+		return
+	}
+	_ = w.bar.Clear()
+	fmt.Fprintln(w.a.out, line)
+	_ = w.bar.RenderBlank()
 }
 
 // waiting stops the bar and says what the plan waits for.
@@ -129,26 +146,34 @@ func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error 
 	if w.a.jsonOutput() {
 		return w.a.printJSON(pending)
 	}
-	_ = w.bar.Exit()
-	fmt.Fprintf(w.a.out, "\nplan %s waits for %s\n", w.id, awaiting)
+	w.stopBar()
+	fmt.Fprintf(w.a.out, "plan %s waits for %s\n", w.id, awaiting)
 	renderPending(w.a.out, w.id, pending)
 	return nil
 }
 
-// finish ends the bar, prints the steps and the next command.
-func (w *watcher) finish(ctx context.Context, headline, next string) error {
+// finish prints the steps and the next command once the plan has ended.
+func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
 	if w.a.jsonOutput() {
 		return nil
 	}
-	_ = w.bar.Finish()
-	fmt.Fprintf(w.a.out, "\n%s\n", headline)
+	w.stopBar()
+	fmt.Fprintf(w.a.out, "plan %s %s\n", w.id, phase)
 	if view, err := signals.PlanQuery.Get(ctx, w.c, w.id); err == nil && view.Plan != nil {
 		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(w.a.out, "Next: %s\n", next)
+	fmt.Fprintf(w.a.out, "Next: planmode result %s\n", w.id)
 	return nil
+}
+
+// stopBar leaves the bar as it is and moves to a new line.
+func (w *watcher) stopBar() {
+	if w.bar != nil {
+		_ = w.bar.Exit()
+		fmt.Fprintln(w.a.out)
+	}
 }
 
 // closed handles a failed query: a plan that has ended (and whose worker
@@ -162,9 +187,9 @@ func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
-	if w.bar != nil {
-		_ = w.bar.Exit()
-		fmt.Fprintf(w.a.out, "\nplan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
+	if !w.a.jsonOutput() {
+		w.stopBar()
+		fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
 	}
 	return true, nil
 }

@@ -117,9 +117,13 @@ func renderOptionsView(w io.Writer, v signals.OptionsView) error {
 	return nil
 }
 
-// clip shortens s to n runes with an ellipsis.
+// cellSpaces turns the tabs and line breaks of a table cell into spaces,
+// so that they cannot break the table's columns.
+var cellSpaces = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+// clip shortens s to n runes with an ellipsis, on one line.
 func clip(s string, n int) string {
-	r := []rune(strings.TrimSpace(s))
+	r := []rune(strings.TrimSpace(cellSpaces.Replace(s)))
 	if len(r) <= n {
 		return string(r)
 	}

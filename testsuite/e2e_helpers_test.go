@@ -1,0 +1,119 @@
+package testsuite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/starter/cli"
+	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/workflows"
+)
+
+// planWorker is a PlanMode worker on its own task queue, with the offline
+// model on loopback and a copy of the demo workspace.
+type planWorker struct {
+	srv       *DevServer
+	queue     string
+	workspace string
+	llm       *fakellm.Server
+}
+
+// startPlanWorker starts a worker wired as the planmode worker wires it,
+// stopped when t ends.
+func startPlanWorker(t *testing.T) *planWorker {
+	t.Helper()
+	srv := StartDevServer(t)
+	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: fakellm.New()}
+	t.Cleanup(pw.llm.Close)
+
+	tc := tools.DefaultConfig()
+	tc.AllowCommands = config.DefaultAllowCommands()
+	acts := activities.New(
+		activities.WithLLMConfig(activities.LLMConfig{BaseURL: pw.llm.URL(), Model: fakellm.DefaultModel}),
+		activities.WithOffline(true),
+		activities.WithTools(tools.Builtin(tc)),
+		activities.WithWorkspaceRoot(pw.workspace),
+		activities.WithSnapshotDir(t.TempDir()),
+	)
+	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
+	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
+	w.RegisterActivity(acts)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return pw
+}
+
+// copyDemoWorkspace copies demo/workspace into a fresh folder.
+func copyDemoWorkspace(t *testing.T) string {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	src := filepath.Join(root, "demo", "workspace")
+	dst := filepath.Join(t.TempDir(), "workspace")
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+	require.NoError(t, filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Chmod(p, 0o644)
+		}
+		return err
+	}))
+	return dst
+}
+
+// cliResult is what one CLI invocation printed and returned.
+type cliResult struct {
+	code        int
+	out, errOut string
+}
+
+// cli runs the planmode CLI in-process against the worker's server and
+// task queue, with no terminal and no PLANMODE_ variables.
+func (pw *planWorker) cli(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	return pw.cliWith(t, false, args...)
+}
+
+// cliWith is cli with or without a person at a (pretend) terminal.
+func (pw *planWorker) cliWith(t *testing.T, interactive bool, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	args = append(args, "--address", pw.srv.Address(), "--namespace", pw.srv.Namespace, "--task-queue", pw.queue)
+	code := cli.Run(ctx, args, bytes.NewReader(nil), &out, &errOut,
+		cli.WithInteractive(interactive), cli.WithPollInterval(50*time.Millisecond))
+	return cliResult{code: code, out: out.String(), errOut: errOut.String()}
+}
+
+// cliJSON runs the CLI with --output json, requires success and decodes
+// the answer into v.
+func (pw *planWorker) cliJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	res := pw.cli(t, append(args, "--output", "json")...)
+	require.Equal(t, 0, res.code, "planmode %v: %s", args, res.errOut)
+	require.NoError(t, json.Unmarshal([]byte(res.out), v), res.out)
+}
+
+// isolate keeps the environment and the current folder from configuring
+// the CLI.
+func isolate(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv(config.ConfigEnv, "")
+	for _, k := range []string{config.KeyAddress, config.KeyNamespace, config.KeyTaskQueue, config.KeyTemporalAPIKey} {
+		t.Setenv(config.EnvName(k), "")
+	}
+}
