@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -15,9 +14,6 @@ import (
 // LLMConfigError and MalformedLLMOutput are non-retryable; rate limits,
 // server faults, timeouts and network errors are retryable, rate limits
 // after the provider's Retry-After.
-
-// errUnimplemented is returned by activities not written yet.
-var errUnimplemented = errors.New("unimplemented")
 
 // Clarify rewrites a vague goal into a clear one, answers it directly when
 // no plan is needed, or asks questions when in.AskQuestions allows it.
