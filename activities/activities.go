@@ -8,11 +8,13 @@
 package activities
 
 // Activities carries the dependencies of every activity: the LLM side
-// (llmDeps, llm_activities.go) and the tool side (toolDeps,
-// tool_activities.go). Build it with New.
+// (llmDeps, llm_activities.go), the tool side (toolDeps,
+// tool_activities.go) and webhooks (notifyDeps, notify.go). Build it with
+// New.
 type Activities struct {
 	llmDeps
 	toolDeps
+	notifyDeps
 }
 
 // Option configures Activities.
