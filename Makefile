@@ -27,3 +27,9 @@ install-temporal:
 # $(TEMPORAL_ADDRESS), the Web UI on $(TEMPORAL_UI_PORT), state in $(TEMPORAL_DB).
 dev-server: install-temporal
 	$(GO) run ./scripts/devserver -address $(TEMPORAL_ADDRESS) -ui-port $(TEMPORAL_UI_PORT) -db $(TEMPORAL_DB)
+
+# demo runs a plan end to end with the offline model: a dev server, the
+# worker on a copy of demo/workspace, and the CLI. DEMO_FLAGS=-keep leaves
+# them running to browse the Web UI.
+demo: install-temporal
+	$(GO) run ./scripts/demo $(DEMO_FLAGS)
