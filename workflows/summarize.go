@@ -51,6 +51,9 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.Usage = r.usage
 	res.Tokens = r.usage.TotalTokens
 	res.CostUSD = r.usage.CostUSD
+	// Let a running update (a refine, a rollback) answer before the run
+	// closes; validators refuse new ones from here on.
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	r.setPhase(ctx, terminalPhase(status))
 	return res, nil
 }
