@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +38,18 @@ func TestCLIDrivesAPlanToTheEnd(t *testing.T) {
 		"--workspace", pw.workspace, "--id", id)
 	require.Equal(t, id, started.WorkflowID)
 	require.NotEmpty(t, started.RunID)
+
+	desc, err := pw.srv.Client.DescribeWorkflow(context.Background(), id, "")
+	require.NoError(t, err)
+	summary, err := desc.GetStaticSummary()
+	require.NoError(t, err)
+	assert.Equal(t, "Add a percentage discount to the cart total", summary, "the Web UI shows the goal")
+	details, err := desc.GetStaticDetails()
+	require.NoError(t, err)
+	assert.Contains(t, details, "keep tests green")
+
+	again := pw.cli(t, "start", "Same id again", "--id", id)
+	assert.Equal(t, 4, again.code, "a plan id in use is refused: %s", again.errOut)
 
 	watch := pw.cli(t, "watch", id)
 	require.Equal(t, 0, watch.code, watch.errOut)

@@ -105,7 +105,7 @@ func summarize(id, runID, status string, sa *commonpb.SearchAttributes, memo *co
 	if p, ok := fields[signals.ProgressAttr.GetName()]; ok {
 		_ = dc.FromPayload(p, &s.Progress)
 	}
-	if p, ok := memo.GetFields()[memoGoal]; ok {
+	if p, ok := memo.GetFields()[signals.MemoGoal]; ok {
 		_ = dc.FromPayload(p, &s.Goal)
 	}
 	return s

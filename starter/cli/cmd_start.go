@@ -2,23 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
-
-// memoGoal is the memo key holding a plan's goal, which list shows.
-const memoGoal = "goal"
 
 // startFlags are the start command's flags, mapped onto a StartRequest by
 // request.
@@ -133,7 +127,8 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 }
 
 // start registers the search attributes if needed, starts the workflow
-// and prints how to follow it.
+// through the contract's client (goal as static summary, request as static
+// details, goal in the memo) and prints how to follow it.
 func (a *app) start(ctx context.Context, req signals.StartRequest, id string, watch bool) error {
 	c, err := a.temporal(ctx)
 	if err != nil {
@@ -142,21 +137,12 @@ func (a *app) start(ctx context.Context, req signals.StartRequest, id string, wa
 	if err := ensureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
-	if id == "" {
-		id = "plan-" + uuid.NewString()
-	}
-	opts := client.StartWorkflowOptions{
-		ID:            id,
-		TaskQueue:     a.cfg.Temporal.TaskQueue,
-		StaticSummary: req.Goal,
-		StaticDetails: staticDetails(req),
-		Memo:          map[string]any{memoGoal: req.Goal},
-	}
-	run, err := c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req)
+	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue))
+	run, err := pc.Start(ctx, id, req)
 	if err != nil {
-		return fmt.Errorf("start plan %s: %w", id, err)
+		return err
 	}
-	started := startedPlan{WorkflowID: run.GetID(), RunID: run.GetRunID(), TaskQueue: opts.TaskQueue}
+	started := startedPlan{WorkflowID: run.GetID(), RunID: run.GetRunID(), TaskQueue: pc.TaskQueue()}
 	if watch && !a.jsonOutput() {
 		fmt.Fprintf(a.out, "started plan %s\n", started.WorkflowID)
 		return a.watch(ctx, started.WorkflowID)
@@ -173,14 +159,4 @@ type startedPlan struct {
 	WorkflowID string `json:"workflowId"`
 	RunID      string `json:"runId"`
 	TaskQueue  string `json:"taskQueue"`
-}
-
-// staticDetails is the markdown the Web UI shows beside a run: the request,
-// defaults filled in, as JSON.
-func staticDetails(req signals.StartRequest) string {
-	b, err := json.MarshalIndent(req.WithDefaults(), "", "  ")
-	if err != nil {
-		return ""
-	}
-	return "**Request**\n\n```json\n" + string(b) + "\n```\n"
 }

@@ -88,7 +88,7 @@ func isNotFound(err error) bool {
 // isRejected finds the workflow's refusal of an update (a validator's error,
 // which the workflow marks with signals.ErrRejected and which reaches the
 // client as an application error), an invalid argument the service
-// refused, or the CLI's own refusal.
+// refused, a plan id already in use, or the CLI's own refusal.
 func isRejected(err error) bool {
 	var r *rejectedError
 	if errors.As(err, &r) || errors.Is(err, signals.ErrRejected) {
@@ -99,10 +99,8 @@ func isRejected(err error) bool {
 		return app.Type() == rejectedType || strings.HasPrefix(app.Message(), signals.ErrRejected.Error())
 	}
 	var invalid *serviceerror.InvalidArgument
-	if errors.As(err, &invalid) {
-		return true
-	}
-	return false
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	return errors.As(err, &invalid) || errors.As(err, &started)
 }
 
 // rejectedType is the application error type a workflow may give its

@@ -36,6 +36,7 @@ func TestExitCode(t *testing.T) {
 		{"local rejection", rejectf("give --answer"), exitRejected},
 		{"wrapped sentinel", fmt.Errorf("%w: wrong phase", signals.ErrRejected), exitRejected},
 		{"invalid argument", serviceerror.NewInvalidArgument("bad query"), exitRejected},
+		{"plan id in use", fmt.Errorf("start plan p: %w", serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", "")), exitRejected},
 		{"activity failure", temporal.NewApplicationError("boom", "Boom"), exitOther},
 		{"anything else", errors.New("disk full"), exitOther},
 	}

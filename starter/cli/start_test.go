@@ -81,14 +81,6 @@ func TestStartFlagsRejectBadInput(t *testing.T) {
 	}
 }
 
-func TestStaticDetailsShowTheRequestWithDefaults(t *testing.T) {
-	got := staticDetails(signals.StartRequest{Goal: "Add JWT"})
-	assert.Contains(t, got, "```json")
-	assert.Contains(t, got, `"goal": "Add JWT"`)
-	assert.Contains(t, got, `"optionCount": 3`)
-	assert.Contains(t, got, `"mode": "manual"`)
-}
-
 func TestListQuery(t *testing.T) {
 	assert.Equal(t, "WorkflowType = 'PlanMode'", listQuery("", ""))
 	assert.Equal(t, "WorkflowType = 'PlanMode' AND PlanPhase = 'executing' AND PlanAwaiting = 'selection'",
