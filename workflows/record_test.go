@@ -1,0 +1,167 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// recordEnv names the dev server (host:port on loopback) TestRecordHistory
+// records against. Without it the test is skipped. The server needs
+// planmode's search attributes:
+//
+//	temporal server start-dev --ip 127.0.0.1 --port 7299 --headless \
+//	  --search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword \
+//	  --search-attribute PlanProgress=Int
+//	PLANMODE_RECORD_HISTORY=127.0.0.1:7299 go test ./workflows -run TestRecordHistory
+const recordEnv = "PLANMODE_RECORD_HISTORY"
+
+// historyFile is the recorded history TestReplayRecordedHistory replays.
+var historyFile = filepath.Join("testdata", "planmode-history.json")
+
+// scripted plays every activity for the recording, deterministically; its
+// methods carry the activity names the workflow calls.
+type scripted struct{}
+
+func (scripted) Clarify(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+	if len(in.Answers) > 0 {
+		return activities.ClarifyOutput{Goal: in.Task.Goal + " for " + in.Answers["Which users?"], Usage: plan.Usage{TotalTokens: 4}}, nil
+	}
+	return activities.ClarifyOutput{Goal: in.Task.Goal, Questions: []string{"Which users?"}, Usage: plan.Usage{TotalTokens: 4}}, nil
+}
+
+func (scripted) GenerateOptions(_ context.Context, in activities.OptionsInput) (activities.OptionsOutput, error) {
+	s4 := llmStep("s4", "s3")
+	return activities.OptionsOutput{Options: []plan.Option{
+		option("Full", plan.ComplexityLow, 0.9,
+			llmStep("s1"), toolStep("s2", "write_file", map[string]any{"path": "a.go"}), agentStep("s3", 3), s4),
+		option("Lean", plan.ComplexityHigh, 0.5, llmSteps(2)...),
+	}, Usage: plan.Usage{TotalTokens: 30}}, nil
+}
+
+func (scripted) ExecuteLLMStep(_ context.Context, in activities.StepInput) (plan.StepResult, error) {
+	return plan.StepResult{Success: true, Output: "done " + in.Context.Step.ID, Usage: plan.Usage{TotalTokens: 10}}, nil
+}
+
+func (scripted) AgentTurn(_ context.Context, in activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+	if in.Iteration == 1 {
+		return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}, nil
+	}
+	return activities.AgentTurnOutput{Content: "fixed"}, nil
+}
+
+func (scripted) Reflect(_ context.Context, in activities.ReflectInput) (plan.Reflection, error) {
+	if in.Context.Step.ID == "s1" {
+		return plan.Reflection{Decision: plan.DecisionSkip, StepIDs: []string{"s2"}, Reason: "maybe redundant", Confidence: 0.4}, nil
+	}
+	return plan.Reflection{Decision: plan.DecisionContinue}, nil
+}
+
+func (scripted) Summarize(_ context.Context, in activities.SummarizeInput) (activities.SummarizeOutput, error) {
+	return activities.SummarizeOutput{Summary: "recorded run " + in.Status}, nil
+}
+
+func (scripted) RunTool(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
+	return activities.ToolOutput{Success: true, Output: "ran " + in.Call.Name}, nil
+}
+
+func (scripted) SnapshotWorkspace(context.Context, activities.SnapshotInput) (activities.SnapshotOutput, error) {
+	return activities.SnapshotOutput{SnapshotID: "snap-rec", Files: 1}, nil
+}
+
+func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (activities.RestoreOutput, error) {
+	return activities.RestoreOutput{Restored: []string{"a.go"}}, nil
+}
+
+// TestRecordHistory runs one full PlanMode on a dev server — a clarifying
+// question, a selection, a skip confirmation, an edit, a pause and a
+// resume, a rollback — and writes its history to testdata for the replay
+// test. It runs only when recordEnv is set.
+func TestRecordHistory(t *testing.T) {
+	addr := os.Getenv(recordEnv)
+	if addr == "" {
+		t.Skipf("set %s to a dev server address to record a history", recordEnv)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr})
+	require.NoError(t, err)
+	defer c.Close()
+	const queue = "planmode-record"
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflow(PlanMode)
+	w.RegisterActivity(&scripted{})
+	require.NoError(t, w.Start())
+	defer w.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := fmt.Sprintf("planmode-record-%d", time.Now().UnixNano())
+	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo", Clarify: signals.ClarifyPolicy{AskQuestions: true}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, signals.WorkflowType, req)
+	require.NoError(t, err)
+	drive(ctx, t, c, id)
+
+	var res signals.Result
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	writeHistory(ctx, t, c, id)
+}
+
+// drive plays the person: it waits for each request and answers it.
+func drive(ctx context.Context, t *testing.T, c client.Client, id string) {
+	waitFor(ctx, t, c, id, signals.AwaitingClarification)
+	_, err := signals.AnswerClarification.Update(ctx, c, id, signals.AnswerClarificationRequest{Answers: map[string]string{"1": "admins"}})
+	require.NoError(t, err)
+	waitFor(ctx, t, c, id, signals.AwaitingSelection)
+	_, err = signals.SelectOption.Update(ctx, c, id, signals.SelectOptionRequest{Rank: 1, Feedback: "go"})
+	require.NoError(t, err)
+	waitFor(ctx, t, c, id, signals.AwaitingConfirmation)
+	_, err = signals.Pause.Update(ctx, c, id, signals.ControlRequest{Reason: "review"})
+	require.NoError(t, err)
+	_, err = signals.EditPlan.Update(ctx, c, id, signals.EditPlanRequest{Reason: "docs", Edits: []plan.Edit{{Op: plan.OpAppend, Step: newStep("docs", "s4")}}})
+	require.NoError(t, err)
+	require.NoError(t, signals.ConfirmSkip.Signal(ctx, c, id, signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false}))
+	waitFor(ctx, t, c, id, signals.AwaitingResume)
+	_, err = signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{})
+	require.NoError(t, err)
+	_, err = signals.Resume.Update(ctx, c, id, signals.ControlRequest{})
+	require.NoError(t, err)
+}
+
+// waitFor polls the pending query until the run awaits want.
+func waitFor(ctx context.Context, t *testing.T, c client.Client, id string, want signals.Awaiting) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		p, err := signals.PendingQuery.Get(ctx, c, id)
+		return err == nil && p.Awaiting == want
+	}, 30*time.Second, 50*time.Millisecond, "run never awaited %s", want)
+}
+
+// writeHistory saves the run's history as JSON.
+func writeHistory(ctx context.Context, t *testing.T, c client.Client, id string) {
+	t.Helper()
+	it := c.GetWorkflowHistory(ctx, id, "", false, 0)
+	hist := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		require.NoError(t, err)
+		hist.Events = append(hist.Events, e)
+	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Dir(historyFile), 0o755))
+	require.NoError(t, os.WriteFile(historyFile, b, 0o644))
+	t.Logf("wrote %d events to %s", len(hist.Events), historyFile)
+}
