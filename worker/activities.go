@@ -8,7 +8,7 @@ import (
 
 // newActivities builds the activities from the configuration and model:
 // the LLM side on m, the built-in tools confined to workspace.root with the
-// configured command allowlist and limits.
+// configured command allowlist and limits, and the webhooks.
 func newActivities(cfg config.Config, m model) *activities.Activities {
 	return activities.New(
 		activities.WithLLMConfig(m.cfg),
@@ -17,6 +17,7 @@ func newActivities(cfg config.Config, m model) *activities.Activities {
 		activities.WithTools(tools.Builtin(toolsConfig(cfg.Tools))),
 		activities.WithWorkspaceRoot(cfg.Workspace.Root),
 		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
+		activities.WithWebhooks(cfg.Notify.WebhookURL, cfg.Notify.WebhookSecret, nil),
 	)
 }
 

@@ -30,6 +30,7 @@
 //	tools.commandTimeout        2m
 //	tools.maxOutputBytes        65536
 //	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
+//	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
 //	log.level                   info (debug, info, warn, error)
 //	log.format                  text (text, json)
 package config
@@ -47,7 +48,17 @@ type Config struct {
 	Workspace Workspace `mapstructure:"workspace"`
 	Tools     Tools     `mapstructure:"tools"`
 	Worker    Worker    `mapstructure:"worker"`
+	Notify    Notify    `mapstructure:"notify"`
 	Log       Log       `mapstructure:"log"`
+}
+
+// Notify configures the webhooks that tell other services a plan waits for
+// them or has ended.
+type Notify struct {
+	// WebhookURL receives every plan's events unless the plan names its own.
+	WebhookURL string `mapstructure:"webhookURL"`
+	// WebhookSecret signs every body; empty sends them unsigned.
+	WebhookSecret string `mapstructure:"webhookSecret"`
 }
 
 // Temporal says where the Temporal service is and how to reach it.

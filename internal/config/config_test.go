@@ -116,6 +116,11 @@ func TestLoad(t *testing.T) {
 		{name: "bad temperature type", env: map[string]string{"PLANMODE_LLM_TEMPERATURE": "warm"}, wantErr: "temperature"},
 		{name: "half a client certificate", env: map[string]string{"PLANMODE_TEMPORAL_TLS_CERTFILE": "c.pem"}, wantErr: "set both or neither"},
 		{name: "unknown phase", file: "llm:\n  phases:\n    planing:\n      model: x\n", wantErr: "llm.phases.planing: unknown phase"},
+		{name: "webhook", env: map[string]string{"PLANMODE_NOTIFY_WEBHOOKURL": "https://hooks.example/plan", "PLANMODE_NOTIFY_WEBHOOKSECRET": "s"},
+			check: func(t *testing.T, c Config) {
+				assert.Equal(t, Notify{WebhookURL: "https://hooks.example/plan", WebhookSecret: "s"}, c.Notify)
+			}},
+		{name: "bad webhook", env: map[string]string{"PLANMODE_NOTIFY_WEBHOOKURL": "hooks"}, wantErr: `notify.webhookURL "hooks"`},
 		{name: "bad base URL", env: map[string]string{"PLANMODE_LLM_BASEURL": "localhost:8080"}, wantErr: "is not an http(s) URL"},
 		{name: "bad prices", file: "llm:\n  prices:\n    m:\n      inptu: 1\n", wantErr: "llm.prices"},
 		{name: "unparsable file", file: "temporal: [", wantErr: "planmode.yaml"},

@@ -45,6 +45,8 @@ const (
 	KeyMaxOutputBytes  = "tools.maxOutputBytes"
 	KeyMaxActivities   = "worker.maxConcurrentActivities"
 	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
+	KeyWebhookURL      = "notify.webhookURL"
+	KeyWebhookSecret   = "notify.webhookSecret"
 	KeyLogLevel        = "log.level"
 	KeyLogFormat       = "log.format"
 )
@@ -57,7 +59,7 @@ var envKeys = []string{
 	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
 	KeyLLMJSONSchema, KeyLLMOffline,
 	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
-	KeyMaxActivities, KeyMaxWorkflowTask, KeyLogLevel, KeyLogFormat,
+	KeyMaxActivities, KeyMaxWorkflowTask, KeyWebhookURL, KeyWebhookSecret, KeyLogLevel, KeyLogFormat,
 }
 
 // phaseKeys returns the llm.phases.<phase>.model and .temperature keys.

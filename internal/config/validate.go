@@ -39,6 +39,9 @@ func (c Config) Validate() error {
 	if c.Worker.MaxConcurrentActivities < 0 || c.Worker.MaxConcurrentWorkflowTasks < 0 {
 		add("worker limits must not be negative")
 	}
+	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
+		add("%s %q is not an http(s) URL", KeyWebhookURL, u)
+	}
 	if !slices.Contains(logLevels, c.Log.Level) {
 		add("%s %q: want one of %s", KeyLogLevel, c.Log.Level, strings.Join(logLevels, ", "))
 	}
@@ -54,11 +57,8 @@ func (c Config) Validate() error {
 // problems lists what is wrong with the LLM settings.
 func (l LLM) problems() []string {
 	var errs []string
-	if l.BaseURL != "" {
-		u, err := url.Parse(l.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Sprintf("%s %q is not an http(s) URL", KeyLLMBaseURL, l.BaseURL))
-		}
+	if l.BaseURL != "" && !isHTTPURL(l.BaseURL) {
+		errs = append(errs, fmt.Sprintf("%s %q is not an http(s) URL", KeyLLMBaseURL, l.BaseURL))
 	}
 	if !l.Offline && strings.TrimSpace(l.Model) == "" {
 		errs = append(errs, fmt.Sprintf("%s must be set when llm.offline is false", KeyLLMModel))
@@ -101,6 +101,12 @@ func (t Tools) problems() []string {
 		errs = append(errs, fmt.Sprintf("%s must be positive", KeyMaxOutputBytes))
 	}
 	return errs
+}
+
+// isHTTPURL reports whether s is an absolute http or https URL.
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // checkAddress accepts host:port with a port in 1..65535.
