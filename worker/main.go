@@ -25,11 +25,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		if !errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "planmode-worker:", err)
-		}
-		stop()
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil && !errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "planmode-worker:", err)
 		os.Exit(1)
 	}
 }

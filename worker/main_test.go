@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -190,4 +191,14 @@ func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
 	assert.Equal(t, time.Minute, tc.CommandTimeout)
 	assert.Equal(t, 1024, tc.MaxOutputBytes)
 	assert.True(t, tc.AllowTests, "the tools' default stays")
+}
+
+func TestRunHelpListsTheFlags(t *testing.T) {
+	cleanEnv(t)
+	var out syncBuffer
+	err := run(context.Background(), []string{"--help"}, &out)
+	require.ErrorIs(t, err, pflag.ErrHelp)
+	for _, flag := range []string{"--address", "--task-queue", "--offline", "--workspace-root", "--llm-base-url"} {
+		assert.Contains(t, out.String(), flag)
+	}
 }
