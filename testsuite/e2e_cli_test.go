@@ -95,7 +95,7 @@ func finishPlan(t *testing.T, pw *planWorker, id string) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		w := pw.cliWith(t, true, "watch", id)
+		w := pw.cliWith(t, true, "", "watch", id)
 		require.Equal(t, 0, w.code, w.errOut)
 		var st planState
 		pw.cliJSON(t, &st, "show", id)
@@ -174,6 +174,12 @@ func TestCLIAnswersRefinesAndCancels(t *testing.T) {
 	pw.cliJSON(t, &refined, "refine", id, "--feedback", "fewer steps")
 	assert.Equal(t, 2, refined.Revision)
 	assert.NotEmpty(t, refined.Options)
+
+	chosen := pw.cliWith(t, true, "2\n", "select", id)
+	require.Equal(t, 0, chosen.code, chosen.errOut)
+	assert.Contains(t, chosen.out, "=== Implementation Options ===")
+	assert.Contains(t, chosen.out, "Select an option (1-")
+	assert.Contains(t, chosen.out, "selected "+refined.Options[1].ID)
 
 	cancel := pw.cli(t, "cancel", id)
 	require.Equal(t, 0, cancel.code, cancel.errOut)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,17 +85,18 @@ type cliResult struct {
 // task queue, with no terminal and no PLANMODE_ variables.
 func (pw *planWorker) cli(t *testing.T, args ...string) cliResult {
 	t.Helper()
-	return pw.cliWith(t, false, args...)
+	return pw.cliWith(t, false, "", args...)
 }
 
-// cliWith is cli with or without a person at a (pretend) terminal.
-func (pw *planWorker) cliWith(t *testing.T, interactive bool, args ...string) cliResult {
+// cliWith is cli with or without a person at a (pretend) terminal who
+// types stdin.
+func (pw *planWorker) cliWith(t *testing.T, interactive bool, stdin string, args ...string) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	args = append(args, "--address", pw.srv.Address(), "--namespace", pw.srv.Namespace, "--task-queue", pw.queue)
-	code := cli.Run(ctx, args, bytes.NewReader(nil), &out, &errOut,
+	code := cli.Run(ctx, args, strings.NewReader(stdin), &out, &errOut,
 		cli.WithInteractive(interactive), cli.WithPollInterval(50*time.Millisecond))
 	return cliResult{code: code, out: out.String(), errOut: errOut.String()}
 }
