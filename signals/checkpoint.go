@@ -36,4 +36,7 @@ type Checkpoint struct {
 	PauseReason       string             `json:"pauseReason,omitempty"`
 	// BudgetWaived is set once a person resumed after a budget pause.
 	BudgetWaived bool `json:"budgetWaived,omitempty"`
+	// NotifySeq numbers the webhook events sent so far, so idempotency
+	// keys stay unique over the chain of runs.
+	NotifySeq int `json:"notifySeq,omitempty"`
 }

@@ -18,12 +18,14 @@ var a *activities.Activities
 
 // Activity timeouts and retries.
 const (
-	llmStartToClose   = 2 * time.Minute
-	toolStartToClose  = 10 * time.Minute
-	toolHeartbeat     = 30 * time.Second
-	activityAttempts  = 5
-	activityFirstWait = time.Second
-	activityMaxWait   = time.Minute
+	llmStartToClose    = 2 * time.Minute
+	llmHeartbeat       = 30 * time.Second
+	toolStartToClose   = 10 * time.Minute
+	toolHeartbeat      = 30 * time.Second
+	notifyStartToClose = 30 * time.Second
+	activityAttempts   = 5
+	activityFirstWait  = time.Second
+	activityMaxWait    = time.Minute
 )
 
 // retryPolicy is shared by every activity. Which errors are permanent is
@@ -36,10 +38,12 @@ var retryPolicy = &temporal.RetryPolicy{
 }
 
 // llmCtx returns ctx with the options of an LLM activity and a summary the
-// UI shows for it.
+// UI shows for it. LLM activities heartbeat while the model answers, so a
+// cancellation reaches them and a lost worker is noticed early.
 func llmCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: llmStartToClose,
+		HeartbeatTimeout:    llmHeartbeat,
 		RetryPolicy:         retryPolicy,
 		WaitForCancellation: true,
 		Summary:             summary,
@@ -97,6 +101,15 @@ func runTool(ctx workflow.Context, in activities.ToolInput, summary string) (act
 
 func snapshotWorkspace(ctx workflow.Context, in activities.SnapshotInput, summary string) (activities.SnapshotOutput, error) {
 	return call(toolCtx(ctx, summary), a.SnapshotWorkspace, in)
+}
+
+func notifyWebhook(ctx workflow.Context, in activities.NotifyInput, summary string) (activities.NotifyOutput, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: notifyStartToClose,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+	})
+	return call(ctx, a.Notify, in)
 }
 
 func restoreWorkspace(ctx workflow.Context, in activities.RestoreInput, summary string) (activities.RestoreOutput, error) {

@@ -85,6 +85,9 @@ func (r *run) awaitAnswers(ctx workflow.Context, questions []string) (map[string
 		r.clarify.deadline = &dl
 	}
 	r.publish(ctx)
+	r.notify(ctx, activities.EventAwaitingClarification, activities.NotifyData{
+		Message: fmt.Sprintf("%d question(s) to answer", len(questions)), Clarification: r.pending().Clarification,
+	})
 	defer func() {
 		r.clarify.waiting = false
 		r.publish(ctx)
@@ -152,8 +155,7 @@ func (r *run) answer(ctx workflow.Context, req signals.AnswerClarificationReques
 
 // answered ends a run that clarification answered outright.
 func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
-	r.setPhase(ctx, plan.PhaseCompleted)
-	return signals.Result{
+	res := signals.Result{
 		Status:  signals.StatusAnswered,
 		Summary: answer,
 		Usage:   r.usage,
@@ -161,4 +163,7 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 		CostUSD: r.usage.CostUSD,
 		Offline: r.offline,
 	}
+	r.setPhase(ctx, plan.PhaseCompleted)
+	r.close(ctx, res)
+	return res
 }

@@ -20,15 +20,15 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 
 // maybeContinueAsNew continues as new at a step boundary when the history
 // grew long, carrying the whole state in the request's Checkpoint. It
-// first lets running update and signal handlers finish and drains the
-// signal channels, so no input is lost. It returns nil when the run goes
+// first lets running update and signal handlers finish, drains the signal
+// channels and lets webhook deliveries end, so no input or event is lost. It returns nil when the run goes
 // on here, or the continue-as-new error.
 func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 	if !r.shouldContinueAsNew(ctx) {
 		return nil
 	}
 	err := workflow.Await(ctx, func() bool {
-		return workflow.AllHandlersFinished(ctx) && r.signalsRunning == 0 && r.channelsEmpty()
+		return workflow.AllHandlersFinished(ctx) && r.signalsRunning == 0 && r.channelsEmpty() && r.notifying == 0
 	})
 	if err != nil {
 		return err
@@ -72,6 +72,7 @@ func (r *run) checkpoint() signals.Checkpoint {
 		Paused:       r.exec.paused,
 		PauseReason:  r.exec.pauseReason,
 		BudgetWaived: r.exec.budgetWaived,
+		NotifySeq:    r.notifySeq,
 	}
 	for _, c := range r.exec.skips {
 		cp.SkipConfirmations = append(cp.SkipConfirmations, c.SkipConfirmation)
@@ -101,6 +102,7 @@ func (r *run) restore(cp signals.Checkpoint) {
 	r.exec.paused = cp.Paused
 	r.exec.pauseReason = cp.PauseReason
 	r.exec.budgetWaived = cp.BudgetWaived
+	r.notifySeq = cp.NotifySeq
 	for _, c := range cp.SkipConfirmations {
 		r.exec.skips = append(r.exec.skips, &confirmation{SkipConfirmation: c})
 	}

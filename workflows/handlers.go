@@ -38,6 +38,9 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
 		signals.Rollback.SetUpdateHandler(ctx, r.rollback, ignoreCtx(r.validateRollback)),
+		// Await-options is an update only: it exists to answer a caller
+		// that starts a run and waits for its options in one call.
+		signals.AwaitOptions.SetUpdateHandler(ctx, r.awaitOptions, ignoreCtx(r.validateAwaitOptions)),
 	)
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +45,7 @@ type fakes struct {
 	runTool   func(activities.ToolInput) (activities.ToolOutput, error)
 	snapshot  func(activities.SnapshotInput) (activities.SnapshotOutput, error)
 	restore   func(activities.RestoreInput) (activities.RestoreOutput, error)
+	notify    func(activities.NotifyInput) (activities.NotifyOutput, error)
 
 	clarifyIn   []activities.ClarifyInput
 	optionsIn   []activities.OptionsInput
@@ -51,6 +54,7 @@ type fakes struct {
 	reflectIn   []activities.ReflectInput
 	summarizeIn []activities.SummarizeInput
 	toolIn      []activities.ToolInput
+	notifyIn    []activities.NotifyInput
 }
 
 // newFakes returns fakes for a happy path: the goal is kept, two valid
@@ -89,7 +93,34 @@ func newFakes() *fakes {
 		restore: func(activities.RestoreInput) (activities.RestoreOutput, error) {
 			return activities.RestoreOutput{Restored: []string{"main.go"}, Removed: []string{"new.go"}}, nil
 		},
+		notify: func(activities.NotifyInput) (activities.NotifyOutput, error) {
+			return activities.NotifyOutput{Sent: true, StatusCode: 204}, nil
+		},
 	}
+}
+
+// notified returns the webhook inputs in the order the workflow sent
+// them (the order of their idempotency keys' sequence numbers): deliveries
+// run concurrently, so the order they ran in may differ.
+func (f *fakes) notified() []activities.NotifyInput {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := append([]activities.NotifyInput(nil), f.notifyIn...)
+	seq := func(in activities.NotifyInput) int {
+		n, _ := strconv.Atoi(in.IdempotencyKey[strings.LastIndex(in.IdempotencyKey, "/")+1:])
+		return n
+	}
+	sort.SliceStable(out, func(i, j int) bool { return seq(out[i]) < seq(out[j]) })
+	return out
+}
+
+// events lists the webhook events in the order the workflow sent them.
+func (f *fakes) events() []activities.NotifyEvent {
+	var out []activities.NotifyEvent
+	for _, in := range f.notified() {
+		out = append(out, in.Event)
+	}
+	return out
 }
 
 // record counts a call and appends its input under the lock.
@@ -218,7 +249,7 @@ func (h *harness) register() {
 	h.registerTools()
 }
 
-// registerTools wires the tool-side fakes.
+// registerTools wires the tool-side fakes and the webhook.
 func (h *harness) registerTools() {
 	f, env := h.f, h.env
 	env.OnActivity(a.RunTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
@@ -236,6 +267,10 @@ func (h *harness) registerTools() {
 		f.calls["RestoreWorkspace"]++
 		f.mu.Unlock()
 		return f.restore(in)
+	})
+	env.OnActivity(a.Notify, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
+		record(f, "Notify", &f.notifyIn, in)
+		return f.notify(in)
 	})
 }
 

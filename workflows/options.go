@@ -59,6 +59,9 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 	r.sel.dropped = dropped
 	r.sel.selectedID = ""
 	r.publish(ctx)
+	r.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
+		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, r.optionsView().RecommendedID),
+	})
 	return nil
 }
 

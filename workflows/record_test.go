@@ -82,6 +82,10 @@ func (scripted) SnapshotWorkspace(context.Context, activities.SnapshotInput) (ac
 	return activities.SnapshotOutput{SnapshotID: "snap-rec", Files: 1}, nil
 }
 
+func (scripted) Notify(context.Context, activities.NotifyInput) (activities.NotifyOutput, error) {
+	return activities.NotifyOutput{Sent: true, StatusCode: 204}, nil
+}
+
 func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (activities.RestoreOutput, error) {
 	return activities.RestoreOutput{Restored: []string{"a.go"}}, nil
 }

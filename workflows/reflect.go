@@ -25,6 +25,7 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 	in := activities.ReflectInput{
 		Goal:      r.goal,
 		Context:   plan.BuildStepContext(r.goal, r.plan, id),
+		Result:    s.Result,
 		Remaining: r.remaining(),
 		Mode:      string(r.req.Execution.Mode),
 		Prompts:   r.prompts,

@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -34,7 +35,14 @@ func (r *run) selectPhase(ctx workflow.Context) error {
 		r.sel.deadline = nil
 		r.publish(ctx)
 	}()
+	notified := 0
 	for r.sel.selectedID == "" {
+		if notified != r.sel.revision {
+			notified = r.sel.revision
+			r.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
+				Message: fmt.Sprintf("choose one of %d option(s)", len(r.sel.options)), Selection: r.pending().Selection,
+			})
+		}
 		timedOut, err := r.awaitSelection(ctx)
 		if err != nil {
 			return err
@@ -183,4 +191,27 @@ func (r *run) selectedOption() (plan.Option, bool) {
 		}
 	}
 	return plan.Option{}, false
+}
+
+// validateAwaitOptions refuses once the run has passed selection: there
+// are no options to wait for any more.
+func (r *run) validateAwaitOptions(signals.AwaitOptionsRequest) error {
+	if r.plan != nil || r.finishing() || (r.sel.selectedID != "" && !r.sel.waiting) {
+		return rejectf("the run has passed selection (phase %s)", r.phase)
+	}
+	return nil
+}
+
+// awaitOptions answers the options once they exist and no refine is
+// running. It fails when the run ends without options (a direct answer, no
+// valid option).
+func (r *run) awaitOptions(ctx workflow.Context, _ signals.AwaitOptionsRequest) (signals.OptionsView, error) {
+	ready := func() bool { return (r.sel.revision > 0 && !r.sel.refining) || r.finishing() }
+	if err := workflow.Await(ctx, ready); err != nil {
+		return signals.OptionsView{}, err
+	}
+	if r.sel.revision == 0 {
+		return signals.OptionsView{}, fmt.Errorf("the run ended without options (phase %s)", r.phase)
+	}
+	return r.optionsView(), nil
 }

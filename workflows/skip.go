@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -79,6 +80,10 @@ func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Refl
 		c.Deadline = &dl
 	}
 	r.exec.skips = append(r.exec.skips, c)
+	r.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
+		Message: fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
+		Skip:    &c.SkipConfirmation,
+	})
 	return c
 }
 

@@ -23,6 +23,9 @@ func (r *run) launch(ctx workflow.Context, id string) {
 			res = r.fallback(ctx, id, res)
 		}
 		r.endStep(ctx, id, res)
+		if s := r.plan.StepByID(id); s != nil && s.Status != plan.StepCancelled {
+			r.notifyStep(ctx, *s)
+		}
 		r.exec.running--
 		r.exec.stepsThisRun++
 		r.exec.finished = append(r.exec.finished, id)

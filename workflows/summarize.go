@@ -51,11 +51,17 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.Usage = r.usage
 	res.Tokens = r.usage.TotalTokens
 	res.CostUSD = r.usage.CostUSD
-	// Let a running update (a refine, a rollback) answer before the run
-	// closes; validators refuse new ones from here on.
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	r.setPhase(ctx, terminalPhase(status))
+	r.close(ctx, res)
 	return res, nil
+}
+
+// close reports the end of the run and lets running updates (a refine, a
+// rollback, await-options) answer and webhook deliveries finish before the
+// workflow returns; validators refuse new inputs from here on.
+func (r *run) close(ctx workflow.Context, res signals.Result) {
+	r.notifyEnd(ctx, res)
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notifying == 0 })
 }
 
 // settleCancelled waits for running steps to see the cancellation, then

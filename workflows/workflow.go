@@ -80,6 +80,10 @@ type run struct {
 	signalsRunning int
 	channels       []workflow.ReceiveChannel
 	published      published
+	// notifySeq numbers webhook events over the chain of runs; notifying
+	// counts deliveries in flight.
+	notifySeq int
+	notifying int
 }
 
 // clarifyState is a pending clarification.

@@ -1,0 +1,72 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// notify tells the webhook about event in its own coroutine, so a slow or
+// failing receiver never holds the run up; a delivery that fails after the
+// activity's retries is logged and dropped. The idempotency key is
+// deterministic and unique over the whole chain of runs, so every retry
+// sends the same key and a receiver can drop duplicates.
+func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
+	r.notifySeq++
+	data.Goal = r.goal
+	in := activities.NotifyInput{
+		Event:          event,
+		WorkflowID:     r.workflowID,
+		RunID:          workflow.GetInfo(ctx).WorkflowExecution.RunID,
+		Phase:          r.phase,
+		At:             workflow.Now(ctx),
+		Data:           data,
+		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.notifySeq),
+	}
+	r.notifying++
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer func() { r.notifying-- }()
+		if _, err := notifyWebhook(ctx, in, fmt.Sprintf("notify %s", event)); err != nil {
+			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", event, "error", err)
+		}
+	})
+}
+
+// notifyStep reports a finished step.
+func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
+	event := activities.EventStepCompleted
+	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(r.plan.Steps), s.Status, s.Title)
+	if s.Status != plan.StepCompleted {
+		event = activities.EventStepFailed
+		if s.Result != nil && s.Result.Error != "" {
+			msg += ": " + s.Result.Error
+		}
+	}
+	r.notify(ctx, event, activities.NotifyData{
+		Message: msg,
+		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
+		Percent: r.percent(),
+	})
+}
+
+// notifyEnd reports how the run ended.
+func (r *run) notifyEnd(ctx workflow.Context, res signals.Result) {
+	event := activities.EventCompleted
+	switch res.Status {
+	case signals.StatusFailed:
+		event = activities.EventFailed
+	case signals.StatusCancelled:
+		event = activities.EventCancelled
+	}
+	r.notify(ctx, event, activities.NotifyData{
+		Message: fmt.Sprintf("run %s", res.Status),
+		Status:  res.Status,
+		Summary: res.Summary,
+		Error:   res.Error,
+		Percent: r.percent(),
+	})
+}

@@ -1,0 +1,124 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+func TestWebhookEventsFollowTheRun(t *testing.T) {
+	h := newHarness(t)
+	skipS2(h, 0.5)
+	h.selectAt(time.Minute)
+	h.at(stepTime+90*time.Second, func() {
+		signal(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
+	})
+	res := h.run(manualReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, []activities.NotifyEvent{
+		activities.EventPlanCreated, activities.EventAwaitingSelection,
+		activities.EventStepCompleted, activities.EventAwaitingConfirmation,
+		activities.EventStepCompleted, activities.EventStepCompleted,
+		activities.EventCompleted,
+	}, h.f.events())
+
+	sent := h.f.notified()
+	sel := sent[1]
+	require.NotNil(t, sel.Data.Selection)
+	assert.Equal(t, []string{"r1-o1", "r1-o2"}, sel.Data.Selection.OptionIDs)
+	assert.Equal(t, "Add JWT authentication", sel.Data.Goal)
+	assert.Equal(t, "default-test-workflow-id/awaiting-selection/2", sel.IdempotencyKey)
+	skip := sent[3]
+	require.NotNil(t, skip.Data.Skip)
+	assert.Equal(t, "skip-1", skip.Data.Skip.RequestID)
+	step := sent[2]
+	require.NotNil(t, step.Data.Step)
+	assert.Equal(t, "s1", step.Data.Step.ID)
+	assert.Equal(t, 33, step.Data.Percent)
+	end := sent[6]
+	assert.Equal(t, signals.StatusCompleted, end.Data.Status)
+	assert.Equal(t, "summary: completed", end.Data.Summary)
+	keys := map[string]bool{}
+	for _, in := range sent {
+		assert.False(t, keys[in.IdempotencyKey], "key %s reused", in.IdempotencyKey)
+		keys[in.IdempotencyKey] = true
+	}
+}
+
+func TestWebhookReportsFailuresAndClarification(t *testing.T) {
+	h := newHarness(t)
+	askingFakes(h)
+	h.f.llmStep = func(in activities.StepInput) (plan.StepResult, error) {
+		return plan.StepResult{Error: "compile error"}, nil
+	}
+	req := autoReq()
+	req.Clarify = signals.ClarifyPolicy{AskQuestions: true, Timeout: plan.Duration(time.Minute)}
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusFailed, res.Status)
+	events := h.f.events()
+	assert.Equal(t, activities.EventAwaitingClarification, events[0])
+	assert.Contains(t, events, activities.EventStepFailed)
+	assert.Equal(t, activities.EventFailed, events[len(events)-1])
+}
+
+func TestFailingWebhookDoesNotHoldTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.f.notify = func(activities.NotifyInput) (activities.NotifyOutput, error) {
+		return activities.NotifyOutput{}, errors.New("receiver down")
+	}
+	res := h.run(autoReq())
+
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, []string{"s1", "s2", "s3"}, h.f.stepIDs())
+	assert.Equal(t, 5*activityAttempts, h.f.count("Notify"), "each of 5 events tried %d times", activityAttempts)
+}
+
+func TestAwaitOptionsAnswersOnceOptionsExist(t *testing.T) {
+	h := newHarness(t)
+	var early *outcome[signals.OptionsView]
+	h.register()
+	// Sent before the first workflow task, as Update-with-Start does.
+	h.at(0, func() {
+		early = sendUpdate[signals.OptionsView](h, signals.AwaitOptions.Name, signals.AwaitOptionsRequest{})
+	})
+	var late *outcome[signals.OptionsView]
+	h.selectAt(time.Minute)
+	h.at(90*time.Second, func() {
+		late = sendUpdate[signals.OptionsView](h, signals.AwaitOptions.Name, signals.AwaitOptionsRequest{})
+	})
+	h.env.ExecuteWorkflow(PlanMode, manualReq())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	got := requireAccepted(t, early)
+	assert.Equal(t, 1, got.Revision)
+	assert.Len(t, got.Options, 2)
+	assert.Equal(t, "r1-o1", got.RecommendedID)
+	requireRejected(t, late, "passed selection")
+}
+
+func TestAwaitOptionsFailsWhenRunEndsWithoutOptions(t *testing.T) {
+	h := newHarness(t)
+	h.f.clarify = func(activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		return activities.ClarifyOutput{DirectAnswer: "42"}, nil
+	}
+	var o *outcome[signals.OptionsView]
+	h.at(0, func() {
+		o = sendUpdate[signals.OptionsView](h, signals.AwaitOptions.Name, signals.AwaitOptionsRequest{})
+	})
+	res := h.run(autoReq())
+
+	assert.Equal(t, signals.StatusAnswered, res.Status)
+	require.True(t, o.done)
+	require.NoError(t, o.rejected)
+	require.Error(t, o.err)
+	assert.Contains(t, o.err.Error(), "ended without options")
+}
