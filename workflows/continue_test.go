@@ -114,3 +114,41 @@ func TestInvalidRequestFailsWorkflow(t *testing.T) {
 	assert.Contains(t, err.Error(), "goal is required")
 	assert.Contains(t, err.Error(), "optionCount must be 1..5")
 }
+
+func TestRestoredSkipConfirmationIsSettledFirst(t *testing.T) {
+	p := option("Carried", plan.ComplexityLow, 0.9, llmSteps(3)...).Plan
+	p.ID = "carried"
+	p.Status = plan.PlanRunning
+	p.Steps[0].Status = plan.StepCompleted
+	p.Steps[0].Result = &plan.StepResult{Success: true}
+	req := autoReq()
+	req.Checkpoint = &signals.Checkpoint{
+		Runs:  1,
+		Phase: plan.PhaseExecuting,
+		Goal:  req.Goal,
+		Plan:  &p,
+		SkipConfirmations: []signals.SkipConfirmation{
+			{RequestID: "skip-4", StepIDs: []string{"s2"}, Reason: "redundant", Confidence: 0.4},
+		},
+		SkipSeq:   4,
+		NotifySeq: 9,
+	}
+	h := newHarness(t)
+	var pending signals.Pending
+	var answer *outcome[signals.ConfirmSkipResponse]
+	h.at(time.Minute, func() {
+		pending = query(h, signals.PendingQuery)
+		answer = update(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-4", Approve: true})
+	})
+	res := h.run(req)
+
+	assert.Equal(t, signals.AwaitingConfirmation, pending.Awaiting)
+	require.Len(t, pending.SkipConfirmations, 1)
+	assert.True(t, requireAccepted(t, answer).Approved)
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, []string{"s3"}, h.f.stepIDs())
+	assert.Equal(t, plan.StepSkipped, res.Plan.StepByID("s2").Status)
+	sent := h.f.notified()
+	require.NotEmpty(t, sent)
+	assert.Equal(t, "default-test-workflow-id/step-completed/10", sent[0].IdempotencyKey, "event numbers go on from the checkpoint")
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -115,4 +116,36 @@ func TestTemplateAndLimitsArePassedThrough(t *testing.T) {
 	opts := query(h, signals.OptionsQuery)
 	require.NotEmpty(t, opts.Dropped)
 	assert.Contains(t, opts.Dropped[0].Issues[0], "TOO_MANY_STEPS")
+}
+
+func TestDuplicateOptionIDsAreReplaced(t *testing.T) {
+	h := newHarness(t)
+	h.f.options = func(activities.OptionsInput) (activities.OptionsOutput, error) {
+		a := option("A", plan.ComplexityLow, 0.9, llmSteps(1)...)
+		b := option("B", plan.ComplexityHigh, 0.5, llmSteps(1)...)
+		a.ID, b.ID = "same", "same"
+		return activities.OptionsOutput{Options: []plan.Option{a, b}}, nil
+	}
+	h.run(autoReq())
+
+	opts := query(h, signals.OptionsQuery)
+	require.Len(t, opts.Options, 2)
+	assert.ElementsMatch(t, []string{"same", "r1-o2"}, []string{opts.Options[0].ID, opts.Options[1].ID})
+}
+
+func TestFailedRetryOfInvalidOptionsIsNotFatal(t *testing.T) {
+	h := newHarness(t)
+	h.f.options = func(in activities.OptionsInput) (activities.OptionsOutput, error) {
+		if len(in.Invalid) > 0 {
+			return activities.OptionsOutput{}, temporal.NewNonRetryableApplicationError("model refused", "BadRequest", nil)
+		}
+		return activities.OptionsOutput{Options: []plan.Option{option("Good", plan.ComplexityLow, 0.9, llmSteps(1)...), brokenOption("Broken")}}, nil
+	}
+	res := h.run(autoReq())
+
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+	opts := query(h, signals.OptionsQuery)
+	assert.Len(t, opts.Options, 1)
+	require.Len(t, opts.Dropped, 1)
+	assert.Equal(t, "Broken", opts.Dropped[0].Title)
 }

@@ -1,11 +1,15 @@
 package workflows
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -43,4 +47,26 @@ func TestHappyPathAutoSelection(t *testing.T) {
 	require.Len(t, h.f.optionsIn, 1)
 	assert.Equal(t, signals.DefaultOptionCount, h.f.optionsIn[0].Count)
 	assert.Equal(t, 1, h.f.optionsIn[0].Revision)
+}
+
+func TestSummaryFallsBackWhenSummarizeFails(t *testing.T) {
+	h := newHarness(t)
+	h.f.summarize = func(activities.SummarizeInput) (activities.SummarizeOutput, error) {
+		return activities.SummarizeOutput{}, temporal.NewNonRetryableApplicationError("no model", "Config", nil)
+	}
+	res := h.run(autoReq())
+
+	assert.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, `Run completed: "Careful" — 3 of 3 steps completed, 0 failed, 0 skipped, 0 cancelled.`, res.Summary)
+	assert.Contains(t, query(h, signals.ProgressQuery).LastError, "no model")
+}
+
+func TestClipKeepsRunesWhole(t *testing.T) {
+	short := "é"
+	assert.Equal(t, short, clip(short))
+	long := strings.Repeat("é", maxRejectedPayload) // two bytes each
+	got := clip(long)
+	assert.True(t, utf8.ValidString(got))
+	assert.LessOrEqual(t, len(got), maxRejectedPayload+len("…"))
+	assert.True(t, strings.HasSuffix(got, "…"))
 }
