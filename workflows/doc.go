@@ -21,6 +21,24 @@
 // (validated before it is accepted; the caller gets the answer or the
 // reason it was refused). Rollback is an update only.
 //
+// # What it publishes
+//
+// The progress, plan, options and pending queries; the PlanPhase,
+// PlanAwaiting and PlanProgress search attributes, upserted only when a
+// value changes (a server must have them registered, or the upsert fails
+// the workflow task); current details as short markdown for the Web UI;
+// and webhook events through the Notify activity (plan created, waiting for
+// a selection, a clarification or a confirmation, each step's end, the
+// run's end), each in its own coroutine so a slow receiver never holds the
+// run up.
+//
+// # Long runs
+//
+// At a step boundary with no step running, a run whose history passed
+// defaultHistoryLimit events, or whose server suggests it, continues as new
+// with its whole state in StartRequest.Checkpoint, after letting running
+// handlers and webhook deliveries finish and draining the signal channels.
+//
 // # Choices made here
 //
 //   - Clarify errors do not fail a run: it proceeds with the original goal.
