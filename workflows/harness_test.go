@@ -1,0 +1,235 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	sdktest "go.temporal.io/sdk/testsuite"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// harness runs PlanMode in the SDK's test environment with the fakes.
+type harness struct {
+	t   *testing.T
+	env *sdktest.TestWorkflowEnvironment
+	f   *fakes
+	// stepDelay is how long llm steps and agent turns take on the
+	// workflow clock.
+	stepDelay time.Duration
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	var suite sdktest.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(20 * time.Second)
+	return &harness{t: t, env: env, f: newFakes(), stepDelay: stepTime}
+}
+
+// register wires the fakes into the environment's activity mocks.
+func (h *harness) register() {
+	f, env := h.f, h.env
+	env.OnActivity(a.Clarify, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		record(f, "Clarify", &f.clarifyIn, in)
+		return f.clarify(in)
+	})
+	env.OnActivity(a.GenerateOptions, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.OptionsInput) (activities.OptionsOutput, error) {
+		record(f, "GenerateOptions", &f.optionsIn, in)
+		return f.options(in)
+	})
+	env.OnActivity(a.ExecuteLLMStep, mock.Anything, mock.Anything).After(h.stepDelay).Return(func(_ context.Context, in activities.StepInput) (plan.StepResult, error) {
+		record(f, "ExecuteLLMStep", &f.stepIn, in)
+		return f.llmStep(in)
+	})
+	env.OnActivity(a.AgentTurn, mock.Anything, mock.Anything).After(h.stepDelay).Return(func(_ context.Context, in activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+		record(f, "AgentTurn", &f.agentIn, in)
+		return f.agentTurn(in)
+	})
+	env.OnActivity(a.Reflect, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ReflectInput) (plan.Reflection, error) {
+		record(f, "Reflect", &f.reflectIn, in)
+		return f.reflect(in)
+	})
+	env.OnActivity(a.Summarize, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SummarizeInput) (activities.SummarizeOutput, error) {
+		record(f, "Summarize", &f.summarizeIn, in)
+		return f.summarize(in)
+	})
+	h.registerTools()
+}
+
+// registerTools wires the tool-side fakes and the webhook.
+func (h *harness) registerTools() {
+	f, env := h.f, h.env
+	env.OnActivity(a.RunTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
+		record(f, "RunTool", &f.toolIn, in)
+		return f.runTool(in)
+	})
+	env.OnActivity(a.SnapshotWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SnapshotInput) (activities.SnapshotOutput, error) {
+		f.mu.Lock()
+		f.calls["SnapshotWorkspace"]++
+		f.mu.Unlock()
+		return f.snapshot(in)
+	})
+	env.OnActivity(a.RestoreWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.RestoreInput) (activities.RestoreOutput, error) {
+		f.mu.Lock()
+		f.calls["RestoreWorkspace"]++
+		f.mu.Unlock()
+		return f.restore(in)
+	})
+	env.OnActivity(a.Notify, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
+		record(f, "Notify", &f.notifyIn, in)
+		return f.notify(in)
+	})
+}
+
+// autoReq is a request that selects the recommended option at once.
+func autoReq() signals.StartRequest {
+	return signals.StartRequest{Goal: "Add JWT authentication", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}}
+}
+
+// manualReq is a request that waits for a selection.
+func manualReq() signals.StartRequest {
+	return signals.StartRequest{Goal: "Add JWT authentication"}
+}
+
+// run executes PlanMode with req and returns its Result; the workflow must
+// complete without error.
+func (h *harness) run(req signals.StartRequest) signals.Result {
+	h.t.Helper()
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, req)
+	require.True(h.t, h.env.IsWorkflowCompleted(), "workflow did not complete")
+	require.NoError(h.t, h.env.GetWorkflowError())
+	var res signals.Result
+	require.NoError(h.t, h.env.GetWorkflowResult(&res))
+	return res
+}
+
+// at schedules fn at workflow time d.
+func (h *harness) at(d time.Duration, fn func()) {
+	h.env.RegisterDelayedCallback(fn, d)
+}
+
+// query runs a typed query.
+func query[Resp any](h *harness, q signals.Query[Resp]) Resp {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(q.Name)
+	require.NoError(h.t, err)
+	var out Resp
+	require.NoError(h.t, v.Get(&out))
+	return out
+}
+
+// outcome is what an update came to.
+type outcome[Resp any] struct {
+	done     bool
+	rejected error
+	err      error
+	value    Resp
+}
+
+// update sends an update of h's name and captures its outcome; read it
+// once the workflow is done (or later in a callback).
+func update[Req, Resp any](hs *harness, h signals.Handler[Req, Resp], req Req) *outcome[Resp] {
+	return sendUpdate[Resp](hs, h.Name, req)
+}
+
+// rollbackUpdate sends the rollback update.
+func rollbackUpdate(hs *harness) *outcome[signals.RollbackResponse] {
+	return sendUpdate[signals.RollbackResponse](hs, signals.Rollback.Name, signals.RollbackRequest{})
+}
+
+func sendUpdate[Resp any](hs *harness, name string, req any) *outcome[Resp] {
+	out := &outcome[Resp]{}
+	hs.env.UpdateWorkflow(name, "", &sdktest.TestUpdateCallback{
+		OnReject: func(err error) { out.done, out.rejected = true, err },
+		OnComplete: func(v any, err error) {
+			out.done, out.err = true, err
+			if err == nil {
+				convert(hs.t, v, &out.value)
+			}
+		},
+	}, req)
+	return out
+}
+
+// convert copies v into out through JSON, whatever form the environment
+// hands the update's answer in.
+func convert(t *testing.T, v any, out any) {
+	t.Helper()
+	if ev, ok := v.(converter.EncodedValue); ok {
+		require.NoError(t, ev.Get(out))
+		return
+	}
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, out))
+}
+
+// signal sends a signal of h's name.
+func signal[Req, Resp any](hs *harness, h signals.Handler[Req, Resp], req any) {
+	hs.env.SignalWorkflow(h.Name, req)
+}
+
+// requireRejected asserts the update was refused with a message that holds
+// want.
+func requireRejected[Resp any](t *testing.T, o *outcome[Resp], want string) {
+	t.Helper()
+	require.True(t, o.done, "update got no answer")
+	require.Error(t, o.rejected, "update was not rejected")
+	require.Contains(t, o.rejected.Error(), want)
+}
+
+// requireAccepted asserts the update completed without error.
+func requireAccepted[Resp any](t *testing.T, o *outcome[Resp]) Resp {
+	t.Helper()
+	require.True(t, o.done, "update got no answer")
+	require.NoError(t, o.rejected)
+	require.NoError(t, o.err)
+	return o.value
+}
+
+// statuses maps step ids to their statuses.
+func statuses(p *plan.Plan) map[string]plan.StepStatus {
+	out := map[string]plan.StepStatus{}
+	for _, s := range p.Steps {
+		out[s.ID] = s.Status
+	}
+	return out
+}
+
+// rejectedNames lists the names of the pending query's rejected inputs.
+func rejectedNames(p signals.Pending) []string {
+	var out []string
+	for _, r := range p.Rejected {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// hasRejection reports whether a rejection of name mentions want.
+func hasRejection(p signals.Pending, name, want string) bool {
+	for _, r := range p.Rejected {
+		if r.Name == name && strings.Contains(r.Reason, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectAt selects the rank-1 option by signal at workflow time d.
+func (h *harness) selectAt(d time.Duration) {
+	h.at(d, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
+}
