@@ -1,0 +1,55 @@
+# planmode's production image: the worker (entrypoint) and the operator CLI
+# `planmode`, built statically and run as a non-root user.
+#
+#   docker build -t planmode .                       # slim: no toolchain
+#   docker build -t planmode:toolchain --target toolchain .   # plus go, make, git
+#   docker run --rm -e PLANMODE_TEMPORAL_ADDRESS=temporal.example:7233 planmode
+#   docker run --rm --entrypoint planmode planmode list --address temporal.example:7233
+
+ARG GO_VERSION=1.26
+
+FROM golang:${GO_VERSION}-bookworm AS build
+WORKDIR /src
+# Modules first, so that a source change does not download them again.
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode-worker ./worker \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode ./starter
+
+# slim runs plans whose commands need nothing beyond coreutils (ls, cat,
+# echo); ca-certificates is for TLS to an LLM provider and to Temporal Cloud.
+FROM debian:bookworm-slim AS slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 planmode \
+ && useradd --system --uid 10001 --gid planmode --home-dir /home/planmode --create-home --shell /usr/sbin/nologin planmode \
+ && mkdir -p /workspace \
+ && chown planmode:planmode /workspace
+COPY --from=build /out/planmode-worker /out/planmode /usr/local/bin/
+# The demo workspace, so that a fresh stack has something to plan on; mount
+# a volume or a folder at /workspace for real work.
+COPY --chown=planmode:planmode demo/workspace/ /workspace/
+USER planmode:planmode
+WORKDIR /workspace
+ENV PLANMODE_WORKSPACE_ROOT=/workspace \
+    PLANMODE_LOG_FORMAT=json
+ENTRYPOINT ["planmode-worker"]
+
+# toolchain adds what the default tools.allowCommands name (go, make, git),
+# so that plans can build and test Go code.
+FROM slim AS toolchain
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends make git \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH \
+    GOTOOLCHAIN=local \
+    GOCACHE=/home/planmode/.cache/go-build \
+    GOPATH=/home/planmode/go
+USER planmode:planmode
+
+# The default target is the slim image.
+FROM slim
