@@ -29,7 +29,7 @@ dev-server: install-temporal
 	$(GO) run ./scripts/devserver -address $(TEMPORAL_ADDRESS) -ui-port $(TEMPORAL_UI_PORT) -db $(TEMPORAL_DB)
 
 # demo runs a plan end to end with the offline model: a dev server, the
-# worker on a copy of demo/workspace, and the CLI. DEMO_FLAGS=-keep leaves
-# them running to browse the Web UI.
+# worker on a copy of demo/workspace, and the CLI. From a terminal it keeps
+# them running for the Web UI until Ctrl-C; DEMO_FLAGS=-keep=false ends at once.
 demo: install-temporal
 	$(GO) run ./scripts/demo $(DEMO_FLAGS)

@@ -16,11 +16,15 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/planmode/planmode/testsuite"
 )
 
 func main() {
-	keep := flag.Bool("keep", false, "keep the server and worker running after the demo, until Ctrl-C, to browse the Web UI")
+	// A person at a terminal gets time to browse the Web UI; a script gets
+	// its exit.
+	keep := flag.Bool("keep", term.IsTerminal(int(os.Stdin.Fd())), "keep the server and worker running after the demo, until Ctrl-C, to browse the Web UI (default when run from a terminal)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -46,13 +50,16 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		return err
 	}
 
+	// The server keeps its state beside the demo's files, so a run can be
+	// looked at again with `make dev-server` after the demo ends.
+	db := filepath.Join(cache, "temporal.db")
 	fmt.Fprintln(out, "Starting a Temporal dev server…")
-	srv, err := testsuite.Start(ctx, testsuite.Options{})
+	srv, err := testsuite.Start(ctx, testsuite.Options{DBFile: db})
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	fmt.Fprintf(out, "Temporal at %s, Web UI at %s\n", srv.Address(), srv.UIAddress())
+	fmt.Fprintf(out, "Temporal at %s (state in %s), Web UI at %s\n", srv.Address(), db, srv.UIAddress())
 
 	w, err := startWorker(ctx, root, cache, srv.Address(), workspace)
 	if err != nil {
@@ -65,9 +72,11 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	if err := scenario(ctx, out, env, workspace); err != nil {
 		return err
 	}
+	link := fmt.Sprintf("%s/namespaces/%s/workflows/%s", srv.UIAddress(), srv.Namespace, demoPlanID)
 	fmt.Fprintf(out, "\nThe workspace the plan worked on: %s\n", workspace)
+	fmt.Fprintf(out, "The plan in the Web UI: %s\n", link)
 	if keep {
-		fmt.Fprintf(out, "Browse the run at %s; press Ctrl-C to stop.\n", srv.UIAddress())
+		fmt.Fprintln(out, "The server and worker keep running; press Ctrl-C to stop them.")
 		<-ctx.Done()
 	}
 	return nil

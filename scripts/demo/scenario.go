@@ -11,6 +11,9 @@ import (
 	"github.com/planmode/planmode/starter/cli"
 )
 
+// demoPlanID is the workflow id of the demo's plan.
+const demoPlanID = "plan-demo"
+
 // scenario drives one plan through the CLI as an operator would.
 func scenario(ctx context.Context, out io.Writer, env []string, workspace string) error {
 	for _, kv := range env {
@@ -19,7 +22,7 @@ func scenario(ctx context.Context, out io.Writer, env []string, workspace string
 			return fmt.Errorf("set %s: %w", k, err)
 		}
 	}
-	id := "plan-demo"
+	id := demoPlanID
 	steps := [][]string{
 		{"start", "Add a percentage discount to the cart total", "--requirement", "keep the tests green",
 			"--workspace", workspace, "--id", id},
