@@ -134,6 +134,8 @@ func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 		// Reasoning models take max_completion_tokens and no temperature.
 		creq.MaxCompletionTokens = req.MaxTokens
 	} else {
+		// Ollama, vLLM and llama.cpp know only max_tokens.
+		//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers accept.
 		creq.MaxTokens = req.MaxTokens
 		if temp != nil {
 			// go-openai omits a zero temperature; the smallest float32 is

@@ -112,7 +112,8 @@ func cloneParams(in map[string]any) map[string]any {
 		return nil
 	}
 	out := make(map[string]any, len(in))
-	for k, v := range in {
+	// Copying a map gives the same map whatever the iteration order.
+	for k, v := range in { //workflowcheck:ignore
 		out[k] = cloneValue(v)
 	}
 	return out

@@ -107,8 +107,8 @@ func summarizeOlder(older []Step) string {
 	}
 	var b strings.Builder
 	t := (&Plan{Steps: older}).Totals()
-	fmt.Fprintf(&b, "%d earlier steps: %d completed, %d failed, %d skipped, %d cancelled, %d not done.",
-		t.Total, t.Completed, t.Failed, t.Skipped, t.Cancelled, t.Pending+t.Running)
+	b.WriteString(fmt.Sprintf("%d earlier steps: %d completed, %d failed, %d skipped, %d cancelled, %d not done.",
+		t.Total, t.Completed, t.Failed, t.Skipped, t.Cancelled, t.Pending+t.Running))
 	var failed []string
 	for _, s := range older {
 		if s.Status == StepFailed && len(failed) < contextSummaryFailed {
@@ -116,11 +116,11 @@ func summarizeOlder(older []Step) string {
 		}
 	}
 	if len(failed) > 0 {
-		fmt.Fprintf(&b, " Failed: %s.", strings.Join(failed, ", "))
+		b.WriteString(fmt.Sprintf(" Failed: %s.", strings.Join(failed, ", ")))
 	}
 	recent := older[max(0, len(older)-contextSummaryRecent):]
 	for _, s := range recent {
-		fmt.Fprintf(&b, " [%s %s, %s] %s", Truncate(s.ID, 40), Truncate(s.Title, 60), s.Status, Digest(s, contextSummaryDigest))
+		b.WriteString(fmt.Sprintf(" [%s %s, %s] %s", Truncate(s.ID, 40), Truncate(s.Title, 60), s.Status, Digest(s, contextSummaryDigest)))
 	}
 	return Truncate(b.String(), ContextSummaryChars)
 }
