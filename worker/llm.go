@@ -27,16 +27,16 @@ type model struct {
 	close   func()
 }
 
-// startModel starts the offline model on loopback when l.Offline, and
-// otherwise checks that the provider answers GET /models with the key. It
+// startModel starts the offline model on loopback when l.Offline, each
+// reply delayed by l.OfflineLatency, and otherwise checks that the provider answers GET /models with the key. It
 // returns an error when the provider cannot be reached or refuses the key.
 func startModel(ctx context.Context, l config.LLM, logger *slog.Logger) (model, error) {
 	cfg := llmConfig(l)
 	if l.Offline {
-		srv := fakellm.New()
+		srv := fakellm.New(fakellm.WithLatency(l.OfflineLatency))
 		cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "", fakellm.DefaultModel
 		cfg.Phases = nil
-		logger.Info("offline model at " + srv.URL())
+		logger.Info("offline model at "+srv.URL(), "latency", l.OfflineLatency)
 		return model{cfg: cfg, offline: true, close: srv.Close}, nil
 	}
 	if cfg.BaseURL == "" {

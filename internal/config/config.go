@@ -24,6 +24,7 @@
 //	llm.phases.<phase>.model, llm.phases.<phase>.temperature
 //	llm.jsonSchema              false
 //	llm.offline                 true when neither baseURL nor apiKey is set
+//	llm.offlineLatency          0 (each offline reply waits this long; slows demos down to watch)
 //	llm.prices.<model>.input, .output   USD per million tokens
 //	workspace.root              the current folder
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
@@ -97,6 +98,11 @@ type LLM struct {
 	// Offline makes the worker start the offline model on loopback instead
 	// of calling a provider.
 	Offline bool `mapstructure:"offline"`
+	// OfflineLatency makes the offline model wait this long before every
+	// reply, so that a demo (or an operator watching a run) can follow a
+	// plan step by step instead of seeing it end at once. Zero answers at
+	// once.
+	OfflineLatency time.Duration `mapstructure:"offlineLatency"`
 	// Prices are keyed by model name; they are read apart from the rest
 	// because model names may hold dots, which viper splits keys on.
 	Prices map[string]Price `mapstructure:"-"`

@@ -54,6 +54,7 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, DefaultTemperature, c.LLM.Temperature)
 			assert.Equal(t, 2*time.Minute, c.LLM.RequestTimeout)
 			assert.True(t, c.LLM.Offline, "no base URL and no key: offline")
+			assert.Zero(t, c.LLM.OfflineLatency, "the offline model answers at once")
 			assert.Equal(t, DefaultAllowCommands(), c.Tools.AllowCommands)
 			assert.Equal(t, DefaultMaxOutputBytes, c.Tools.MaxOutputBytes)
 			wd, _ := os.Getwd()
@@ -107,6 +108,12 @@ func TestLoad(t *testing.T) {
 				assert.Equal(t, "debug", c.Log.Level)
 				assert.True(t, c.LLM.Offline, "--offline wins over the base URL")
 			}},
+		{name: "offline latency", env: map[string]string{"PLANMODE_LLM_OFFLINELATENCY": "150ms"},
+			check: func(t *testing.T, c Config) {
+				assert.True(t, c.LLM.Offline)
+				assert.Equal(t, 150*time.Millisecond, c.LLM.OfflineLatency)
+			}},
+		{name: "negative offline latency", file: "llm:\n  offlineLatency: -1s\n", wantErr: "llm.offlineLatency must not be negative"},
 		{name: "explicit offline false without provider", env: map[string]string{"PLANMODE_LLM_OFFLINE": "false"},
 			check: func(t *testing.T, c Config) { assert.False(t, c.LLM.Offline) }},
 		{name: "config flag names the file", args: []string{"--config", "other.yaml"},

@@ -38,6 +38,7 @@ const (
 	KeyLLMTimeout      = "llm.requestTimeout"
 	KeyLLMJSONSchema   = "llm.jsonSchema"
 	KeyLLMOffline      = "llm.offline"
+	KeyOfflineLatency  = "llm.offlineLatency"
 	KeyLLMPrices       = "llm.prices"
 	KeyWorkspaceRoot   = "workspace.root"
 	KeyAllowCommands   = "tools.allowCommands"
@@ -57,7 +58,7 @@ var envKeys = []string{
 	KeyAddress, KeyNamespace, KeyTaskQueue, KeyTemporalAPIKey,
 	KeyTLSCertFile, KeyTLSKeyFile, KeyTLSCAFile, KeyTLSServerName,
 	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
-	KeyLLMJSONSchema, KeyLLMOffline,
+	KeyLLMJSONSchema, KeyLLMOffline, KeyOfflineLatency,
 	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
 	KeyMaxActivities, KeyMaxWorkflowTask, KeyWebhookURL, KeyWebhookSecret, KeyLogLevel, KeyLogFormat,
 }

@@ -69,6 +69,9 @@ func (l LLM) problems() []string {
 	if l.RequestTimeout <= 0 {
 		errs = append(errs, fmt.Sprintf("%s must be positive", KeyLLMTimeout))
 	}
+	if l.OfflineLatency < 0 {
+		errs = append(errs, fmt.Sprintf("%s must not be negative", KeyOfflineLatency))
+	}
 	for _, name := range sortedKeys(l.Phases) {
 		if !slices.Contains(Phases, name) {
 			errs = append(errs, fmt.Sprintf("llm.phases.%s: unknown phase; want one of %s", name, strings.Join(Phases, ", ")))
