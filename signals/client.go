@@ -82,8 +82,10 @@ func (c *Client) Start(ctx context.Context, id string, req StartRequest) (client
 // [AwaitOptions] update reaches the run in its first workflow task, so no
 // option is missed and nothing is polled. When a run with id is already
 // open it waits on that one instead, so a caller may retry safely. It
-// returns an error when id is empty, req is invalid, the run passed
-// selection already (auto selection), or ctx ends first.
+// returns an error when id is empty, req is invalid, the open run with id
+// has passed selection already, or ctx ends first. A new run always
+// answers, even with auto selection: the update is accepted before the run
+// selects.
 func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartRequest) (OptionsView, error) {
 	var out OptionsView
 	if id == "" {
