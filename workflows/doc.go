@@ -26,8 +26,9 @@
 // The progress, plan, options and pending queries; the PlanPhase,
 // PlanAwaiting and PlanProgress search attributes, upserted only when a
 // value changes (a server must have them registered, or the upsert fails
-// the workflow task); current details as short markdown for the Web UI;
-// and webhook events through the Notify activity (plan created, waiting for
+// the workflow task); current details for the Web UI, a few KiB of
+// markdown with the options or the steps, what the run waits for and the
+// exact commands that answer it; and webhook events through the Notify activity (plan created, waiting for
 // a selection, a clarification or a confirmation, each step's end, the
 // run's end), each in its own coroutine so a slow receiver never holds the
 // run up.

@@ -1,9 +1,6 @@
 package workflows
 
 import (
-	"fmt"
-	"strings"
-
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -89,43 +86,6 @@ func (r *run) publish(ctx workflow.Context) {
 		r.published = now
 	}
 	workflow.SetCurrentDetails(ctx, r.details())
-}
-
-// details is a short markdown account of the run for the UI. It formats
-// with Sprintf rather than Fprintf, which workflowcheck takes for I/O.
-func (r *run) details() string {
-	var b strings.Builder
-	b.WriteString(fmt.Sprintf("**%s** · %s", r.phase, r.goal))
-	if a := r.awaiting(); a != signals.AwaitingNone {
-		b.WriteString(fmt.Sprintf("\n\n⏳ waiting for **%s**", a))
-	}
-	if r.plan == nil {
-		if len(r.sel.options) > 0 {
-			b.WriteString(fmt.Sprintf("\n\n%d options (revision %d)", len(r.sel.options), r.sel.revision))
-		}
-		return b.String()
-	}
-	t := r.plan.Totals()
-	b.WriteString(fmt.Sprintf("\n\n%s — %d%% · %d/%d done", r.plan.Title, r.percent(), t.Completed+t.Skipped+t.Failed, t.Total))
-	for _, s := range r.plan.Steps {
-		b.WriteString(fmt.Sprintf("\n- %s %d. %s", statusMark(s.Status), s.Number, s.Title))
-	}
-	return b.String()
-}
-
-// statusMark is a step status as a checkbox-like mark.
-func statusMark(s plan.StepStatus) string {
-	switch s {
-	case plan.StepCompleted:
-		return "[x]"
-	case plan.StepRunning, plan.StepRetrying:
-		return "[>]"
-	case plan.StepFailed:
-		return "[!]"
-	case plan.StepSkipped, plan.StepCancelled:
-		return "[-]"
-	}
-	return "[ ]"
 }
 
 // progress answers the progress query.

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -88,21 +87,4 @@ func TestAwaitingShowsConfirmationAndResume(t *testing.T) {
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	assert.Equal(t, []string{"none", "confirmation", "resume", "none"}, log.awaiting)
-}
-
-func TestCurrentDetailsDescribeTheRun(t *testing.T) {
-	r := &run{phase: plan.PhaseExecuting, goal: "Ship it", plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
-		{ID: "s1", Number: 1, Title: "First", Status: plan.StepCompleted},
-		{ID: "s2", Number: 2, Title: "Second", Status: plan.StepRunning},
-		{ID: "s3", Number: 3, Title: "Third", Status: plan.StepPending},
-	}}}
-	r.exec.paused = true
-	got := r.details()
-
-	assert.Contains(t, got, "**executing** · Ship it")
-	assert.Contains(t, got, "waiting for **resume**")
-	assert.Contains(t, got, "Plan A — 33% · 1/3 done")
-	assert.Contains(t, got, "- [x] 1. First")
-	assert.Contains(t, got, "- [>] 2. Second")
-	assert.Contains(t, got, "- [ ] 3. Third")
 }

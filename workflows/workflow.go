@@ -59,6 +59,7 @@ type run struct {
 	prompts    activities.Prompts
 	phase      plan.Phase
 	startedAt  time.Time
+	namespace  string
 	// runs counts earlier runs of this execution chain (continue-as-new).
 	runs int
 
@@ -149,6 +150,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		req:        req,
 		opts:       o,
 		workflowID: info.WorkflowExecution.ID,
+		namespace:  info.Namespace,
 		goal:       req.Goal,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
 		startedAt:  workflow.Now(ctx),

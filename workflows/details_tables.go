@@ -1,0 +1,190 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// detailsOptions writes the options' comparison table and, while a
+// selection is awaited, the commands that select or refine.
+func (r *run) detailsOptions(p *page) {
+	p.section(fmt.Sprintf("Options (revision %d)", r.sel.revision))
+	cmp := r.sel.comparison
+	if len(cmp.Rows) != len(r.sel.options) {
+		cmp = plan.Compare(r.sel.options)
+	}
+	p.WriteString("| Rank | Option | Score | Complexity | Duration | Confidence | Risk | Steps | |\n")
+	p.WriteString("|--:|---|--:|---|--:|--:|---|--:|---|\n")
+	for i, o := range r.sel.options {
+		if i == maxOptionRows {
+			p.f("\n… and %d more (see the options query)\n", len(r.sel.options)-i)
+			break
+		}
+		row := cmp.Rows[i]
+		var marks []string
+		if o.Recommended {
+			marks = append(marks, "★ recommended")
+		}
+		if o.ID == r.sel.selectedID {
+			marks = append(marks, "✔ selected")
+		}
+		p.f("| %d | %s `%s` | %s | %s | %s | %s | %s | %d | %s |\n", o.Rank, inline(o.Title, titleWidth), inline(o.ID, titleWidth),
+			cell(row, plan.CompareScore), cell(row, plan.CompareComplexity), orDash(shortDuration(o.Plan.Estimates.Duration.D())),
+			cell(row, plan.CompareConfidence), cell(row, plan.CompareRiskLevel), len(o.Plan.Steps), strings.Join(marks, ", "))
+	}
+	if cmp.Summary != "" {
+		p.f("\n%s", inline(cmp.Summary, textWidth))
+	}
+	if n := len(r.sel.dropped); n > 0 {
+		p.f("\n\n%d option(s) dropped as invalid (see the options query).", n)
+	}
+	if r.sel.waiting && !r.sel.refining {
+		r.selectCommands(p)
+	}
+}
+
+// cell is the value of a comparison row's criterion, or a dash.
+func cell(row plan.ComparisonRow, criterion string) string {
+	for _, c := range row.Cells {
+		if c.Criterion == criterion {
+			return orDash(inline(c.Value, titleWidth))
+		}
+	}
+	return orDash("")
+}
+
+// selectCommands writes the commands that select an option or refine the
+// options.
+func (r *run) selectCommands(p *page) {
+	id := shellQuote(r.workflowID)
+	p.f("\n\n**Select** an option by rank (1 = recommended) or by id, e.g. `{%s:%s}`; add `\"feedback\"` to say why:",
+		jsonString("optionId"), jsonString(r.sel.options[0].ID))
+	p.commands(
+		"Temporal CLI", r.updateCommand(signals.SelectOption.Name, `{"rank":1}`),
+		"planmode CLI (without --rank it asks interactively)", fmt.Sprintf("planmode select %s --rank 1", id),
+	)
+	p.f("\n\nOr send the signal `%s` with `{\"rank\":1}` from this page. **Refine** asks for new options:", signals.SelectOption.Name)
+	p.commands(
+		"Temporal CLI", r.updateCommand(signals.RefinePlan.Name, `{"feedback":"what to change"}`),
+		"planmode CLI", fmt.Sprintf("planmode refine %s --feedback 'what to change'", id),
+	)
+}
+
+// detailsSteps writes the plan's progress and its steps table, a window
+// of at most maxStepRows steps around the first open one.
+func (r *run) detailsSteps(p *page) {
+	pl := r.plan
+	p.section("Plan: " + inline(pl.Title, textWidth))
+	t := pl.Totals()
+	p.f("**%d%%** · %d/%d done", r.percent(), t.Done(), t.Total)
+	counts := []struct {
+		n    int
+		what string
+	}{{t.Completed, "completed"}, {t.Skipped, "skipped"}, {t.Failed, "failed"}, {t.Cancelled, "cancelled"}, {t.Running, "running"}, {t.Pending, "pending"}}
+	var parts []string
+	for _, c := range counts {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) > 0 {
+		p.f(" (%s)", strings.Join(parts, ", "))
+	}
+	if rem := pl.EstimatedRemaining(); rem > 0 && t.Done() < t.Total {
+		p.f(" · about %s left", rem)
+	}
+	if len(pl.Steps) == 0 {
+		return
+	}
+	from, to := stepWindow(pl.Steps)
+	p.WriteString("\n\n| # | Status | Step | Action | Tries | Time | Result |\n|--:|---|---|---|--:|--:|---|\n")
+	if from > 0 {
+		p.f("| | | *… %d earlier step(s)* | | | | |\n", from)
+	}
+	for _, s := range pl.Steps[from:to] {
+		tries, took := "", ""
+		if s.Result != nil {
+			if s.Result.Attempts > 0 {
+				tries = fmt.Sprintf("%d", s.Result.Attempts)
+			}
+			took = shortDuration(s.Result.Duration.D())
+		}
+		p.f("| %d | %s %s | %s | %s | %s | %s | %s |\n", s.Number, statusMark(s.Status), s.Status, inline(s.Title, titleWidth),
+			s.Action, orDash(tries), orDash(took), orDash(digest(s)))
+	}
+	if rest := len(pl.Steps) - to; rest > 0 {
+		p.f("| | | *… %d later step(s)* | | | | |\n", rest)
+	}
+}
+
+// stepWindow picks the steps the table shows: all of them when they fit,
+// otherwise maxStepRows steps starting a few before the first open one.
+func stepWindow(steps []plan.Step) (int, int) {
+	if len(steps) <= maxStepRows {
+		return 0, len(steps)
+	}
+	first := len(steps)
+	for i, s := range steps {
+		if !s.Status.Done() {
+			first = i
+			break
+		}
+	}
+	from := max(0, first-stepRowsBefore)
+	to := min(len(steps), from+maxStepRows)
+	return max(0, to-maxStepRows), to
+}
+
+// digest is a step's outcome in a few words: its error, a note on its
+// skip or cancellation, or the first line of its output.
+func digest(s plan.Step) string {
+	res := s.Result
+	var text string
+	switch {
+	case res != nil && res.Error != "":
+		text = "error: " + res.Error
+	case s.Note != "":
+		text = s.Note
+	case res != nil:
+		text, _, _ = strings.Cut(strings.TrimSpace(res.Output), "\n")
+	}
+	if res != nil && res.FallbackUsed != "" {
+		text = fmt.Sprintf("via fallback %s: %s", res.FallbackUsed, text)
+	}
+	if res != nil && res.IterationLimitReached {
+		text = "iteration limit reached: " + text
+	}
+	return inline(text, digestWidth)
+}
+
+// detailsSkips writes the skips waiting for a person and how to answer
+// them.
+func (r *run) detailsSkips(p *page) {
+	p.section("Skips waiting for confirmation")
+	p.WriteString("| Request | Steps | Confidence | Reason | Deadline |\n|---|---|--:|---|---|\n")
+	for i, c := range r.exec.skips {
+		if i == maxSkipRows {
+			p.f("\n… and %d more (see the pending query)\n", len(r.exec.skips)-i)
+			break
+		}
+		deadline := "none: waits for an answer"
+		if c.Deadline != nil {
+			outcome := "deny"
+			if c.DefaultApprove {
+				outcome = "approve"
+			}
+			deadline = fmt.Sprintf("%s, then %s", stamp(*c.Deadline), outcome)
+		}
+		p.f("| `%s` | %s | %.0f%% | %s | %s |\n", inline(c.RequestID, titleWidth), orDash(inline(strings.Join(c.StepIDs, ", "), titleWidth)),
+			c.Confidence*100, inline(c.Reason, digestWidth), deadline)
+	}
+	first := r.exec.skips[0].RequestID
+	p.f("\nApprove (or deny with `\"approve\":false` / `--deny`) request `%s`:", inline(first, titleWidth))
+	p.commands(
+		"Temporal CLI", r.updateCommand(signals.ConfirmSkip.Name, fmt.Sprintf(`{"requestId":%s,"approve":true}`, jsonString(first))),
+		"planmode CLI", fmt.Sprintf("planmode confirm-skip %s %s --approve", shellQuote(r.workflowID), shellQuote(first)),
+	)
+}
