@@ -5,7 +5,11 @@ TEMPORAL_ADDRESS ?= 127.0.0.1:7233
 TEMPORAL_UI_PORT ?= 8233
 TEMPORAL_DB ?= .cache/temporal.db
 
-.PHONY: test vet build install-temporal dev-server demo
+# Linters, run at pinned versions through the module proxy.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+
+.PHONY: test vet lint deps build install-temporal dev-server demo
 
 # test runs every test. It is the command CI runs.
 test: vet
@@ -13,6 +17,19 @@ test: vet
 
 vet:
 	$(GO) vet ./...
+
+# lint checks formatting, staticcheck's findings and the workflow's
+# determinism (workflowcheck).
+lint:
+	@bad=$$(git ls-files '*.go' | xargs gofmt -l); if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(WORKFLOWCHECK) ./workflows/...
+
+# deps installs what the whole suite needs on a bare machine (root and
+# apt-get for chromium and docker-compose); tests that need a missing one
+# skip outside CI.
+deps:
+	./scripts/install-deps.sh
 
 # build writes bin/planmode (the CLI) and bin/planmode-worker.
 build:

@@ -113,7 +113,8 @@ func cloneParams(in map[string]any) map[string]any {
 	}
 	out := make(map[string]any, len(in))
 	// Copying a map gives the same map whatever the iteration order.
-	for k, v := range in { //workflowcheck:ignore
+	//workflowcheck:ignore
+	for k, v := range in {
 		out[k] = cloneValue(v)
 	}
 	return out

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# install-deps.sh installs what a bare machine lacks for the whole test
+# suite: the Temporal CLI (cached under .cache/bin), Debian's chromium for the
+# Web UI browser test and docker-compose to validate the compose file.
+# Without root or apt-get it says what is missing and leaves it: those tests
+# then skip outside CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-temporal.sh >/dev/null
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: missing ${missing[*]}; install them with your package manager" >&2
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
