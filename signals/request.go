@@ -2,6 +2,7 @@ package signals
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/planmode/planmode/plan"
@@ -87,6 +88,14 @@ type Budget struct {
 	OnExceed   BudgetAction `json:"onExceed,omitempty"`
 }
 
+// NotifyPolicy says where a plan's events go.
+type NotifyPolicy struct {
+	// WebhookURL receives the plan's events as signed JSON POSTs; empty uses
+	// the worker's configured URL, if any. The signing secret stays in the
+	// worker's configuration: it never travels in workflow history.
+	WebhookURL string `json:"webhookURL,omitempty"`
+}
+
 // StartRequest is the PlanMode workflow's input. Only Goal is required.
 type StartRequest struct {
 	Goal         string          `json:"goal"`
@@ -100,6 +109,7 @@ type StartRequest struct {
 	Execution    ExecutionPolicy `json:"execution"`
 	Clarify      ClarifyPolicy   `json:"clarify"`
 	Budget       Budget          `json:"budget"`
+	Notify       NotifyPolicy    `json:"notify"`
 	SystemPrompt string          `json:"systemPrompt,omitempty"`
 	// PhasePrompts are extra system prompts per phase name (clarifying,
 	// planning, executing, reflecting, summarizing).
@@ -198,6 +208,11 @@ func (r StartRequest) Validate() error {
 	}
 	if r.Budget.MaxTokens < 0 || r.Budget.MaxCostUSD < 0 {
 		errs = append(errs, "budget limits must not be negative")
+	}
+	if u := r.Notify.WebhookURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			errs = append(errs, "notify.webhookURL must be an http or https URL")
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid start request: %s", strings.Join(errs, "; "))

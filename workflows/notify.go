@@ -19,6 +19,7 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 	r.notifySeq++
 	data.Goal = r.goal
 	in := activities.NotifyInput{
+		URL:            r.req.Notify.WebhookURL,
 		Event:          event,
 		WorkflowID:     r.workflowID,
 		RunID:          workflow.GetInfo(ctx).WorkflowExecution.RunID,

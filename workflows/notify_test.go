@@ -53,6 +53,20 @@ func TestWebhookEventsFollowTheRun(t *testing.T) {
 	}
 }
 
+func TestWebhookURLOfThePlanReachesEveryEvent(t *testing.T) {
+	h := newHarness(t)
+	req := autoReq()
+	req.Notify.WebhookURL = "https://hooks.example.com/plan-7"
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	sent := h.f.notified()
+	require.NotEmpty(t, sent)
+	for _, in := range sent {
+		assert.Equal(t, "https://hooks.example.com/plan-7", in.URL, "event %s", in.Event)
+	}
+}
+
 func TestWebhookReportsFailuresAndClarification(t *testing.T) {
 	h := newHarness(t)
 	askingFakes(h)

@@ -36,6 +36,7 @@ type startFlags struct {
 	maxTokens      int
 	maxCost        float64
 	systemPrompt   string
+	webhook        string
 	id             string
 	watch          bool
 }
@@ -81,6 +82,7 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "token budget (default none)")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in USD (default none)")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "extra system prompt for every phase")
+	fl.StringVar(&f.webhook, "webhook", "", "URL that receives this plan's events (default the worker's notify.webhookURL)")
 	fl.StringVar(&f.id, "id", "", `workflow id (default "plan-" + a UUID)`)
 	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
 }
@@ -110,6 +112,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		},
 		Clarify:      signals.ClarifyPolicy{AskQuestions: f.askQuestions},
 		Budget:       signals.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost},
+		Notify:       signals.NotifyPolicy{WebhookURL: f.webhook},
 		SystemPrompt: f.systemPrompt,
 	}
 	switch req.Priority {

@@ -29,7 +29,8 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 		"--template", "bugfix", "--options", "4", "--select", "auto", "--select-timeout", "24h",
 		"--on-timeout", "cancel", "--mode", "efficient", "--skip-threshold", "0.6", "--confirm-timeout", "1h",
 		"--on-confirm-timeout", "approve", "--max-steps", "12", "--parallelism", "2", "--ask-questions",
-		"--max-tokens", "5000", "--max-cost", "1.5", "--system-prompt", "be brief", "--id", "plan-x", "--watch")
+		"--max-tokens", "5000", "--max-cost", "1.5", "--system-prompt", "be brief", "--webhook", "https://hooks.example.com/plan",
+		"--id", "plan-x", "--watch")
 	req, err := f.request("  Add JWT authentication ")
 	require.NoError(t, err)
 	assert.Equal(t, signals.StartRequest{
@@ -45,6 +46,7 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 			ConfirmTimeout: plan.Duration(time.Hour), OnConfirmTimeout: signals.OnTimeoutApprove, MaxSteps: 12, Parallelism: 2},
 		Clarify:      signals.ClarifyPolicy{AskQuestions: true},
 		Budget:       signals.Budget{MaxTokens: 5000, MaxCostUSD: 1.5},
+		Notify:       signals.NotifyPolicy{WebhookURL: "https://hooks.example.com/plan"},
 		SystemPrompt: "be brief",
 	}, req)
 	assert.Equal(t, "plan-x", f.id)
@@ -68,6 +70,7 @@ func TestStartFlagsRejectBadInput(t *testing.T) {
 		{name: "too many options", goal: "g", args: []string{"--options", "9"}, wantErr: "optionCount must be 1..5"},
 		{name: "bad selection", goal: "g", args: []string{"--select", "sometimes"}, wantErr: `selection.mode "sometimes"`},
 		{name: "bad mode", goal: "g", args: []string{"--mode", "fast"}, wantErr: `execution.mode "fast"`},
+		{name: "bad webhook", goal: "g", args: []string{"--webhook", "ftp://x"}, wantErr: "notify.webhookURL must be an http or https URL"},
 		{name: "bad threshold", goal: "g", args: []string{"--skip-threshold", "1.5"}, wantErr: "skipConfidenceThreshold"},
 		{name: "bad priority", goal: "g", args: []string{"--priority", "urgent"}, wantErr: `--priority "urgent"`},
 		{name: "negative timeout", goal: "g", args: []string{"--select-timeout", "-1m"}, wantErr: "must not be negative"},
