@@ -59,6 +59,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer c.Close()
+	// Plans may be started by any client, so the worker makes sure the
+	// namespace has the search attributes its workflows upsert.
+	if err := signals.EnsureSearchAttributes(ctx, c, cfg.Temporal.Namespace); err != nil {
+		logger.Warn("search attributes not registered; plans fail until an operator adds them", "error", err)
+	}
 
 	model, err := startModel(ctx, cfg.LLM, logger)
 	if err != nil {

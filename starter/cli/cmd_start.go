@@ -137,7 +137,7 @@ func (a *app) start(ctx context.Context, req signals.StartRequest, id string, wa
 	if err != nil {
 		return err
 	}
-	if err := ensureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
+	if err := signals.EnsureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
 	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue))

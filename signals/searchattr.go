@@ -1,4 +1,4 @@
-package cli
+package signals
 
 import (
 	"context"
@@ -10,24 +10,24 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/planmode/planmode/signals"
 )
 
-// searchAttributes are the keys the workflow keeps current.
-var searchAttributes = []temporal.SearchAttributeKey{signals.PhaseAttr, signals.AwaitingAttr, signals.ProgressAttr}
+// SearchAttributes are the keys the workflow keeps current.
+var SearchAttributes = []temporal.SearchAttributeKey{PhaseAttr, AwaitingAttr, ProgressAttr}
 
-// ensureSearchAttributes registers the plan search attributes the
-// namespace lacks, so that list and the Web UI can filter on them. A
-// concurrent registration ("already exists") is fine.
-func ensureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+// EnsureSearchAttributes registers the plan search attributes the
+// namespace lacks: the workflow's first upsert fails without them, and list
+// filters and the Web UI need them. A concurrent registration ("already
+// exists") is fine. It returns an error when the server refuses to list or
+// add them (a hosted namespace may need an operator to add them).
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
 	ops := c.OperatorService()
 	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {
 		return fmt.Errorf("list search attributes: %w", err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
-	for _, k := range searchAttributes {
+	for _, k := range SearchAttributes {
 		if _, ok := have.GetCustomAttributes()[k.GetName()]; !ok {
 			missing[k.GetName()] = k.GetValueType()
 		}

@@ -1,0 +1,42 @@
+package signals_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/testsuite"
+)
+
+func TestEnsureSearchAttributesRegistersWhatANamespaceLacks(t *testing.T) {
+	srv := testsuite.StartDevServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := "sa-" + testsuite.TaskQueue(t)
+	_, err := srv.Client.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace:                        ns,
+		WorkflowExecutionRetentionPeriod: durationpb.New(24 * time.Hour),
+	})
+	require.NoError(t, err)
+	list := func() map[string]enumspb.IndexedValueType {
+		res, err := srv.Client.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: ns})
+		require.NoError(t, err)
+		return res.GetCustomAttributes()
+	}
+	require.NotContains(t, list(), signals.PhaseAttr.GetName(), "a new namespace starts without them")
+
+	require.NoError(t, signals.EnsureSearchAttributes(ctx, srv.Client, ns))
+	got := list()
+	for _, k := range signals.SearchAttributes {
+		assert.Equal(t, k.GetValueType(), got[k.GetName()], k.GetName())
+	}
+	require.NoError(t, signals.EnsureSearchAttributes(ctx, srv.Client, ns), "a second call finds nothing to add")
+}
