@@ -61,7 +61,7 @@ func (r *run) detailsHeader(p *page) {
 	}
 	p.f("\n\n**Goal:** %s", inline(r.goal, textWidth))
 	if a := r.awaiting(); a != signals.AwaitingNone {
-		p.f("\n\n**⏳ Waiting for %s**%s", a, r.waitDeadline(a))
+		p.f("\n\n**Waiting for %s**%s", a, r.waitDeadline(a))
 	}
 	if r.sel.refining {
 		p.WriteString("\n\n*Refining the options from feedback…*")

@@ -65,7 +65,7 @@ func TestDetailsWhileAwaitingSelection(t *testing.T) {
 	for _, want := range []string{
 		"**Phase:** awaiting-selection · **Mode:** plan",
 		"**Goal:** Add JWT authentication",
-		"**⏳ Waiting for selection** until 2030-01-02 03:04:05 UTC, then recommended",
+		"**Waiting for selection** until 2030-01-02 03:04:05 UTC, then recommended",
 		"#### Options (revision 1)",
 		"| 1 | Careful `r1-o1` | ",
 		"| low | 45m0s | 90% | Low | 3 | ★ recommended |",
@@ -121,7 +121,7 @@ func TestDetailsWhileAwaitingClarification(t *testing.T) {
 	}
 	got := r.details()
 
-	assert.Contains(t, got, "**⏳ Waiting for clarification**")
+	assert.Contains(t, got, "**Waiting for clarification**")
 	assert.Contains(t, got, "#### Questions\n\n2. Keep \\| sessions?\n3. Refresh tokens?\n")
 	assert.NotContains(t, got, "1. Which provider?", "answered questions are not asked again")
 	assert.Contains(t, got, "temporal workflow update execute --workflow-id 'plan 7' --namespace team-a --name answer-clarification --input ")
@@ -145,7 +145,7 @@ func TestDetailsSkipConfirmations(t *testing.T) {
 	}
 	got := r.details()
 
-	assert.Contains(t, got, "**⏳ Waiting for confirmation**")
+	assert.Contains(t, got, "**Waiting for confirmation**")
 	assert.Contains(t, got, "| `skip-1` | s2 | 55% | already done | 2030-05-06 07:08:09 UTC, then approve |")
 	assert.Contains(t, got, "| `skip-2` | s2, s3 | 30% | not needed | none: waits for an answer |")
 	assert.Contains(t, got, "planmode confirm-skip plan-9 skip-1 --approve\n")
@@ -160,7 +160,7 @@ func TestDetailsPaused(t *testing.T) {
 	got := r.details()
 
 	assert.Contains(t, got, "**Phase:** executing · **Mode:** paused")
-	assert.Contains(t, got, "**⏳ Waiting for resume**")
+	assert.Contains(t, got, "**Waiting for resume**")
 	assert.Contains(t, got, "**Reason:** budget: 1200 tokens of 1000")
 	assert.Contains(t, got, "temporal workflow update execute --workflow-id plan-3 --name resume --input '{}'\n")
 	assert.Contains(t, got, "planmode resume plan-3\n")
@@ -181,7 +181,7 @@ func TestDetailsStepsTable(t *testing.T) {
 
 	for _, want := range []string{
 		"#### Plan: Plan A",
-		"**60%** · 3/5 done (1 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
+		"**60%** · 3 of 5 steps done (1 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
 		"| 1 | ✓ completed | First | llm | 1 | 1.2s | wrote main.go |\n",
 		"| 2 | ✗ failed | Second | tool | 3 | 2m0s | error: exit status 1 \\| boom |\n",
 		"| 3 | ↷ skipped | Third | agent | – | – | covered by s1 |\n",
@@ -343,19 +343,19 @@ func TestCurrentDetailsFollowTheRun(t *testing.T) {
 	res := h.run(manualReq())
 	require.Equal(t, signals.StatusCompleted, res.Status)
 
-	assert.Contains(t, waiting, "**⏳ Waiting for selection**")
+	assert.Contains(t, waiting, "**Waiting for selection**")
 	assert.Contains(t, waiting, "| 1 | Careful `r1-o1` |")
 	assert.Contains(t, waiting, "| 2 | Quick `r1-o2` |")
 	assert.Contains(t, waiting, "--workflow-id plan-details --namespace default-test-namespace --name select-option --input '{\"rank\":1}'")
 
 	assert.Contains(t, running, "**Phase:** executing · **Mode:** act")
-	assert.Contains(t, running, "**0%** · 0/3 done (1 running, 2 pending)")
+	assert.Contains(t, running, "**0%** · 0 of 3 steps done (1 running, 2 pending)")
 	assert.Contains(t, running, "| 1 | ▶ running | Step s1 | llm |")
 	assert.NotContains(t, running, "select-option", "no selection commands once a plan runs")
 
 	done := currentDetails(h)
 	assert.Contains(t, done, "**Phase:** completed")
-	assert.Contains(t, done, "**100%** · 3/3 done (3 completed)")
+	assert.Contains(t, done, "**100%** · 3 of 3 steps done (3 completed)")
 	assert.Contains(t, done, "| 3 | ✓ completed | Step s3 | llm | 1 | 1m0s | done s3 |")
 	assert.Contains(t, done, "**Usage:** ")
 }
