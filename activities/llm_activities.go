@@ -27,8 +27,8 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 	if err != nil {
 		return ClarifyOutput{}, fail(ErrConfig, err, "cannot build the clarify prompt")
 	}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseClarify, Messages: msgs}, clarifySchema,
-		checkClarify)
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
+		clarifySchema, checkClarify)
 	if err != nil {
 		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
 	}
@@ -57,8 +57,10 @@ func checkClarify(r *ClarifyReply) error {
 // GenerateOptions produces plan options, not yet scored: from a template
 // without any LLM call when in.Template names one (or is "auto" and the
 // goal's task type has one) and no feedback or earlier invalid options ask
-// for something a template cannot give; else from the LLM. Option ids are
-// "r<revision>-o<n>", plan ids the task id and the option id.
+// for something a template cannot give; else from the LLM, which may
+// first inspect the task's workspace (Task.Context.WorkspaceRoot) with
+// read-only tools. Option ids are "r<revision>-o<n>", plan ids the task id
+// and the option id.
 func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOutput, error) {
 	if out, ok, err := templateOptions(in, time.Now()); err != nil {
 		return out, err
@@ -74,7 +76,9 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		return OptionsOutput{}, fail(ErrConfig, err, "cannot build the plan prompt")
 	}
 	check := func(r *OptionsReply) error { return checkOptionsLimit(r, in.MaxSteps) }
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhasePlan, Messages: msgs}, optionsSchema, check)
+	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhasePlan, Messages: msgs}, ins, optionsSchema,
+		check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
 	}
@@ -180,7 +184,8 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
 }
 
 // Reflect decides what to do after a step, from the step's bounded
-// context, its result and the first of the steps not yet done.
+// context, its result and the first of the steps not yet done. The model
+// may first inspect in.Workspace with read-only tools.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
 	data := reflectData{Context: in.Context, Result: in.Result, Remaining: in.Remaining, Mode: in.Mode}
 	if data.Result == nil {
@@ -199,8 +204,9 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	if err != nil {
 		return plan.Reflection{}, fail(ErrConfig, err, "cannot build the reflect prompt")
 	}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseReflect, Messages: msgs}, reflectSchema,
-		checkReflect)
+	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
+	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseReflect, Messages: msgs}, ins,
+		reflectSchema, checkReflect)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
 	}

@@ -19,34 +19,37 @@ const repairPrompt = "Your reply was not valid: %s. Reply with valid JSON only."
 
 // completeStructured asks for a JSON reply (JSON mode, or JSON schema when
 // the provider supports it), decodes it into a T and checks it with check,
-// which may also normalize it. A reply that does not decode or check gets
-// one repair request carrying the error; a second failure is a
-// non-retryable MalformedLLMOutput error whose details hold the usage
-// spent. The usage of every call made is returned.
-func completeStructured[T any](ctx context.Context, a *Activities, req Request, schema *JSONSchema,
+// which may also normalize it. With a workspace in ins the model may first
+// inspect it through read-only tools (see inspect). A reply that does not
+// decode or check gets one repair request carrying the error, with no
+// tools; a second failure is a non-retryable MalformedLLMOutput error
+// whose details hold the usage spent. The usage of every call made is
+// returned.
+func completeStructured[T any](ctx context.Context, a *Activities, req Request, ins inspection, schema *JSONSchema,
 	check func(*T) error) (T, plan.Usage, error) {
 	req.Format = FormatJSON
 	req.Schema = schema
-	var usage plan.Usage
 	var zero T
-	for attempt := 0; attempt < 2; attempt++ {
-		resp, u, err := a.complete(ctx, req)
-		usage = usage.Add(u)
-		if err != nil {
-			return zero, usage, err
-		}
-		out, perr := decodeReply(resp.Content, check)
-		if perr == nil {
-			return out, usage, nil
-		}
-		if attempt == 1 {
-			return zero, usage, malformed(req.Phase, perr, usage)
-		}
-		req.Messages = append(append([]Message(nil), req.Messages...),
-			Message{Role: RoleAssistant, Content: resp.Content},
-			Message{Role: RoleUser, Content: fmt.Sprintf(repairPrompt, perr)})
+	resp, msgs, usage, err := a.inspect(ctx, req, ins)
+	if err != nil {
+		return zero, usage, err
 	}
-	return zero, usage, nil // unreachable: the loop returns
+	out, perr := decodeReply(resp.Content, check)
+	if perr == nil {
+		return out, usage, nil
+	}
+	req.Messages = append(append([]Message(nil), msgs...),
+		Message{Role: RoleAssistant, Content: resp.Content},
+		Message{Role: RoleUser, Content: fmt.Sprintf(repairPrompt, perr)})
+	resp, u, err := a.complete(ctx, req)
+	usage = usage.Add(u)
+	if err != nil {
+		return zero, usage, err
+	}
+	if out, perr = decodeReply(resp.Content, check); perr != nil {
+		return zero, usage, malformed(req.Phase, perr, usage)
+	}
+	return out, usage, nil
 }
 
 // decodeReply extracts the JSON object of a reply, decodes it into a T and

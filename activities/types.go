@@ -134,6 +134,9 @@ type ReflectInput struct {
 	Remaining []plan.StepDigest `json:"remaining,omitempty"`
 	Mode      string            `json:"mode"`
 	Prompts   Prompts           `json:"prompts"`
+	// Workspace is the plan's workspace, which reflection may inspect
+	// with read-only tools; empty offers none.
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // SummarizeInput asks for the final summary.

@@ -1,0 +1,172 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// Bounds of a workspace inspection while planning or reflecting.
+const (
+	// MaxInspectRounds bounds the rounds of read-only tool calls planning
+	// and reflection may make; the request after the last round offers no
+	// tools, so the model must answer.
+	MaxInspectRounds = 3
+	// maxInspectOutput bounds one tool result in the prompt.
+	maxInspectOutput = 8 << 10
+)
+
+// inspectNote tells the model, in the system message, that it may look
+// before it answers; %s names the tools, %d is MaxInspectRounds.
+const inspectNote = "Before you answer you may inspect the workspace with the read-only tools offered (%s); " +
+	"they change nothing. You have at most %d rounds of tool calls. When you have seen enough, reply with the " +
+	"JSON object."
+
+// inspectDone asks for the answer once the rounds are used up.
+const inspectDone = "You have used every round of tool calls. Reply now with the JSON object only."
+
+// inspection says where planning or reflection may look: the workspace,
+// and the plan and step the tool calls are made for (for logs). An empty
+// workspace means no tools are offered.
+type inspection struct {
+	workspace string
+	planID    string
+	stepID    string
+}
+
+// ReadOnlyToolSpecs is a ToolSpecs that can also hand out the specs of
+// its read-only tools, the only ones planning and reflection are offered.
+// The adapter of ToolSpecsOf implements it.
+type ReadOnlyToolSpecs interface {
+	ToolSpecs
+	ReadOnlySpecs() []ToolSpec
+}
+
+// inspectTools returns the specs to offer for an inspection: none without
+// a workspace or with one that cannot be used (the prompt's file listing
+// still applies), else the read-only tools of WithToolSpecs when it can
+// tell them, else those of the registry RunTool runs.
+func (a *Activities) inspectTools(ins inspection) []ToolSpec {
+	if strings.TrimSpace(ins.workspace) == "" {
+		return nil
+	}
+	if _, err := a.resolveWorkspace(ins.workspace, true); err != nil {
+		return nil
+	}
+	if ro, ok := a.specs().(ReadOnlyToolSpecs); ok {
+		return ro.ReadOnlySpecs()
+	}
+	return registrySpecs{a.registry()}.ReadOnlySpecs()
+}
+
+// inspect makes req, first letting the model look at the workspace: while
+// it calls tools, each call runs read-only in the workspace and its result
+// goes back as a tool message, for at most MaxInspectRounds rounds; the
+// request after them offers no tools. Read-only tools change nothing, so
+// a retry of the activity repeats them safely. It returns the last
+// response, the messages that request was made with (for a repair) and
+// the usage of every call.
+func (a *Activities) inspect(ctx context.Context, req Request, ins inspection) (Response, []Message, plan.Usage,
+	error) {
+	specs := a.inspectTools(ins)
+	if len(specs) == 0 {
+		resp, usage, err := a.complete(ctx, req)
+		return resp, req.Messages, usage, err
+	}
+	msgs := withInspectNote(req.Messages, specs)
+	beat := heartbeater(ctx)
+	var usage plan.Usage
+	for round := 1; ; round++ {
+		r := req
+		r.Messages = msgs
+		if round <= MaxInspectRounds {
+			r.Tools = specs
+		}
+		resp, u, err := a.complete(ctx, r)
+		usage = usage.Add(u)
+		if err != nil || len(resp.ToolCalls) == 0 || round > MaxInspectRounds {
+			return resp, msgs, usage, err
+		}
+		results, err := a.runInspectCalls(ctx, ins, round, resp.ToolCalls)
+		if err != nil {
+			return Response{}, msgs, usage, err
+		}
+		msgs = append(msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
+		msgs = append(msgs, results.messages...)
+		if round == MaxInspectRounds {
+			msgs = append(msgs, Message{Role: RoleUser, Content: inspectDone})
+		}
+		if beat != nil {
+			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
+		}
+	}
+}
+
+// inspectRound is one round's tool calls, with ids, and their results as
+// tool messages.
+type inspectRound struct {
+	calls    []ToolCall
+	messages []Message
+}
+
+// runInspectCalls runs one round's tool calls read-only in the workspace.
+// A call without an id gets one, as tool messages must name their call.
+// A tool that fails, is unknown or would change the workspace is a tool
+// message saying so, never run; only cancellation is an error.
+func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, round int, calls []ToolCall) (
+	inspectRound, error) {
+	var out inspectRound
+	for i, c := range calls {
+		if ctx.Err() != nil {
+			return inspectRound{}, fmt.Errorf("inspect the workspace: %w", ctx.Err())
+		}
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("inspect_%d_%d", round, i+1)
+		}
+		res, err := a.RunTool(ctx, ToolInput{PlanID: ins.planID, StepID: ins.stepID, Workspace: ins.workspace,
+			Call: c, ReadOnly: true})
+		if err != nil && ctx.Err() != nil {
+			return inspectRound{}, fmt.Errorf("inspect the workspace: %w", ctx.Err())
+		}
+		if err != nil {
+			res = ToolOutput{Error: err.Error()}
+		}
+		out.calls = append(out.calls, c)
+		out.messages = append(out.messages, Message{Role: RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
+	}
+	return out, nil
+}
+
+// inspectResult is the tool message of a result: its output, or its error
+// then any output, bounded to maxInspectOutput.
+func inspectResult(res ToolOutput) string {
+	text := res.Output
+	if !res.Success {
+		text = strings.TrimSpace("error: " + res.Error + "\n" + res.Output)
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "(no output)"
+	}
+	text, _ = boundOutput(text, maxInspectOutput)
+	return text
+}
+
+// withInspectNote returns a copy of msgs whose system message ends with
+// inspectNote; without a system message the note leads.
+func withInspectNote(msgs []Message, specs []ToolSpec) []Message {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	note := fmt.Sprintf(inspectNote, strings.Join(names, ", "), MaxInspectRounds)
+	out := append([]Message(nil), msgs...)
+	for i, m := range out {
+		if m.Role == RoleSystem {
+			out[i].Content = strings.TrimSpace(m.Content + "\n\n" + note)
+			return out
+		}
+	}
+	return append([]Message{{Role: RoleSystem, Content: note}}, out...)
+}

@@ -1,0 +1,215 @@
+package activities
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/plan"
+)
+
+// calling scripts a reply that calls tools, with fixed usage.
+func calling(calls ...ToolCall) scripted {
+	return scripted{resp: Response{ToolCalls: calls, Model: "gpt-4o",
+		Usage: plan.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}}}
+}
+
+// optionsIn asks for one option of a task in workspace ws.
+func optionsIn(ws string) OptionsInput {
+	return OptionsInput{Task: plan.Task{ID: "wf", Goal: "Add a discount", Context: plan.TaskContext{WorkspaceRoot: ws}},
+		Count: 1, Revision: 1}
+}
+
+// toolNames returns the names of specs.
+func toolNames(specs []ToolSpec) []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// toolMessages returns the tool messages of msgs.
+func toolMessages(msgs []Message) []Message {
+	var out []Message
+	for _, m := range msgs {
+		if m.Role == RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var readOnlyTools = []string{"list_files", "read_file", "search_code", "search_files"}
+
+func TestPlanningReadsAFileThenAnswers(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"cart.go": "package cart\n\nfunc Total() int { return 42 }\n"})
+	a, llm := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"cart.go"}`}),
+		text(optionsJSON(t, 1, 2)))
+	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
+	require.NoError(t, err)
+	require.Len(t, out.Options, 1)
+	require.Equal(t, 2, llm.calls())
+	assert.Equal(t, 2, out.Usage.Calls)
+	assert.Equal(t, 240, out.Usage.TotalTokens, "the usage of both calls")
+
+	first := llm.requests[0]
+	assert.Equal(t, readOnlyTools, toolNames(first.Tools), "only read-only tools are offered")
+	assert.Equal(t, FormatJSON, first.Format, "tools and JSON mode go together")
+	assert.Contains(t, first.Messages[0].Content, "inspect the workspace with the read-only tools offered")
+	assert.True(t, strings.HasPrefix(first.Messages[0].Content, PhaseLine+PhasePlan), "the phase line stays first")
+
+	second := llm.requests[1].Messages
+	require.Len(t, second, 4)
+	assert.Equal(t, RoleAssistant, second[2].Role)
+	assert.Equal(t, "c1", second[2].ToolCalls[0].ID)
+	assert.Equal(t, Message{Role: RoleTool, ToolCallID: "c1", Content: "package cart\n\nfunc Total() int { return 42 }\n"},
+		second[3])
+	assert.Equal(t, readOnlyTools, toolNames(llm.requests[1].Tools), "tools stay offered within the round cap")
+}
+
+func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
+	ws := toolWorkspace(t, nil)
+	a, llm := newScripted(calling(
+		ToolCall{ID: "w", Name: "write_file", Arguments: `{"path":"evil.go","content":"package evil"}`},
+		ToolCall{ID: "d", Name: "delete_file", Arguments: `{"path":"x"}`},
+		ToolCall{ID: "u", Name: "launch_rockets", Arguments: `{}`}),
+		text(goodReflect))
+	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, plan.DecisionContinue, r.Decision)
+	assert.NoFileExists(t, filepath.Join(ws, "evil.go"))
+
+	msgs := toolMessages(llm.requests[1].Messages)
+	require.Len(t, msgs, 3)
+	assert.Contains(t, msgs[0].Content, "tool write_file changes the workspace and is not available while planning "+
+		"or reflecting")
+	assert.Contains(t, msgs[1].Content, "tool delete_file changes the workspace")
+	assert.Contains(t, msgs[2].Content, "unknown tool launch_rockets; available: list_files, read_file")
+	assert.Equal(t, []string{"w", "d", "u"}, []string{msgs[0].ToolCallID, msgs[1].ToolCallID, msgs[2].ToolCallID})
+	assert.Equal(t, readOnlyTools, toolNames(llm.requests[0].Tools))
+}
+
+func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	list := ToolCall{Name: "list_files", Arguments: `{}`}
+	replies := []scripted{}
+	for i := 0; i < MaxInspectRounds; i++ {
+		replies = append(replies, calling(list))
+	}
+	a, llm := newScripted(append(replies, text(optionsJSON(t, 1, 1)))...)
+	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
+	require.NoError(t, err)
+	require.Equal(t, MaxInspectRounds+1, llm.calls())
+	assert.Equal(t, MaxInspectRounds+1, out.Usage.Calls)
+	for i := 0; i < MaxInspectRounds; i++ {
+		assert.NotEmpty(t, llm.requests[i].Tools, "round %d offers tools", i+1)
+	}
+	last := llm.requests[MaxInspectRounds]
+	assert.Empty(t, last.Tools, "the answer round offers no tools")
+	assert.Equal(t, inspectDone, last.Messages[len(last.Messages)-1].Content)
+	ids := map[string]bool{}
+	for _, m := range toolMessages(last.Messages) {
+		assert.Contains(t, m.Content, "a.go")
+		ids[m.ToolCallID] = true
+	}
+	assert.Len(t, ids, MaxInspectRounds, "calls without an id get distinct ones")
+}
+
+func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
+	root := toolWorkspace(t, nil)
+	outside := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	tests := []struct {
+		name string
+		a    func(LLM) *Activities
+		ws   string
+	}{
+		{"no workspace", func(l LLM) *Activities { return New(WithLLM(l)) }, ""},
+		{"no workspace under a root", func(l LLM) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, ""},
+		{"missing workspace", func(l LLM) *Activities { return New(WithLLM(l)) }, filepath.Join(root, "missing")},
+		{"outside the root", func(l LLM) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, outside},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			llm := &scriptLLM{replies: []scripted{text(optionsJSON(t, 1, 1)), text(goodReflect)}}
+			a := tt.a(llm)
+			_, err := a.GenerateOptions(context.Background(), optionsIn(tt.ws))
+			require.NoError(t, err)
+			_, err = a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: tt.ws})
+			require.NoError(t, err)
+			require.Equal(t, 2, llm.calls())
+			for _, req := range llm.requests {
+				assert.Empty(t, req.Tools)
+				assert.NotContains(t, req.Messages[0].Content, "read-only tools offered")
+			}
+		})
+	}
+}
+
+func TestClarifyOffersNoTools(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	a, llm := newScripted(text(`{"goal":"g","needsPlan":true}`))
+	_, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "g",
+		Context: plan.TaskContext{WorkspaceRoot: ws}}})
+	require.NoError(t, err)
+	assert.Empty(t, llm.requests[0].Tools)
+}
+
+func TestInspectionResultsAreBounded(t *testing.T) {
+	big := strings.Repeat(strings.Repeat("x", 99)+"\n", 300)
+	ws := toolWorkspace(t, map[string]string{"big.txt": big})
+	a, llm := newScripted(calling(
+		ToolCall{ID: "big", Name: "read_file", Arguments: `{"path":"big.txt"}`},
+		ToolCall{ID: "gone", Name: "read_file", Arguments: `{"path":"gone.txt"}`},
+		ToolCall{ID: "bad", Name: "read_file", Arguments: `{"path":"../../etc/passwd"}`}),
+		text(goodReflect))
+	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	require.NoError(t, err)
+	msgs := toolMessages(llm.requests[1].Messages)
+	require.Len(t, msgs, 3)
+	assert.LessOrEqual(t, len(msgs[0].Content), maxInspectOutput)
+	assert.Contains(t, msgs[0].Content, "[output truncated to 8192 of")
+	assert.True(t, strings.HasPrefix(msgs[1].Content, "error: "), msgs[1].Content)
+	assert.True(t, strings.HasPrefix(msgs[2].Content, "error: "), msgs[2].Content)
+	assert.NotContains(t, msgs[2].Content, "root:", "nothing outside the workspace is read")
+}
+
+func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	a, llm := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
+		text("I looked; here is my plan"), text(goodReflect))
+	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, 3, r.Usage.Calls)
+	repair := llm.requests[2]
+	assert.Empty(t, repair.Tools, "the repair offers no tools")
+	require.Len(t, repair.Messages, 6)
+	assert.Equal(t, "package a\n", repair.Messages[3].Content)
+	assert.Equal(t, "I looked; here is my plan", repair.Messages[4].Content)
+	assert.Contains(t, repair.Messages[5].Content, "Your reply was not valid")
+}
+
+func TestInspectionStopsOnCancellation(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := New(WithLLM(&scriptLLM{}))
+	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, 1,
+		[]ToolCall{{Name: "read_file", Arguments: `{"path":"a.go"}`}})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
+	ws := toolWorkspace(t, nil)
+	custom := New(WithToolSpecs(staticSpecs{{Name: "read_file"}, {Name: "write_file"}}))
+	assert.Equal(t, readOnlyTools, toolNames(custom.inspectTools(inspection{workspace: ws})),
+		"specs that cannot tell read-only tools apart give way to the registry's")
+	assert.Equal(t, readOnlyTools, toolNames(New().inspectTools(inspection{workspace: ws})))
+	require.NoError(t, os.RemoveAll(ws))
+	assert.Empty(t, New().inspectTools(inspection{workspace: ws}))
+}
