@@ -29,6 +29,7 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 		Remaining: r.remaining(),
 		Mode:      string(r.req.Execution.Mode),
 		Prompts:   r.prompts,
+		Workspace: r.req.Workspace,
 	}
 	r.setPhase(ctx, plan.PhaseReflecting)
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))

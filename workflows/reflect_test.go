@@ -104,6 +104,25 @@ func TestReflectionGetsStepContextAndRemaining(t *testing.T) {
 	assert.Empty(t, h.f.reflectIn[2].Remaining)
 }
 
+func TestReflectionGetsThePlansWorkspace(t *testing.T) {
+	for _, ws := range []string{"/srv/repo", ""} {
+		t.Run("workspace "+ws, func(t *testing.T) {
+			h := newHarness(t)
+			req := autoReq()
+			req.Workspace = ws
+			res := h.run(req)
+
+			require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+			h.f.mu.Lock()
+			defer h.f.mu.Unlock()
+			require.NotEmpty(t, h.f.reflectIn)
+			for _, in := range h.f.reflectIn {
+				assert.Equal(t, ws, in.Workspace, "reflection may inspect only the plan's own workspace")
+			}
+		})
+	}
+}
+
 func TestInvalidReflectionEditIsRecordedAndExecutionGoesOn(t *testing.T) {
 	h := newHarness(t)
 	afterFirst(h, plan.Reflection{Decision: plan.DecisionInsert,
