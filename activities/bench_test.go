@@ -1,0 +1,188 @@
+package activities_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/testsuite/fakellm"
+)
+
+// These benchmarks measure the worker side of a step: the LLM client path
+// (prompt templates, go-openai, loopback HTTP and the fake server's JSON,
+// whose allocations count too since it runs in the same process) and the
+// file tools in a real temporary workspace.
+
+// benchGoal is the goal every LLM benchmark plans for.
+const benchGoal = "Add input validation to the signup handler: reject empty names, " +
+	"malformed e-mail addresses and passwords shorter than twelve characters, and cover each case with a test."
+
+// benchServer starts a fake OpenAI-compatible server closed with b.
+func benchServer(b *testing.B) *fakellm.Server {
+	b.Helper()
+	srv := fakellm.New()
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// llmPlan returns a pending plan of n llm steps, each with a prompt of a
+// few sentences, as the planner writes them.
+func llmPlan(n int) plan.Plan {
+	p := plan.Plan{ID: fmt.Sprintf("bench-%d", n), Title: "Signup validation", Version: 1, Status: plan.PlanReady}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("s%d", i)
+		s := plan.Step{ID: id, Number: i, Title: fmt.Sprintf("Part %d of the signup validation", i),
+			Action: plan.ActionLLM, Status: plan.StepPending, Kind: plan.KindCodeGeneration,
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: fmt.Sprintf("Write part %d of the validation "+
+				"for the signup handler. Keep the handler's signature, return a 400 with a message naming the "+
+				"field, and say which tests cover the change.", i)}}}
+		if i > 1 {
+			s.DependsOn = []string{fmt.Sprintf("s%d", i-1)}
+		}
+		p.Steps = append(p.Steps, s)
+	}
+	return p
+}
+
+// runLLMPlan runs every step of a copy of fixture in order, each with its
+// bounded context and the results of the steps before it, as the
+// workflow does.
+func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan) {
+	p := fixture.Clone()
+	for i := range p.Steps {
+		in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, p.Steps[i].ID)}
+		res, err := a.ExecuteLLMStep(context.Background(), in)
+		if err != nil || !res.Success {
+			b.Fatalf("step %s: %v %s", p.Steps[i].ID, err, res.Error)
+		}
+		p.Steps[i].Status, p.Steps[i].Result = plan.StepCompleted, &res
+	}
+}
+
+// BenchmarkExecuteLLMStepOffline measures one llm step through the
+// go-openai adapter against the offline model on loopback: the per-call
+// overhead of the client path, with no model time in it.
+func BenchmarkExecuteLLMStepOffline(b *testing.B) {
+	srv := benchServer(b)
+	a := over(srv, activities.LLMConfig{})
+	p := llmPlan(8)
+	runLLMPlan(b, a, p) // warm the connection and the templates
+	in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, "s5")}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		res, err := a.ExecuteLLMStep(context.Background(), in)
+		if err != nil || !res.Success {
+			b.Fatalf("execute: %v %s", err, res.Error)
+		}
+		if n++; n%1024 == 0 {
+			srv.Reset() // the server records every request; keep it small
+		}
+	}
+}
+
+// BenchmarkPromptTokensPerPlan runs whole plans of llm steps and reports
+// the prompt tokens the fake server counted (four characters a token) per
+// plan and per step. Step contexts are bounded, so tokens per step stay
+// flat and tokens per plan grow linearly with the plan's length. ns/op is
+// the time of one whole plan's completions.
+func BenchmarkPromptTokensPerPlan(b *testing.B) {
+	for _, n := range []int{8, 16, 32, 50} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			srv := benchServer(b)
+			a := over(srv, activities.LLMConfig{})
+			fixture := llmPlan(n)
+			b.ReportAllocs()
+			tokens := 0
+			for b.Loop() {
+				srv.Reset()
+				runLLMPlan(b, a, fixture)
+				if got := srv.Calls(activities.PhaseExecute); got != n {
+					b.Fatalf("%d completions, want %d", got, n)
+				}
+				tokens = srv.Usage(activities.PhaseExecute).PromptTokens
+			}
+			b.ReportMetric(float64(tokens), "prompt-tokens/plan")
+			b.ReportMetric(float64(tokens)/float64(n), "prompt-tokens/step")
+		})
+	}
+}
+
+// benchSource is a Go file of about 4 KiB, the size of a typical source
+// file an agent reads or writes.
+func benchSource(version int) string {
+	var sb strings.Builder
+	sb.WriteString("package signup\n\n")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&sb, "// rule%03d checks field %d of the signup form (v%d).\n", i, i, version*(i%2))
+	}
+	return sb.String()
+}
+
+// benchWorkspace returns a real temporary workspace holding main.go.
+func benchWorkspace(b *testing.B) string {
+	b.Helper()
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatalf("workspace: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(benchSource(0)), 0o644); err != nil {
+		b.Fatalf("workspace: %v", err)
+	}
+	return dir
+}
+
+// runTool runs one tool call and fails b unless it succeeds.
+func runTool(b *testing.B, a *activities.Activities, ws, name, args string) activities.ToolOutput {
+	out, err := a.RunTool(context.Background(), activities.ToolInput{PlanID: "p1", StepID: "s1", Workspace: ws,
+		Call: activities.ToolCall{ID: "c1", Name: name, Arguments: args}})
+	if err != nil || !out.Success {
+		b.Fatalf("%s: %v %s", name, err, out.Error)
+	}
+	return out
+}
+
+// BenchmarkRunToolReadFile measures a read_file call on a 4 KiB file:
+// sandbox checks, the read and the output cap.
+func BenchmarkRunToolReadFile(b *testing.B) {
+	ws := benchWorkspace(b)
+	a := activities.New(activities.WithWorkspaceRoot(ws))
+	want := benchSource(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if out := runTool(b, a, ws, "read_file", `{"path":"main.go"}`); out.Output != want {
+			b.Fatalf("read %d bytes, want %d", len(out.Output), len(want))
+		}
+	}
+}
+
+// BenchmarkRunToolWriteFile measures a write_file call that modifies a
+// 4 KiB file (half its lines change each time): sandbox checks, the write
+// and the line counts of the change.
+func BenchmarkRunToolWriteFile(b *testing.B) {
+	ws := benchWorkspace(b)
+	a := activities.New(activities.WithWorkspaceRoot(ws))
+	args := [2]string{}
+	for v := range args {
+		raw, err := json.Marshal(map[string]string{"path": "main.go", "content": benchSource(v + 1)})
+		if err != nil {
+			b.Fatalf("args: %v", err)
+		}
+		args[v] = string(raw)
+	}
+	b.ReportAllocs()
+	v := 0
+	for b.Loop() {
+		out := runTool(b, a, ws, "write_file", args[v%2])
+		if len(out.FilesChanged) != 1 || out.FilesChanged[0].Op != plan.FileModified {
+			b.Fatalf("files changed: %+v", out.FilesChanged)
+		}
+		v++
+	}
+}
