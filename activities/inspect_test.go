@@ -5,10 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	sdktest "go.temporal.io/sdk/testsuite"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -212,4 +216,31 @@ func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
 	assert.Equal(t, readOnlyTools, toolNames(New().inspectTools(inspection{workspace: ws})))
 	require.NoError(t, os.RemoveAll(ws))
 	assert.Empty(t, New().inspectTools(inspection{workspace: ws}))
+}
+
+func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	a, _ := newScripted(calling(ToolCall{ID: "c1", Name: "list_files", Arguments: `{}`}),
+		calling(ToolCall{ID: "c2", Name: "read_file", Arguments: `{"path":"a.go"}`}), text(goodReflect))
+	var suite sdktest.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(a.Reflect)
+	var mu sync.Mutex
+	var beats []string
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+		var what string
+		require.NoError(t, details.Get(&what))
+		mu.Lock()
+		beats = append(beats, what)
+		mu.Unlock()
+	})
+	val, err := env.ExecuteActivity(a.Reflect, ReflectInput{Goal: "g", Workspace: ws})
+	require.NoError(t, err)
+	var r plan.Reflection
+	require.NoError(t, val.Get(&r))
+	assert.Equal(t, 3, r.Usage.Calls)
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, beats, "the SDK throttles heartbeats: the first one goes out at once")
+	assert.Equal(t, "inspecting the workspace: reflect, round 1 of 3", beats[0])
 }

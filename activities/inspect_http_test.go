@@ -1,0 +1,159 @@
+package activities_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/testsuite/fakellm"
+)
+
+// These tests run planning and reflection with read-only workspace tools
+// over real HTTP against the fake server.
+
+// workspaceWith returns a symlink-free temporary workspace holding files.
+func workspaceWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
+	}
+	return ws
+}
+
+// offeredTools names the tools a recorded request offered.
+func offeredTools(r fakellm.Recorded) []string {
+	var out []string
+	for _, tool := range r.Request.Tools {
+		out = append(out, tool.Function.Name)
+	}
+	return out
+}
+
+// toolResults returns the tool messages of a recorded request.
+func toolResults(r fakellm.Recorded) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, m := range r.Request.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// oneOption is an options reply of one single-step option.
+func oneOption() fakellm.Reply {
+	return fakellm.JSONReply(activities.OptionsReply{Options: []activities.OptionReply{{
+		Title: "Apply the discount in Total", Description: "Change cart.Total",
+		Steps: []activities.StepReply{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
+	}}})
+}
+
+var readOnlyNames = []string{"list_files", "read_file", "search_code", "search_files"}
+
+const cartSource = "package cart\n\n// Total sums the cart.\nfunc Total(prices []int) int { return 0 }\n"
+
+func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
+	srv := serve(t)
+	srv.Enqueue(activities.PhasePlan,
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
+		oneOption())
+	a := over(srv, activities.LLMConfig{})
+	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Revision: 1, Count: 1,
+		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
+	require.NoError(t, err)
+	require.Len(t, out.Options, 1)
+	assert.Equal(t, "Apply the discount in Total", out.Options[0].Title)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	first := reqs[0]
+	assert.Equal(t, readOnlyNames, offeredTools(first), "only read-only tools are offered")
+	require.NotNil(t, first.Request.ResponseFormat, "JSON mode and tools go together")
+	assert.Equal(t, openai.ChatCompletionResponseFormatTypeJSONObject, first.Request.ResponseFormat.Type)
+
+	results := toolResults(reqs[1])
+	require.Len(t, results, 1)
+	assert.Equal(t, "call_1", results[0].ToolCallID)
+	assert.Equal(t, cartSource, results[0].Content)
+
+	server := srv.Usage(activities.PhasePlan)
+	assert.Equal(t, 2, out.Usage.Calls)
+	assert.Equal(t, server.PromptTokens, out.Usage.PromptTokens, "the usage of both calls")
+	assert.Equal(t, server.CompletionTokens, out.Usage.CompletionTokens)
+}
+
+func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
+	ws := workspaceWith(t, nil)
+	srv := serve(t)
+	srv.Enqueue(activities.PhaseReflect, fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "write_file",
+		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
+	a := over(srv, activities.LLMConfig{})
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
+		Context: plan.StepContext{Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
+	require.NoError(t, err)
+	assert.NotEmpty(t, r.Decision, "the brain answers once the refusal is back")
+	assert.NoFileExists(t, filepath.Join(ws, "notes.md"))
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	results := toolResults(reqs[1])
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0].Content, "write_file changes the workspace and is not available while planning "+
+		"or reflecting")
+	assert.Equal(t, readOnlyNames, offeredTools(reqs[0]))
+}
+
+func TestInspectionRoundCapOverHTTP(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
+	srv := serve(t)
+	list := fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+	for i := 0; i < activities.MaxInspectRounds+1; i++ {
+		srv.Enqueue(activities.PhaseReflect, list)
+	}
+	srv.Enqueue(activities.PhaseReflect, fakellm.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
+		Reason: "seen enough"}))
+	a := over(srv, activities.LLMConfig{})
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})
+	require.NoError(t, err, "a reply that calls tools after the cap gets one repair")
+	assert.Equal(t, "seen enough", r.Reason)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, activities.MaxInspectRounds+2)
+	for i, req := range reqs {
+		if i < activities.MaxInspectRounds {
+			assert.Equal(t, readOnlyNames, offeredTools(req), "request %d", i+1)
+		} else {
+			assert.Empty(t, offeredTools(req), "request %d must answer", i+1)
+		}
+	}
+	assert.Len(t, toolResults(reqs[activities.MaxInspectRounds]), activities.MaxInspectRounds)
+	assert.Equal(t, activities.MaxInspectRounds+2, r.Usage.Calls)
+}
+
+func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
+	srv := serve(t)
+	a := over(srv, activities.LLMConfig{})
+	task := plan.Task{ID: "wf", Goal: "Add a discount to the cart",
+		Context: plan.TaskContext{CurrentFiles: []string{"cart.go"}}}
+	_, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 1, Revision: 1})
+	require.NoError(t, err)
+	_, err = a.Reflect(context.Background(), activities.ReflectInput{Goal: task.Goal})
+	require.NoError(t, err)
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	for _, r := range reqs {
+		assert.Empty(t, offeredTools(r), r.Phase)
+	}
+}
