@@ -107,5 +107,5 @@ func summarize(opts []Option) string {
 	if len(opts) == 1 {
 		lead = "only option"
 	}
-	return fmt.Sprintf("Recommended: %q (%s, %.1f/100): %s.", o.Title, lead, scoreOf(o), strings.Join(why, ", "))
+	return fmt.Sprintf("Recommended: %q (%s, score %.1f of 100): %s.", o.Title, lead, scoreOf(o), strings.Join(why, ", "))
 }
