@@ -157,3 +157,23 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 		assert.Empty(t, offeredTools(r), r.Phase)
 	}
 }
+
+func TestOfflineModelLooksBeforeItPlans(t *testing.T) {
+	ws := workspaceWith(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
+	srv := serve(t)
+	a := over(srv, activities.LLMConfig{}, activities.WithOffline(true))
+	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Count: 2, Revision: 1,
+		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
+	require.NoError(t, err)
+	require.Len(t, out.Options, 2)
+	for _, o := range out.Options {
+		assert.True(t, plan.Validate(o.Plan, plan.Limits{}).Valid, o.Title)
+	}
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "one listing, then the options")
+	results := toolResults(reqs[1])
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0].Content, "cart.go")
+	assert.Equal(t, 2, out.Usage.Calls)
+}

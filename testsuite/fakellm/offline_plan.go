@@ -51,6 +51,9 @@ func readPlanRequest(v view) planRequest {
 	r.count = min(max(r.count, 1), maxOptions)
 	r.ws.files = listAfter(v.user, "Workspace files")
 	if len(r.ws.files) == 0 {
+		r.ws.files = listedFiles(v)
+	}
+	if len(r.ws.files) == 0 {
 		r.ws.files = v.workspaceFiles()
 	}
 	if tools := listAfter(v.user, "Tools available"); len(tools) > 0 {
@@ -69,8 +72,13 @@ func readPlanRequest(v view) planRequest {
 }
 
 // plan answers the plan phase with count options, each a variant of the
-// same base steps.
+// same base steps. When the request offers list_files and no tool has been
+// called yet, it first lists the workspace once, as a model looks before
+// it plans; the listing stands in for a prompt that lists no files.
 func (b *OfflineBrain) plan(v view) Reply {
+	if v.hasTool("list_files") && len(v.rounds) == 0 {
+		return Reply{ToolCalls: []ToolCall{call("list_files", map[string]any{"recursive": true})}}
+	}
 	r := readPlanRequest(v)
 	base, template := r.ws.baseSteps(r.goal, r.template)
 	var out optionsReply
