@@ -9,12 +9,13 @@ package activities
 
 // Activities carries the dependencies of every activity: the LLM side
 // (llmDeps, llm_activities.go), the tool side (toolDeps,
-// tool_activities.go) and webhooks (notifyDeps, notify.go). Build it with
-// New.
+// tool_activities.go), webhooks (notifyDeps, notify.go) and the store of
+// full outputs (outputDeps, outputs.go). Build it with New.
 type Activities struct {
 	llmDeps
 	toolDeps
 	notifyDeps
+	outputDeps
 }
 
 // Option configures Activities.

@@ -98,7 +98,8 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 
 // ExecuteLLMStep runs an llm step: one completion with the step's bounded
 // context. The step's own model, temperature, token limit and system
-// prompt apply. Output is cut to the output limit (OutputTruncated); an
+// prompt apply. Output is cut to the output limit (OutputTruncated), the
+// whole reply kept in the output store when there is one (OutputRef); an
 // empty reply is a failed step, not an activity error.
 func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
@@ -123,6 +124,9 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
 	res.Output, res.OutputTruncated = boundOutput(content, a.limit())
+	if res.OutputTruncated {
+		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, OutputLLM, ""), content)
+	}
 	if strings.TrimSpace(resp.Content) == "" {
 		res.Success, res.Error = false, "the model returned an empty reply"
 	}

@@ -105,7 +105,8 @@ func toToolSpecs(specs []tools.Spec) []ToolSpec {
 // ToolOutput with Success false and Error saying why, so the agent can
 // correct itself. A workspace outside the root is a non-retryable
 // ErrWorkspace error; other faults of the worker and cancellation are
-// activity errors.
+// activity errors. Output over the limit keeps its head and tail; with an
+// output store the whole of it is kept in a file named by OutputRef.
 func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	reg := a.registry()
 	tool, ok := reg.Get(in.Call.Name)
@@ -126,19 +127,56 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{}, fail(ErrWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
 	}
 	env := tools.Env{Root: sb, Heartbeat: heartbeater(ctx), PlanID: in.PlanID, StepID: in.StepID}
+	full := a.fullToolOutput(ctx, in)
+	if full != nil {
+		env.FullOutput = full
+	}
 	res, err := tool.Run(ctx, env, json.RawMessage(in.Call.Arguments))
 	out := a.toolOutput(res)
 	switch {
 	case err == nil:
 		out.Success = true
-		return out, nil
 	case ctx.Err() != nil:
+		full.discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, ctx.Err())
 	case tools.IsToolError(err):
 		out.Error = err.Error()
-		return out, nil
+	default:
+		full.discard()
+		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
 	}
-	return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
+	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated, res.Output)
+	return out, nil
+}
+
+// fullToolOutput starts the file that keeps a call's whole output, or
+// returns nil when there is no output store or the call is read-only
+// workspace inspection, whose output never reaches workflow history.
+func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputFile {
+	if a.outputs == nil || in.ReadOnly {
+		return nil
+	}
+	return a.outputs.begin(outputNameFor(ctx, in.PlanID, in.StepID, OutputTool, in.Call.ID))
+}
+
+// keepToolOutput puts the whole output of a truncated call in place and
+// returns its path: what the command streamed, or the tool's own output
+// when nothing was streamed (a tool that is not a command). An output that
+// was not truncated leaves no file.
+func (a *Activities) keepToolOutput(ctx context.Context, full *outputFile, truncated bool, output string) string {
+	if !truncated {
+		full.discard()
+		return ""
+	}
+	if full == nil {
+		return ""
+	}
+	ref, err := full.commit(output)
+	if err != nil {
+		logOutputError(ctx, err)
+		return ""
+	}
+	return ref
 }
 
 // toolOutput converts a tool's result, capping its output.

@@ -120,6 +120,9 @@ type ToolOutput struct {
 	Error           string            `json:"error,omitempty"`
 	FilesChanged    []plan.FileChange `json:"filesChanged,omitempty"`
 	CommandsRun     int               `json:"commandsRun,omitempty"`
+	// OutputRef is the absolute path of the file holding the whole output
+	// when Output was truncated and an output store is configured.
+	OutputRef string `json:"outputRef,omitempty"`
 }
 
 // ReflectInput asks what to do after a step.

@@ -249,6 +249,9 @@ type StepResult struct {
 	Attempts int `json:"attempts,omitempty"`
 	// FallbackUsed names the fallback step that ran in this step's place.
 	FallbackUsed string `json:"fallbackUsed,omitempty"`
+	// OutputRef is the absolute path of the file holding the whole output
+	// when Output was truncated and the worker keeps full outputs.
+	OutputRef string `json:"outputRef,omitempty"`
 }
 
 // Step is one unit of work in a plan. It carries seed 000's fields (kind,

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -14,14 +15,21 @@ type capture struct {
 	head  []byte
 	tail  []byte
 	total int
+	// full, when set, gets every byte; its errors are ignored so that a
+	// full disk never breaks the command's pipes.
+	full io.Writer
 }
 
-// Write keeps the first half of the cap and a rolling last half.
+// Write keeps the first half of the cap and a rolling last half, and
+// passes everything on to full.
 func (c *capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(p)
 	c.total += n
+	if c.full != nil {
+		_, _ = c.full.Write(p)
+	}
 	headCap := c.max / 2
 	if room := headCap - len(c.head); room > 0 {
 		k := min(room, len(p))

@@ -36,7 +36,7 @@ func (r runner) run(ctx context.Context, env Env, name string, args []string) (R
 	}
 	cmd.Dir = env.Root.Root()
 	cmd.Env = commandEnv(os.Environ(), r.cfg.Env)
-	out := &capture{max: r.cfg.MaxOutputBytes}
+	out := &capture{max: r.cfg.MaxOutputBytes, full: env.FullOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = waitDelay
 	isolate(cmd)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"sort"
@@ -38,6 +39,10 @@ type Env struct {
 	// PlanID and StepID name the call's plan and step, for logs.
 	PlanID string
 	StepID string
+	// FullOutput, when set, receives a command's whole output as it runs,
+	// beyond the output cap, so the caller can keep what the capped Output
+	// leaves out. Its errors are ignored: it never stops a command.
+	FullOutput io.Writer
 }
 
 // Beat records a heartbeat when Heartbeat is set.
