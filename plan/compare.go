@@ -45,29 +45,49 @@ var riskLevelScore = map[string]float64{"Low": 1, "Medium": 0.75, "High": 0.5, "
 // summary names the recommended option (the one marked so, else the best
 // score) and why.
 func Compare(opts []Option) Comparison {
+	return CompareBy(opts, nil)
+}
+
+// CompareBy is Compare for options ranked by RankBy with criteria: options
+// not yet ranked are scored by the same criteria, and the summary says
+// which criteria weighed and how much. With no criteria it is Compare.
+func CompareBy(opts []Option, criteria []Criterion) Comparison {
 	cmp := Comparison{Criteria: []string{CompareComplexity, CompareDuration, CompareConfidence, CompareRiskLevel, CompareScore}}
-	for _, o := range opts {
+	scores := scoresOf(opts, criteria)
+	for i, o := range opts {
 		est := o.Plan.Estimates
 		risk := RiskLevel(o.Plan.Risks)
-		score := scoreOf(o)
 		cmp.Rows = append(cmp.Rows, ComparisonRow{OptionID: o.ID, Title: o.Title, Cells: []ComparisonCell{
 			{Criterion: CompareComplexity, Value: complexityLabel(est.Complexity), Score: ComplexityWeight(est.Complexity)},
 			{Criterion: CompareDuration, Value: est.Duration.String()},
 			{Criterion: CompareConfidence, Value: fmt.Sprintf("%.0f%%", est.Confidence*100), Score: est.Confidence},
 			{Criterion: CompareRiskLevel, Value: risk, Score: riskLevelScore[risk]},
-			{Criterion: CompareScore, Value: fmt.Sprintf("%.1f", score), Score: score},
+			{Criterion: CompareScore, Value: fmt.Sprintf("%.1f", scores[i]), Score: scores[i]},
 		}})
 	}
-	cmp.Summary = summarize(opts)
+	cmp.Summary = summarize(opts, scores, criteria)
 	return cmp
 }
 
-// scoreOf is o's score: the one Rank set, or computed now.
-func scoreOf(o Option) float64 {
-	if o.Rank > 0 || o.Score != 0 {
-		return o.Score
+// scoresOf is each option's score: the one ranking set, or computed now
+// (by the criteria when there are some, else by Score).
+func scoresOf(opts []Option, criteria []Criterion) []float64 {
+	var fresh []float64
+	if len(criteria) > 0 {
+		_, fresh = weighted(opts, criteria)
 	}
-	return Score(o)
+	out := make([]float64, len(opts))
+	for i, o := range opts {
+		switch {
+		case o.Rank > 0 || o.Score != 0:
+			out[i] = o.Score
+		case fresh != nil:
+			out[i] = fresh[i]
+		default:
+			out[i] = Score(o)
+		}
+	}
+	return out
 }
 
 func complexityLabel(c Complexity) string {
@@ -77,8 +97,9 @@ func complexityLabel(c Complexity) string {
 	return string(c)
 }
 
-// summarize says in one line which option is recommended and why.
-func summarize(opts []Option) string {
+// summarize says in one line which option is recommended and why, and
+// which criteria weighed when there are some.
+func summarize(opts []Option, scores []float64, criteria []Criterion) string {
 	if len(opts) == 0 {
 		return "No options to compare."
 	}
@@ -88,7 +109,7 @@ func summarize(opts []Option) string {
 			best = i
 			break
 		}
-		if scoreOf(o) > scoreOf(opts[best]) {
+		if scores[i] > scores[best] {
 			best = i
 		}
 	}
@@ -103,9 +124,43 @@ func summarize(opts []Option) string {
 	if est.Duration > 0 {
 		why = append(why, "about "+est.Duration.String())
 	}
+	why = append(why, costFacts(est, criteria)...)
 	lead := "best score"
 	if len(opts) == 1 {
 		lead = "only option"
 	}
-	return fmt.Sprintf("Recommended: %q (%s, score %.1f of 100): %s.", o.Title, lead, scoreOf(o), strings.Join(why, ", "))
+	line := fmt.Sprintf("Recommended: %q (%s, score %.1f of 100): %s.", o.Title, lead, scores[best], strings.Join(why, ", "))
+	if len(criteria) > 0 {
+		line += " Ranked by " + weighedList(criteria) + "."
+	}
+	return line
+}
+
+// costFacts names the estimated tokens and cost when cost weighed.
+func costFacts(est Estimates, criteria []Criterion) []string {
+	weighed := false
+	for _, c := range criteria {
+		weighed = weighed || c.Name == ByCost
+	}
+	var out []string
+	if weighed && est.Tokens > 0 {
+		out = append(out, fmt.Sprintf("about %d tokens", est.Tokens))
+	}
+	if weighed && est.CostUSD > 0 {
+		out = append(out, fmt.Sprintf("about $%.2f", est.CostUSD))
+	}
+	return out
+}
+
+// weighedList renders criteria as "safety (weight 2) and speed (weight
+// 1)".
+func weighedList(criteria []Criterion) string {
+	parts := make([]string, len(criteria))
+	for i, c := range criteria {
+		parts[i] = fmt.Sprintf("%s (weight %g)", c.Name, c.weight())
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

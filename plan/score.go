@@ -114,21 +114,36 @@ func Score(o Option) float64 {
 // sort is stable: equal scores keep their input order. Plans are cloned,
 // so the result shares nothing with opts.
 func Rank(opts []Option) []Option {
+	out := cloneOptions(opts)
+	for i := range out {
+		out[i].Scores = ScoreBreakdown(out[i])
+		out[i].Score = Score(out[i])
+	}
+	order(out)
+	return out
+}
+
+// cloneOptions copies opts deeply enough that ranking the copy leaves opts
+// untouched.
+func cloneOptions(opts []Option) []Option {
 	out := make([]Option, len(opts))
 	for i, o := range opts {
 		o.Plan = o.Plan.Clone()
 		o.Pros = cloneStrings(o.Pros)
 		o.Cons = cloneStrings(o.Cons)
-		o.Scores = ScoreBreakdown(o)
-		o.Score = Score(o)
 		out[i] = o
 	}
+	return out
+}
+
+// order sorts scored options best first, stably, ranks them 1..n and
+// recommends the first.
+func order(out []Option) {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	for i := range out {
 		out[i].Rank = i + 1
 		out[i].Recommended = i == 0
 	}
-	return out
 }
 
 // RiskLevel rates a list of risks as seed 000 does: the highest impact

@@ -114,6 +114,9 @@ type StartRequest struct {
 	// PhasePrompts are extra system prompts per phase name (clarifying,
 	// planning, executing, reflecting, summarizing).
 	PhasePrompts map[string]string `json:"phasePrompts,omitempty"`
+	// Ranking weighs the criteria the options are ranked by (plan.RankBy);
+	// empty ranks them by the default formula (plan.Rank).
+	Ranking []plan.Criterion `json:"ranking,omitempty"`
 	// Checkpoint carries a run's state across continue-as-new; callers leave
 	// it empty.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
@@ -174,6 +177,9 @@ func (r StartRequest) Validate() error {
 	}
 	if r.OptionCount < 0 || r.OptionCount > MaxOptionCount {
 		errs = append(errs, fmt.Sprintf("optionCount must be 1..%d", MaxOptionCount))
+	}
+	if err := plan.ValidateCriteria(r.Ranking); err != nil {
+		errs = append(errs, "ranking: "+err.Error())
 	}
 	switch r.Selection.Mode {
 	case "", SelectManual, SelectAuto:

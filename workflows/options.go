@@ -18,8 +18,9 @@ func (r *run) planPhase(ctx workflow.Context) error {
 }
 
 // generate asks for a new revision of options, validates them (asking once
-// again for the invalid ones), ranks and compares the valid ones, and
-// stores them. On error the previous options stay as they were.
+// again for the invalid ones), ranks and compares the valid ones (by the
+// request's ranking criteria when it has some), and stores them. On error
+// the previous options stay as they were.
 func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Option) error {
 	rev := r.sel.revision + 1
 	in := activities.OptionsInput{
@@ -52,10 +53,13 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 	if len(valid) == 0 {
 		return fmt.Errorf("generate options: no valid option (%d dropped: %s)", len(dropped), dropReasons(dropped))
 	}
-	ranked := plan.Rank(valid)
+	ranked, err := plan.RankBy(valid, r.req.Ranking)
+	if err != nil {
+		return fmt.Errorf("generate options: %w", err)
+	}
 	r.sel.revision = rev
 	r.sel.options = ranked
-	r.sel.comparison = plan.Compare(ranked)
+	r.sel.comparison = plan.CompareBy(ranked, r.req.Ranking)
 	r.sel.dropped = dropped
 	r.sel.selectedID = ""
 	r.publish(ctx)

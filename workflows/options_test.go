@@ -149,3 +149,60 @@ func TestFailedRetryOfInvalidOptionsIsNotFatal(t *testing.T) {
 	require.Len(t, opts.Dropped, 1)
 	assert.Equal(t, "Broken", opts.Dropped[0].Title)
 }
+
+func TestRankingCriteriaDecideTheRecommendation(t *testing.T) {
+	twoWays := func(activities.OptionsInput) (activities.OptionsOutput, error) {
+		return activities.OptionsOutput{Options: []plan.Option{
+			option("Careful", plan.ComplexityLow, 0.9, llmSteps(3)...),
+			option("Quick", plan.ComplexityHigh, 0.5, llmSteps(1)...),
+		}}, nil
+	}
+	tests := []struct {
+		name    string
+		ranking []plan.Criterion
+		want    string
+		summary string
+		scores  []string
+	}{
+		{"default formula", nil, "Careful", "best score", []string{plan.CriterionComplexity, plan.CriterionConfidence,
+			plan.CriterionTradeoffs, plan.CriterionRisk, plan.CriterionBrevity}},
+		{"by speed", []plan.Criterion{{Name: plan.BySpeed}}, "Quick", "Ranked by speed (weight 1).", []string{"speed"}},
+		{"by confidence over speed", []plan.Criterion{{Name: plan.ByConfidence, Weight: 3}, {Name: plan.BySpeed}}, "Careful",
+			"Ranked by confidence (weight 3) and speed (weight 1).", []string{"confidence", "speed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.f.options = twoWays
+			req := autoReq()
+			req.Ranking = tt.ranking
+			res := h.run(req)
+
+			require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+			assert.Equal(t, tt.want, res.Plan.Title, "auto selection takes the recommended option")
+			opts := query(h, signals.OptionsQuery)
+			require.Len(t, opts.Options, 2)
+			assert.Equal(t, tt.want, opts.Options[0].Title)
+			assert.Equal(t, opts.Options[0].ID, opts.RecommendedID)
+			var keys []string
+			for k := range opts.Options[0].Scores {
+				keys = append(keys, k)
+			}
+			assert.ElementsMatch(t, tt.scores, keys)
+			assert.Contains(t, opts.Comparison.Summary, tt.summary)
+		})
+	}
+}
+
+func TestUnknownRankingCriterionIsRefused(t *testing.T) {
+	h := newHarness(t)
+	req := autoReq()
+	req.Ranking = []plan.Criterion{{Name: "beauty"}}
+	h.env.ExecuteWorkflow(PlanMode, req)
+
+	require.True(t, h.env.IsWorkflowCompleted())
+	err := h.env.GetWorkflowError()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `ranking: unknown criterion "beauty"`)
+	assert.Zero(t, h.f.count("GenerateOptions"))
+}

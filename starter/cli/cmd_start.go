@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type startFlags struct {
 	workspace      string
 	template       string
 	options        int
+	rankBy         []string
 	selectMode     string
 	selectTimeout  time.Duration
 	onTimeout      string
@@ -47,7 +49,8 @@ func (a *app) startCmd() *cobra.Command {
 		Use:   "start <goal>",
 		Short: "Start a plan for a goal",
 		Example: `  planmode start "Add JWT authentication" --requirement "email/password login" --options 3
-  planmode start "Fix the flaky cart test" --select auto --mode efficient --watch`,
+  planmode start "Fix the flaky cart test" --select auto --mode efficient --watch
+  planmode start "Migrate the orders table" --rank-by safety=2,speed=1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := f.request(strings.Join(args, " "))
@@ -69,6 +72,8 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.workspace, "workspace", "", "workspace folder the plan works in (default the worker's)")
 	fl.StringVar(&f.template, "template", "", "build the plan from this template instead of the model")
 	fl.IntVar(&f.options, "options", 0, fmt.Sprintf("number of options, 1..%d (default %d)", signals.MaxOptionCount, signals.DefaultOptionCount))
+	fl.StringSliceVar(&f.rankBy, "rank-by", nil, "rank options by weighted criteria, e.g. safety=2,speed=1 ("+
+		criterionNames()+"; default the built-in score)")
 	fl.StringVar(&f.selectMode, "select", "", "selection: manual or auto (default manual)")
 	fl.DurationVar(&f.selectTimeout, "select-timeout", 0, "how long a manual selection waits (default for ever)")
 	fl.StringVar(&f.onTimeout, "on-timeout", "", "when the selection times out: recommended or cancel (default recommended)")
@@ -89,6 +94,10 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 
 // request maps the flags onto a StartRequest and validates it.
 func (f startFlags) request(goal string) (signals.StartRequest, error) {
+	ranking, err := parseRanking(f.rankBy)
+	if err != nil {
+		return signals.StartRequest{}, err
+	}
 	req := signals.StartRequest{
 		Goal:         strings.TrimSpace(goal),
 		Requirements: f.requirements,
@@ -114,6 +123,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		Budget:       signals.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost},
 		Notify:       signals.NotifyPolicy{WebhookURL: f.webhook},
 		SystemPrompt: f.systemPrompt,
+		Ranking:      ranking,
 	}
 	switch req.Priority {
 	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
@@ -127,6 +137,38 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		return req, rejectf(err.Error())
 	}
 	return req, nil
+}
+
+// parseRanking reads --rank-by's "name[=weight]" items (weight 1 when
+// left out). Names are checked by the request's validation.
+func parseRanking(items []string) ([]plan.Criterion, error) {
+	var out []plan.Criterion
+	for _, item := range items {
+		if strings.TrimSpace(item) == "" {
+			continue
+		}
+		name, weight, hasWeight := strings.Cut(strings.TrimSpace(item), "=")
+		c := plan.Criterion{Name: plan.CriterionName(strings.ToLower(strings.TrimSpace(name))), Weight: 1}
+		if hasWeight {
+			w, err := strconv.ParseFloat(strings.TrimSpace(weight), 64)
+			if err != nil || w <= 0 {
+				return nil, rejectf(fmt.Sprintf("--rank-by %q: the weight must be a number above 0", item))
+			}
+			c.Weight = w
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// criterionNames is "speed, safety, …" for the flag's help.
+func criterionNames() string {
+	names := plan.CriterionNames()
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = string(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // start registers the search attributes if needed, starts the workflow

@@ -74,12 +74,37 @@ func TestStartFlagsRejectBadInput(t *testing.T) {
 		{name: "bad threshold", goal: "g", args: []string{"--skip-threshold", "1.5"}, wantErr: "skipConfidenceThreshold"},
 		{name: "bad priority", goal: "g", args: []string{"--priority", "urgent"}, wantErr: `--priority "urgent"`},
 		{name: "negative timeout", goal: "g", args: []string{"--select-timeout", "-1m"}, wantErr: "must not be negative"},
+		{name: "unknown criterion", goal: "g", args: []string{"--rank-by", "beauty=2"}, wantErr: `ranking: unknown criterion "beauty"`},
+		{name: "bad weight", goal: "g", args: []string{"--rank-by", "safety=lots"}, wantErr: `--rank-by "safety=lots": the weight must be a number above 0`},
+		{name: "zero weight", goal: "g", args: []string{"--rank-by", "safety=0"}, wantErr: "the weight must be a number above 0"},
+		{name: "criterion twice", goal: "g", args: []string{"--rank-by", "speed,speed=2"}, wantErr: `criterion "speed" given twice`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseStart(t, tc.args...).request(tc.goal)
 			require.ErrorContains(t, err, tc.wantErr)
 			assert.Equal(t, exitRejected, exitCode(err))
+		})
+	}
+}
+
+func TestStartRankByMapsOntoTheRanking(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want []plan.Criterion
+	}{
+		{"none", nil, nil},
+		{"weights", []string{"--rank-by", "safety=2,speed=1"},
+			[]plan.Criterion{{Name: plan.BySafety, Weight: 2}, {Name: plan.BySpeed, Weight: 1}}},
+		{"weight 1 when left out, repeatable, any case", []string{"--rank-by", " Cost ", "--rank-by", "confidence=0.5,"},
+			[]plan.Criterion{{Name: plan.ByCost, Weight: 1}, {Name: plan.ByConfidence, Weight: 0.5}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := parseStart(t, tc.args...).request("Migrate the orders table")
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, req.Ranking)
 		})
 	}
 }
