@@ -197,6 +197,7 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		Success:         out.Success,
 		Output:          out.Output,
 		OutputTruncated: out.OutputTruncated,
+		OutputRef:       out.OutputRef,
 		Error:           out.Error,
 		FilesChanged:    out.FilesChanged,
 		CommandsRun:     out.CommandsRun,
