@@ -97,3 +97,13 @@ func TestTruncateAndDigest(t *testing.T) {
 	assert.Equal(t, "skipped: done", Digest(Step{Note: "skipped:  done"}, 50))
 	assert.Equal(t, "out put", Digest(Step{Result: &StepResult{Success: true, Output: "out\n put"}}, 50))
 }
+
+func TestDigestOfAHugeOutputReadsOnlyItsStart(t *testing.T) {
+	long := strings.Repeat("é  word\n", 200000) // multi-byte runes and folded spaces
+	s := Step{Result: &StepResult{Success: true, Output: long}}
+	got := Digest(s, 40)
+	assert.Equal(t, 40, utf8.RuneCountInString(got))
+	assert.True(t, strings.HasPrefix(got, "é word é word"), got)
+	assert.True(t, strings.HasSuffix(got, "…"))
+	assert.Equal(t, "ab", headBytes("abé", 3), "a cut never splits a rune")
+}
