@@ -32,6 +32,7 @@
 //	tools.maxOutputBytes        65536
 //	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
+//	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
 //	log.level                   info (debug, info, warn, error)
 //	log.format                  text (text, json)
 package config
@@ -50,7 +51,17 @@ type Config struct {
 	Tools     Tools     `mapstructure:"tools"`
 	Worker    Worker    `mapstructure:"worker"`
 	Notify    Notify    `mapstructure:"notify"`
+	Outputs   Outputs   `mapstructure:"outputs"`
 	Log       Log       `mapstructure:"log"`
+}
+
+// Outputs says where the worker keeps the whole of step and tool outputs
+// that workflow history only holds truncated.
+type Outputs struct {
+	// Dir holds one folder per plan; empty keeps no full outputs. With
+	// several workers it should be a volume they all mount at the same
+	// path, so that every output reference can be read.
+	Dir string `mapstructure:"dir"`
 }
 
 // Notify configures the webhooks that tell other services a plan waits for

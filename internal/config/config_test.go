@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ func load(t *testing.T, tc loadCase) (Config, error) {
 	t.Chdir(dir)
 	for _, k := range append(append([]string{}, envKeys...), phaseKeys()...) {
 		t.Setenv(EnvName(k), "")
+		// Unset, not empty: an empty PLANMODE_OUTPUTS_DIR means "keep no
+		// full outputs".
+		require.NoError(t, os.Unsetenv(EnvName(k)))
 	}
 	t.Setenv(ConfigEnv, "")
 	for k, v := range tc.env {
@@ -62,6 +66,7 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, "info", c.Log.Level)
 			assert.Equal(t, LogText, c.Log.Format)
 			assert.False(t, c.Temporal.TLS.Enabled())
+			assert.Equal(t, DefaultOutputsDir(), c.Outputs.Dir)
 		}},
 		{name: "file", file: fileYAML, check: func(t *testing.T, c Config) {
 			assert.Equal(t, "10.0.0.1:7233", c.Temporal.Address)
@@ -203,4 +208,60 @@ func TestEnvName(t *testing.T) {
 	assert.Equal(t, "PLANMODE_TEMPORAL_ADDRESS", EnvName(KeyAddress))
 	assert.Equal(t, "PLANMODE_TEMPORAL_TASKQUEUE", EnvName(KeyTaskQueue))
 	assert.Equal(t, "PLANMODE_LLM_PHASES_PLAN_MODEL", EnvName("llm.phases.plan.model"))
+}
+
+func TestOutputsDir(t *testing.T) {
+	cases := []struct {
+		name string
+		file string
+		env  map[string]string
+		want func(wd string) string
+	}{
+		{name: "default", want: func(string) string { return DefaultOutputsDir() }},
+		{name: "env", env: map[string]string{"PLANMODE_OUTPUTS_DIR": "/srv/outputs"},
+			want: func(string) string { return "/srv/outputs" }},
+		{name: "relative to the current folder", file: "outputs:\n  dir: out\n",
+			want: func(wd string) string { return filepath.Join(wd, "out") }},
+		{name: "empty in the file disables", file: "outputs:\n  dir: \"\"\n", want: func(string) string { return "" }},
+		{name: "empty variable disables", env: map[string]string{"PLANMODE_OUTPUTS_DIR": ""},
+			want: func(string) string { return "" }},
+		{name: "empty variable wins over the file", file: "outputs:\n  dir: /srv/a\n",
+			env: map[string]string{"PLANMODE_OUTPUTS_DIR": ""}, want: func(string) string { return "" }},
+		{name: "variable wins over the file", file: "outputs:\n  dir: /srv/a\n",
+			env: map[string]string{"PLANMODE_OUTPUTS_DIR": "/srv/b"}, want: func(string) string { return "/srv/b" }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, loadCase{file: tc.file, env: tc.env})
+			require.NoError(t, err)
+			wd, err := os.Getwd()
+			require.NoError(t, err)
+			assert.Equal(t, tc.want(wd), c.Outputs.Dir)
+		})
+	}
+}
+
+func TestDefaultOutputsDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("XDG_CACHE_HOME names the cache folder on Linux only")
+	}
+	t.Setenv("XDG_CACHE_HOME", "/var/cache/u1")
+	assert.Equal(t, "/var/cache/u1/planmode/outputs", DefaultOutputsDir())
+}
+
+func TestOutputsDirMustBeAFolder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "taken")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o600))
+	_, err := load(t, loadCase{env: map[string]string{"PLANMODE_OUTPUTS_DIR": file}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "outputs.dir")
+	assert.Contains(t, err.Error(), "is not a folder")
+
+	c, err := load(t, loadCase{env: map[string]string{"PLANMODE_OUTPUTS_DIR": filepath.Join(dir, "new", "outputs")}})
+	require.NoError(t, err, "a folder that does not exist yet is created by the worker")
+	assert.Equal(t, filepath.Join(dir, "new", "outputs"), c.Outputs.Dir)
+
+	c.Outputs.Dir = "relative"
+	assert.ErrorContains(t, c.Validate(), `outputs.dir "relative" must be an absolute path`)
 }

@@ -48,6 +48,7 @@ const (
 	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
 	KeyWebhookURL      = "notify.webhookURL"
 	KeyWebhookSecret   = "notify.webhookSecret"
+	KeyOutputsDir      = "outputs.dir"
 	KeyLogLevel        = "log.level"
 	KeyLogFormat       = "log.format"
 )
@@ -60,7 +61,8 @@ var envKeys = []string{
 	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
 	KeyLLMJSONSchema, KeyLLMOffline, KeyOfflineLatency,
 	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
-	KeyMaxActivities, KeyMaxWorkflowTask, KeyWebhookURL, KeyWebhookSecret, KeyLogLevel, KeyLogFormat,
+	KeyMaxActivities, KeyMaxWorkflowTask, KeyWebhookURL, KeyWebhookSecret, KeyOutputsDir,
+	KeyLogLevel, KeyLogFormat,
 }
 
 // phaseKeys returns the llm.phases.<phase>.model and .temperature keys.
@@ -158,7 +160,42 @@ func Load(v *viper.Viper) (Config, error) {
 	if c.Workspace.Root, err = filepath.Abs(c.Workspace.Root); err != nil {
 		return c, fmt.Errorf("config: workspace.root: %w", err)
 	}
+	if c.Outputs.Dir, err = outputsDir(v, c.Outputs.Dir); err != nil {
+		return c, err
+	}
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
 	return c, c.Validate()
+}
+
+// DefaultOutputsDir is where full outputs go when outputs.dir is not set:
+// planmode/outputs in the user's cache folder, or in the temporary folder
+// when there is none.
+func DefaultOutputsDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "planmode", "outputs")
+}
+
+// outputsDir settles outputs.dir: the default when no source sets it, ""
+// when the file or PLANMODE_OUTPUTS_DIR sets it empty (viper ignores empty
+// variables, so the variable is looked at here), else the value made
+// absolute.
+func outputsDir(v *viper.Viper, dir string) (string, error) {
+	if val, ok := os.LookupEnv(EnvName(KeyOutputsDir)); ok && val == "" {
+		return "", nil
+	}
+	if !v.IsSet(KeyOutputsDir) {
+		return DefaultOutputsDir(), nil
+	}
+	if strings.TrimSpace(dir) == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("config: %s: %w", KeyOutputsDir, err)
+	}
+	return abs, nil
 }

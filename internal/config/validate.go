@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +43,9 @@ func (c Config) Validate() error {
 	}
 	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
 		add("%s %q is not an http(s) URL", KeyWebhookURL, u)
+	}
+	if err := c.Outputs.problem(); err != "" {
+		errs = append(errs, err)
 	}
 	if !slices.Contains(logLevels, c.Log.Level) {
 		add("%s %q: want one of %s", KeyLogLevel, c.Log.Level, strings.Join(logLevels, ", "))
@@ -104,6 +109,22 @@ func (t Tools) problems() []string {
 		errs = append(errs, fmt.Sprintf("%s must be positive", KeyMaxOutputBytes))
 	}
 	return errs
+}
+
+// problem says what is wrong with outputs.dir: a path that is not
+// absolute (Load makes it absolute) or names something other than a
+// folder. A folder that does not exist yet is fine: the worker creates it.
+func (o Outputs) problem() string {
+	if o.Dir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(o.Dir) {
+		return fmt.Sprintf("%s %q must be an absolute path", KeyOutputsDir, o.Dir)
+	}
+	if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
+		return fmt.Sprintf("%s %q is not a folder", KeyOutputsDir, o.Dir)
+	}
+	return ""
 }
 
 // isHTTPURL reports whether s is an absolute http or https URL.
