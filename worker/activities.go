@@ -8,7 +8,9 @@ import (
 
 // newActivities builds the activities from the configuration and model:
 // the LLM side on m, the built-in tools confined to workspace.root with the
-// configured command allowlist and limits, and the webhooks.
+// configured command allowlist and limits, the webhooks, and the folder
+// that keeps the whole of truncated outputs (none when outputs.dir is
+// empty).
 func newActivities(cfg config.Config, m model) *activities.Activities {
 	return activities.New(
 		activities.WithLLMConfig(m.cfg),
@@ -18,6 +20,7 @@ func newActivities(cfg config.Config, m model) *activities.Activities {
 		activities.WithWorkspaceRoot(cfg.Workspace.Root),
 		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
 		activities.WithWebhooks(cfg.Notify.WebhookURL, cfg.Notify.WebhookSecret, nil),
+		activities.WithOutputStore(cfg.Outputs.Dir),
 	)
 }
 

@@ -81,7 +81,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
 	logger.Info("worker started", "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
-		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline)
+		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
+		"outputs", cfg.Outputs.Dir)
 	<-ctx.Done()
 	logger.Info("stopping worker")
 	w.Stop()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -53,6 +54,7 @@ func cleanEnv(t *testing.T) {
 		t.Setenv(config.EnvName(k), "")
 	}
 	t.Setenv(config.ConfigEnv, "")
+	t.Setenv(config.EnvName(config.KeyOutputsDir), t.TempDir())
 }
 
 func TestRunServesPlanModeUntilCancelled(t *testing.T) {
@@ -76,6 +78,8 @@ func TestRunServesPlanModeUntilCancelled(t *testing.T) {
 		return err == nil && len(resp.GetPollers()) > 0
 	}, 20*time.Second, 50*time.Millisecond, "the worker polls its task queue")
 	assert.Contains(t, out.String(), "offline model at http://127.0.0.1:")
+	assert.Contains(t, out.String(), "outputs="+os.Getenv(config.EnvName(config.KeyOutputsDir)),
+		"the worker says where it keeps full outputs")
 
 	cancel()
 	select {
