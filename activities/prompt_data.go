@@ -3,6 +3,7 @@ package activities
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -149,4 +150,50 @@ func stepDigest(s plan.Step) string {
 func plainSummary(d summarizeData) string {
 	return fmt.Sprintf("Goal: %s\nStatus: %s. %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
 		d.Goal, d.Status, d.Totals.Completed, d.Totals.Total, d.Totals.Failed, d.Totals.Skipped, d.Totals.Cancelled)
+}
+
+// Bounds of the earlier conversation the clarify and plan prompts show,
+// so that a long history never grows prompts.
+const (
+	// maxHistoryChars bounds the content shown in all: the most recent
+	// messages that fit.
+	maxHistoryChars = 6 << 10
+	// maxHistoryMessageChars bounds one message's content.
+	maxHistoryMessageChars = 2 << 10
+)
+
+// historyView is the tail of a conversation as a prompt shows it.
+type historyView struct {
+	// Lines are the shown messages, oldest first: "[role] text", with the
+	// message's further lines marked "  | " so that no line of it reads
+	// as one of the prompt's own labels.
+	Lines []string
+	// Omitted counts the earlier messages left out.
+	Omitted int
+}
+
+// historyTail keeps the most recent messages of h whose content, each
+// clipped to maxHistoryMessageChars, fits in maxHistoryChars together.
+func historyTail(h []plan.Message) historyView {
+	used, first := 0, len(h)
+	for i := len(h) - 1; i >= 0; i-- {
+		n := min(len(h[i].Content), maxHistoryMessageChars)
+		if used+n > maxHistoryChars {
+			break
+		}
+		used += n
+		first = i
+	}
+	v := historyView{Omitted: first}
+	for _, m := range h[first:] {
+		text := strings.ReplaceAll(strings.TrimSpace(m.Content), "\r\n", "\n")
+		for i, l := range strings.Split(truncate(text, maxHistoryMessageChars), "\n") {
+			if i == 0 {
+				v.Lines = append(v.Lines, fmt.Sprintf("[%s] %s", m.Role, l))
+				continue
+			}
+			v.Lines = append(v.Lines, "  | "+l)
+		}
+	}
+	return v
 }

@@ -22,6 +22,8 @@ var promptTemplates = template.Must(template.New("prompts").Funcs(template.FuncM
 	"clip": func(n int, s string) string { return truncate(s, n) },
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
+	// historyTail bounds the earlier conversation a prompt shows.
+	"historyTail": historyTail,
 }).ParseFS(promptFS, "prompts/*.tmpl"))
 
 // phasePromptKeys maps LLM phases to the keys of Prompts.Phases, which are

@@ -132,6 +132,25 @@ type Task struct {
 	Priority     Priority    `json:"priority,omitempty"`
 	Deadline     *time.Time  `json:"deadline,omitempty"`
 	Context      TaskContext `json:"context"`
+	// History is the conversation the task came from, oldest first, so
+	// that clarifying and planning know what was already said.
+	History []Message `json:"history,omitempty"`
+}
+
+// MessageRole says who wrote a message of an earlier conversation.
+type MessageRole string
+
+// Message roles.
+const (
+	MessageUser      MessageRole = "user"
+	MessageAssistant MessageRole = "assistant"
+	MessageSystem    MessageRole = "system"
+)
+
+// Message is one message of the conversation a task came from.
+type Message struct {
+	Role    MessageRole `json:"role"`
+	Content string      `json:"content"`
 }
 
 // TaskContext is what the planner knows of the task's surroundings.

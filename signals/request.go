@@ -114,6 +114,9 @@ type StartRequest struct {
 	// PhasePrompts are extra system prompts per phase name (clarifying,
 	// planning, executing, reflecting, summarizing).
 	PhasePrompts map[string]string `json:"phasePrompts,omitempty"`
+	// History is the conversation the plan starts from, oldest first: at
+	// most MaxHistoryMessages messages and MaxHistoryBytes of content.
+	History []plan.Message `json:"history,omitempty"`
 	// Ranking weighs the criteria the options are ranked by (plan.RankBy);
 	// empty ranks them by the default formula (plan.Rank).
 	Ranking []plan.Criterion `json:"ranking,omitempty"`
@@ -215,6 +218,7 @@ func (r StartRequest) Validate() error {
 	if r.Budget.MaxTokens < 0 || r.Budget.MaxCostUSD < 0 {
 		errs = append(errs, "budget limits must not be negative")
 	}
+	errs = append(errs, historyProblems(r.History)...)
 	if u := r.Notify.WebhookURL; u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			errs = append(errs, "notify.webhookURL must be an http or https URL")

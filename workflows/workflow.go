@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -162,6 +163,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		Constraints:  req.Constraints,
 		Priority:     req.Priority,
 		Context:      plan.TaskContext{WorkspaceRoot: req.Workspace},
+		History:      slices.Clone(req.History),
 	}
 	if req.Checkpoint != nil {
 		r.restore(*req.Checkpoint)

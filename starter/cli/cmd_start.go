@@ -39,6 +39,7 @@ type startFlags struct {
 	maxCost        float64
 	systemPrompt   string
 	webhook        string
+	history        string
 	id             string
 	watch          bool
 }
@@ -50,7 +51,8 @@ func (a *app) startCmd() *cobra.Command {
 		Short: "Start a plan for a goal",
 		Example: `  planmode start "Add JWT authentication" --requirement "email/password login" --options 3
   planmode start "Fix the flaky cart test" --select auto --mode efficient --watch
-  planmode start "Migrate the orders table" --rank-by safety=2,speed=1`,
+  planmode start "Migrate the orders table" --rank-by safety=2,speed=1
+  planmode start "Do what we agreed on" --history chat.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := f.request(strings.Join(args, " "))
@@ -88,6 +90,7 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in USD (default none)")
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "extra system prompt for every phase")
 	fl.StringVar(&f.webhook, "webhook", "", "URL that receives this plan's events (default the worker's notify.webhookURL)")
+	fl.StringVar(&f.history, "history", "", `JSON file of the conversation to start from: [{"role":"user","content":"…"}, …]`)
 	fl.StringVar(&f.id, "id", "", `workflow id (default "plan-" + a UUID)`)
 	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
 }
@@ -95,6 +98,10 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 // request maps the flags onto a StartRequest and validates it.
 func (f startFlags) request(goal string) (signals.StartRequest, error) {
 	ranking, err := parseRanking(f.rankBy)
+	if err != nil {
+		return signals.StartRequest{}, err
+	}
+	history, err := readHistory(f.history)
 	if err != nil {
 		return signals.StartRequest{}, err
 	}
@@ -124,6 +131,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		Notify:       signals.NotifyPolicy{WebhookURL: f.webhook},
 		SystemPrompt: f.systemPrompt,
 		Ranking:      ranking,
+		History:      history,
 	}
 	switch req.Priority {
 	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
