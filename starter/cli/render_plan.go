@@ -23,13 +23,18 @@ var statusMarks = map[plan.StepStatus]string{
 }
 
 // renderSteps prints one line per step: number, id, status, action,
-// title, dependencies and a short note (error, skip reason, output).
+// title, dependencies and a short note (error, skip reason, output). A
+// step whose output was truncated gets a second line, in the note column,
+// naming the file that holds the whole of it.
 func renderSteps(w io.Writer, steps []plan.Step) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tID\tSTATUS\tACTION\tTITLE\tDEPENDS ON\tNOTE\t")
 	for _, s := range steps {
 		fmt.Fprintf(tw, "%d\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", s.Number, s.ID, orDash(statusMarks[s.Status]), s.Status,
 			s.Action, clip(s.Title, titleWidth), orDash(strings.Join(s.DependsOn, ",")), orDash(clip(stepNote(s), titleWidth)))
+		if r := s.Result; r != nil && r.OutputRef != "" {
+			fmt.Fprintf(tw, "\t\t\t\t\t\tfull output: %s\n", r.OutputRef)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write steps: %w", err)
