@@ -25,8 +25,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 planmode \
  && useradd --system --uid 10001 --gid planmode --home-dir /home/planmode --create-home --shell /usr/sbin/nologin planmode \
- && mkdir -p /workspace \
- && chown planmode:planmode /workspace
+ && mkdir -p /workspace /outputs \
+ && chown planmode:planmode /workspace /outputs
 COPY --from=build /out/planmode-worker /out/planmode /usr/local/bin/
 # The demo workspace, so that a fresh stack has something to plan on; mount
 # a volume or a folder at /workspace for real work.

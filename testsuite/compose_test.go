@@ -173,7 +173,7 @@ func TestComposeWorkerEnvironmentNamesConfigKeys(t *testing.T) {
 		config.KeyTLSCertFile, config.KeyTLSKeyFile, config.KeyTLSCAFile, config.KeyTLSServerName,
 		config.KeyLLMBaseURL, config.KeyLLMAPIKey, config.KeyLLMModel, config.KeyLLMOffline,
 		config.KeyWorkspaceRoot, config.KeyAllowCommands, config.KeyWebhookURL, config.KeyWebhookSecret,
-		config.KeyLogLevel, config.KeyLogFormat} {
+		config.KeyOutputsDir, config.KeyLogLevel, config.KeyLogFormat} {
 		known[config.EnvName(k)] = true
 	}
 	for _, f := range []composeFile{loadCompose(t, stackFile), loadCompose(t, hostedFile, hostedEnv...)} {
