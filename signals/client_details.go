@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // Bounds of the run metadata the Web UI shows. The server refuses a start
@@ -48,10 +50,30 @@ func StaticDetails(req StartRequest) string {
 	fmt.Fprintf(&b, "- **Execution:** %s\n", executionPolicy(r.Execution))
 	fmt.Fprintf(&b, "- **Clarification:** %s\n", clarifyPolicy(r.Clarify))
 	fmt.Fprintf(&b, "- **Budget:** %s\n", budget(r.Budget))
+	if len(r.Ranking) > 0 {
+		fmt.Fprintf(&b, "- **Ranking:** %s\n", ranking(r.Ranking))
+	}
+	if r.Notify.WebhookURL != "" {
+		// The URL may carry a token: say only that the plan has its own.
+		b.WriteString("- **Webhook:** the plan's own\n")
+	}
 	if p := prompts(r); p != "" {
 		fmt.Fprintf(&b, "- **Extra prompts:** %s\n", p)
 	}
 	return truncate(b.String(), MaxStaticDetailsBytes)
+}
+
+// ranking lists the criteria with their weights.
+func ranking(cs []plan.Criterion) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		w := c.Weight
+		if w == 0 {
+			w = 1
+		}
+		parts[i] = fmt.Sprintf("%s ×%g", c.Name, w)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // list writes a markdown list under a bold title; nothing when items is

@@ -96,6 +96,16 @@ func TestStaticDetailsPolicies(t *testing.T) {
 			want: []string{"- **Budget:** 100000 tokens, $2.00, then pause\n"},
 		},
 		{
+			name: "ranking criteria with their weights",
+			req:  StartRequest{Goal: "g", Ranking: []plan.Criterion{{Name: "safety", Weight: 2}, {Name: "speed"}}},
+			want: []string{"- **Ranking:** safety ×2, speed ×1\n"},
+		},
+		{
+			name: "a plan's webhook is named, its URL not shown",
+			req:  StartRequest{Goal: "g", Notify: NotifyPolicy{WebhookURL: "https://hooks.example.com/t/secret sauce"}},
+			want: []string{"- **Webhook:** the plan's own\n"},
+		},
+		{
 			name: "prompts are named, not shown",
 			req: StartRequest{Goal: "g", SystemPrompt: "secret sauce",
 				PhasePrompts: map[string]string{"reflecting": "be strict", "clarifying": "ask", "planning": ""}},
