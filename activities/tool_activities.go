@@ -191,6 +191,8 @@ func (a *Activities) toolOutput(res tools.Result) ToolOutput {
 		OutputTruncated: res.Truncated || cut,
 		FilesChanged:    res.FilesChanged,
 		CommandsRun:     res.CommandsRun,
+		ExitPlan:        res.Exit,
+		ExitReason:      res.ExitReason,
 	}
 }
 

@@ -81,7 +81,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 		{name: "bad arguments", in: toolCall(ws, "read_file", `{"file":"a.txt"}`), want: `unknown argument "file"`},
 		{name: "malformed arguments", in: toolCall(ws, "read_file", `{"path":`), want: "invalid arguments"},
 		{name: "unknown tool", in: toolCall(ws, "nope", `{}`),
-			want: "unknown tool nope; available: delete_file, list_files, read_file, run_command, run_tests, " +
+			want: "unknown tool nope; available: delete_file, finish_plan, list_files, read_file, run_command, run_tests, " +
 				"search_code, search_files, write_file"},
 		{name: "unknown tool read-only", in: ToolInput{Workspace: ws, ReadOnly: true, Call: ToolCall{Name: "nope"}},
 			want: "unknown tool nope; available: list_files, read_file, search_code, search_files"},
@@ -247,7 +247,7 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	require.Len(t, specs, 1)
 	assert.Equal(t, "read_file", specs[0].Name)
 	assert.JSONEq(t, string(reg.Specs([]string{"read_file"})[0].Parameters), string(specs[0].Parameters))
-	assert.Len(t, a.toolSpecs.Specs(nil), 8)
+	assert.Len(t, a.toolSpecs.Specs(nil), 9)
 	ro, ok := a.toolSpecs.(interface{ ReadOnlySpecs() []ToolSpec })
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)

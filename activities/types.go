@@ -123,6 +123,11 @@ type ToolOutput struct {
 	// OutputRef is the absolute path of the file holding the whole output
 	// when Output was truncated and an output store is configured.
 	OutputRef string `json:"outputRef,omitempty"`
+	// ExitPlan is set when the tool (finish_plan) asks to end the whole
+	// plan: the step completes with ExitReason and the steps not yet
+	// started are skipped.
+	ExitPlan   bool   `json:"exitPlan,omitempty"`
+	ExitReason string `json:"exitReason,omitempty"`
 }
 
 // ReflectInput asks what to do after a step.

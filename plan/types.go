@@ -271,6 +271,10 @@ type StepResult struct {
 	// OutputRef is the absolute path of the file holding the whole output
 	// when Output was truncated and the worker keeps full outputs.
 	OutputRef string `json:"outputRef,omitempty"`
+	// EndedPlan is set when the step ended the whole plan early (a tool
+	// call of it, finish_plan, asked to): the steps not yet started were
+	// skipped and Output holds the reason.
+	EndedPlan bool `json:"endedPlan,omitempty"`
 }
 
 // Step is one unit of work in a plan. It carries seed 000's fields (kind,

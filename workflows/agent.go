@@ -58,6 +58,9 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 			res.Error = "cancelled"
 			return res
 		}
+		if res.EndedPlan {
+			return res
+		}
 	}
 	res.Success = true
 	res.IterationLimitReached = true
@@ -67,7 +70,8 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 
 // agentTools runs the tool calls of one turn in order and appends their
 // results to the transcript; a failed tool is reported to the model, not
-// to the step.
+// to the step. A call that asks to end the plan (finish_plan) ends the
+// step at once with its reason: the turn's later calls do not run.
 func (r *run) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
 	for _, c := range calls {
 		out, err := runTool(ctx, activities.ToolInput{
@@ -89,6 +93,22 @@ func (r *run) agentTools(ctx workflow.Context, step plan.Step, turn int, calls [
 		if ctx.Err() != nil {
 			return transcript
 		}
+		if err == nil && out.Success && out.ExitPlan {
+			endPlan(res, out)
+			return transcript
+		}
 	}
 	return transcript
+}
+
+// endPlan makes res the successful end of a step whose tool call asked to
+// end the plan: its output is the reason. The executor then skips the
+// steps not yet started (see launch).
+func endPlan(res *plan.StepResult, out activities.ToolOutput) {
+	reason := out.ExitReason
+	if reason == "" {
+		reason = out.Output
+	}
+	res.Success, res.EndedPlan, res.Error = true, true, ""
+	res.Output, res.OutputTruncated, res.OutputRef = reason, false, ""
 }

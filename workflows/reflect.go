@@ -38,6 +38,11 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 		return r.softFail(ctx, fmt.Sprintf("reflect after step %s", id), err)
 	}
 	r.addUsage(refl.Usage)
+	if r.exec.completedEarly {
+		// A parallel step ended the plan while this reflection ran:
+		// nothing is left to decide.
+		return nil
+	}
 	return r.applyReflection(ctx, refl)
 }
 
@@ -118,6 +123,13 @@ func (r *run) complete(ctx workflow.Context, refl plan.Reflection) {
 	if reason == "" {
 		reason = refl.Reason
 	}
+	r.completeEarly(ctx, plan.ActorReflection, "goal achieved: "+reason)
+}
+
+// completeEarly ends execution before the plan's end: no step starts any
+// more and every pending one is skipped with reason, on actor's behalf.
+// Running steps finish; the run then completes and is summarized.
+func (r *run) completeEarly(ctx workflow.Context, actor plan.Actor, reason string) {
 	r.exec.completedEarly = true
 	var ids []string
 	for _, s := range r.plan.Steps {
@@ -128,7 +140,7 @@ func (r *run) complete(ctx workflow.Context, refl plan.Reflection) {
 	if len(ids) == 0 {
 		return
 	}
-	change := plan.Change{Actor: plan.ActorReflection, Reason: "goal achieved: " + reason, At: workflow.Now(ctx)}
+	change := plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}
 	if err := r.plan.Skip(ids, change); err != nil {
 		r.lastError = fmt.Sprintf("complete: skip remaining steps: %v", err)
 	}

@@ -23,6 +23,9 @@ func (r *run) launch(ctx workflow.Context, id string) {
 			res = r.fallback(ctx, id, res)
 		}
 		r.endStep(ctx, id, res)
+		if res.Success && res.EndedPlan {
+			r.completeEarly(ctx, plan.ActorSystem, fmt.Sprintf("step %s finished the plan: %s", id, res.Output))
+		}
 		if s := r.plan.StepByID(id); s != nil && s.Status != plan.StepCancelled {
 			r.notifyStep(ctx, *s)
 		}
@@ -193,7 +196,7 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
 	}
-	return plan.StepResult{
+	res := plan.StepResult{
 		Success:         out.Success,
 		Output:          out.Output,
 		OutputTruncated: out.OutputTruncated,
@@ -202,6 +205,10 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		FilesChanged:    out.FilesChanged,
 		CommandsRun:     out.CommandsRun,
 	}
+	if out.Success && out.ExitPlan {
+		endPlan(&res, out)
+	}
+	return res
 }
 
 // elapsedSince is now minus t as a plan.Duration.

@@ -22,6 +22,8 @@
 // # Built-in tools
 //
 // Read-only: read_file, list_files, search_files, search_code. Changing the
-// workspace: write_file, delete_file, run_command, run_tests. Planning and
-// reflection see only the read-only ones ([Registry.ReadOnlySpecs]).
+// workspace: write_file, delete_file, run_command, run_tests. finish_plan
+// changes nothing but ends the whole plan early ([Result.Exit]), so it is
+// not read-only either. Planning and reflection see only the read-only ones
+// ([Registry.ReadOnlySpecs]).
 package tools

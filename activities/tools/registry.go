@@ -59,6 +59,10 @@ type Result struct {
 	Truncated    bool
 	FilesChanged []plan.FileChange
 	CommandsRun  int
+	// Exit asks to end the whole plan (finish_plan): the calling step
+	// completes with ExitReason and the steps not yet started are skipped.
+	Exit       bool
+	ExitReason string
 }
 
 // Registry maps tool names to tools. It is safe for concurrent use.

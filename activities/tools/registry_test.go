@@ -49,7 +49,7 @@ func TestRegistryZeroValueUsable(t *testing.T) {
 
 func TestRegistrySpecs(t *testing.T) {
 	r := Builtin(DefaultConfig())
-	all := []string{"delete_file", "list_files", "read_file", "run_command", "run_tests",
+	all := []string{"delete_file", "finish_plan", "list_files", "read_file", "run_command", "run_tests",
 		"search_code", "search_files", "write_file"}
 	assert.Equal(t, all, specNames(r.Specs(nil)))
 	assert.Equal(t, all, specNames(r.Specs([]string{})))
