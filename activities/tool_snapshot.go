@@ -1,17 +1,19 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/planmode/planmode/activities/tools"
 )
 
 // beatEvery is how many files a snapshot or restore handles between
@@ -82,7 +84,7 @@ func takeSnapshot(ctx context.Context, ws, dir, id, planID string, limit int64, 
 	if err != nil {
 		return 0, fmt.Errorf("snapshot %s: manifest: %w", id, err)
 	}
-	if err := writeAtomic(filepath.Join(dir, id+".json"), data, 0o644); err != nil {
+	if err := tools.WriteAtomic(filepath.Join(dir, id+".json"), bytes.NewReader(data), 0o644); err != nil {
 		return 0, fmt.Errorf("snapshot %s: manifest: %w", id, err)
 	}
 	return files, nil
@@ -207,42 +209,5 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".restore-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".manifest-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return tools.WriteAtomic(dst, in, fi.Mode().Perm())
 }

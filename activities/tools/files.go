@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,7 +137,7 @@ func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return Result{}, Failf("write %s: create parent directories: %w", p, cleanPathErr(err))
 	}
-	if err := atomicWrite(abs, []byte(content), mode); err != nil {
+	if err := WriteAtomic(abs, strings.NewReader(content), mode); err != nil {
 		return Result{}, Failf("write %s: %w", p, cleanPathErr(err))
 	}
 	out := fmt.Sprintf("%s %s (%d bytes, +%d -%d lines)", change.Op, change.Path, len(content),
@@ -167,15 +168,16 @@ func existing(sb *Sandbox, abs string, maxRead int64) (string, fs.FileMode, erro
 	return string(data), fi.Mode().Perm(), nil
 }
 
-// atomicWrite writes data to a temporary file beside path and renames it
-// over path, so readers never see a half-written file.
-func atomicWrite(path string, data []byte, mode fs.FileMode) error {
+// WriteAtomic writes what r holds to a temporary file beside path with the
+// given mode and renames it over path, so readers never see a half-written
+// file. A failure leaves path as it was and no temporary file behind.
+func WriteAtomic(path string, r io.Reader, mode fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := io.Copy(tmp, r); err != nil {
 		tmp.Close()
 		return err
 	}
