@@ -54,17 +54,43 @@ func (a *Activities) prices() Pricing {
 	return a.pricing
 }
 
-// startHeartbeat heartbeats the phase every interval until the returned
-// stop is called or ctx ends. Outside an activity (a plain unit test) it
-// does nothing: activity.RecordHeartbeat would panic there.
+// heartbeatsPerTimeout is how many heartbeats an activity sends at least
+// within its heartbeat timeout, so that one late beat does not make a live
+// worker look dead.
+const heartbeatsPerTimeout = 3
+
+// heartbeatCap returns the longest an activity running in ctx may go
+// between heartbeats: a third of its heartbeat timeout. It is zero (no cap)
+// outside an activity or when the activity has no heartbeat timeout.
+func heartbeatCap(ctx context.Context) time.Duration {
+	if !activity.IsActivity(ctx) {
+		return 0
+	}
+	return activity.GetInfo(ctx).HeartbeatTimeout / heartbeatsPerTimeout
+}
+
+// heartbeatInterval returns configured, or limit when limit is set and
+// shorter: a plan's short heartbeat timeout (execution.heartbeatTimeout)
+// wins over the worker's interval, a long one leaves it alone.
+func heartbeatInterval(configured, limit time.Duration) time.Duration {
+	if configured <= 0 {
+		configured = DefaultHeartbeatInterval
+	}
+	if limit > 0 && limit < configured {
+		return limit
+	}
+	return configured
+}
+
+// startHeartbeat heartbeats the phase every interval (see
+// heartbeatInterval) until the returned stop is called or ctx ends.
+// Outside an activity (a plain unit test) it does nothing:
+// activity.RecordHeartbeat would panic there.
 func (a *Activities) startHeartbeat(ctx context.Context, phase string) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	interval := a.heartbeat
-	if interval <= 0 {
-		interval = DefaultHeartbeatInterval
-	}
+	interval := heartbeatInterval(a.heartbeat, heartbeatCap(ctx))
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

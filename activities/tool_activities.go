@@ -126,7 +126,8 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	if err != nil {
 		return ToolOutput{}, fail(ErrWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
 	}
-	env := tools.Env{Root: sb, Heartbeat: heartbeater(ctx), PlanID: in.PlanID, StepID: in.StepID}
+	env := tools.Env{Root: sb, Heartbeat: heartbeater(ctx), PlanID: in.PlanID, StepID: in.StepID,
+		MaxHeartbeatInterval: heartbeatCap(ctx)}
 	full := a.fullToolOutput(ctx, in)
 	if full != nil {
 		env.FullOutput = full

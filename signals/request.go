@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -73,6 +74,11 @@ type ExecutionPolicy struct {
 	MaxIterationsPerStep int            `json:"maxIterationsPerStep,omitempty"`
 	MaxSteps             int            `json:"maxSteps,omitempty"`
 	Parallelism          int            `json:"parallelism,omitempty"`
+	// HeartbeatTimeout is how long an LLM or tool activity may go without
+	// a heartbeat before Temporal retries it, on another worker if its
+	// worker died: shorter fails over faster. Zero means
+	// DefaultHeartbeatTimeout; at least MinHeartbeatTimeout.
+	HeartbeatTimeout plan.Duration `json:"heartbeatTimeout,omitempty"`
 }
 
 // ClarifyPolicy configures the clarify phase.
@@ -132,6 +138,11 @@ const (
 	DefaultSkipConfidenceThreshold = 0.8
 	DefaultMaxIterationsPerStep    = 16
 	DefaultMaxSteps                = 50
+	DefaultHeartbeatTimeout        = plan.Duration(30 * time.Second)
+	// MinHeartbeatTimeout is the shortest heartbeat timeout a request may
+	// set: activities heartbeat at a third of it, and much shorter would
+	// make a busy worker look dead.
+	MinHeartbeatTimeout = plan.Duration(time.Second)
 )
 
 // WithDefaults returns r with every zero policy field set to its default.
@@ -165,6 +176,9 @@ func (r StartRequest) WithDefaults() StartRequest {
 	}
 	if r.Execution.Parallelism == 0 {
 		r.Execution.Parallelism = 1
+	}
+	if r.Execution.HeartbeatTimeout == 0 {
+		r.Execution.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
 	if r.Budget.OnExceed == "" {
 		r.Budget.OnExceed = BudgetStop
@@ -209,6 +223,9 @@ func (r StartRequest) Validate() error {
 	}
 	if r.Execution.MaxIterationsPerStep < 0 || r.Execution.MaxSteps < 0 || r.Execution.Parallelism < 0 {
 		errs = append(errs, "execution limits must not be negative")
+	}
+	if h := r.Execution.HeartbeatTimeout; h != 0 && h < MinHeartbeatTimeout {
+		errs = append(errs, fmt.Sprintf("execution.heartbeatTimeout %s: want at least %s", h, MinHeartbeatTimeout))
 	}
 	switch r.Budget.OnExceed {
 	case "", BudgetStop, BudgetPause:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // a is the method-reference receiver for activities: the workflow never
@@ -19,9 +20,7 @@ var a *activities.Activities
 // Activity timeouts and retries.
 const (
 	llmStartToClose    = 2 * time.Minute
-	llmHeartbeat       = 30 * time.Second
 	toolStartToClose   = 10 * time.Minute
-	toolHeartbeat      = 30 * time.Second
 	notifyStartToClose = 30 * time.Second
 	activityAttempts   = 5
 	activityFirstWait  = time.Second
@@ -37,13 +36,44 @@ var retryPolicy = &temporal.RetryPolicy{
 	MaximumAttempts:    activityAttempts,
 }
 
+// heartbeatKey is the workflow context key under which a run keeps its
+// heartbeat timeout (execution.heartbeatTimeout).
+type heartbeatKey struct{}
+
+// withHeartbeatTimeout returns ctx carrying d as the heartbeat timeout of
+// the LLM and tool activities scheduled under it. The run sets it once, so
+// the many call sites need not pass the policy along.
+func withHeartbeatTimeout(ctx workflow.Context, d time.Duration) workflow.Context {
+	return workflow.WithValue(ctx, heartbeatKey{}, d)
+}
+
+// heartbeatTimeout returns the heartbeat timeout ctx carries, the default
+// when it carries none.
+func heartbeatTimeout(ctx workflow.Context) time.Duration {
+	if d, ok := ctx.Value(heartbeatKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return signals.DefaultHeartbeatTimeout.D()
+}
+
+// carryHeartbeat adapts an update handler: Temporal runs update handlers
+// in the workflow's root context, which lacks the values the run put in
+// from, so the handler gets from's heartbeat timeout back.
+func carryHeartbeat[Req, Resp any](from workflow.Context, apply func(workflow.Context, Req) (Resp, error)) func(workflow.Context, Req) (Resp, error) {
+	d := heartbeatTimeout(from)
+	return func(ctx workflow.Context, req Req) (Resp, error) {
+		return apply(withHeartbeatTimeout(ctx, d), req)
+	}
+}
+
 // llmCtx returns ctx with the options of an LLM activity and a summary the
 // UI shows for it. LLM activities heartbeat while the model answers, so a
-// cancellation reaches them and a lost worker is noticed early.
+// cancellation reaches them and a lost worker is noticed within the run's
+// heartbeat timeout.
 func llmCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: llmStartToClose,
-		HeartbeatTimeout:    llmHeartbeat,
+		HeartbeatTimeout:    heartbeatTimeout(ctx),
 		RetryPolicy:         retryPolicy,
 		WaitForCancellation: true,
 		Summary:             summary,
@@ -52,11 +82,11 @@ func llmCtx(ctx workflow.Context, summary string) workflow.Context {
 
 // toolCtx returns ctx with the options of a tool activity: a long
 // start-to-close timeout and heartbeats, through which a cancellation
-// reaches the running tool.
+// reaches the running tool and a lost worker is noticed.
 func toolCtx(ctx workflow.Context, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: toolStartToClose,
-		HeartbeatTimeout:    toolHeartbeat,
+		HeartbeatTimeout:    heartbeatTimeout(ctx),
 		RetryPolicy:         retryPolicy,
 		WaitForCancellation: true,
 		Summary:             summary,

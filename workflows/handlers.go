@@ -37,10 +37,10 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 		listen(r, ctx, signals.Resume, ignoreCtx(r.validateResume), r.resume),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
-		signals.Rollback.SetUpdateHandler(ctx, r.rollback, ignoreCtx(r.validateRollback)),
+		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, r.rollback), ignoreCtx(r.validateRollback)),
 		// Await-options is an update only: it exists to answer a caller
 		// that starts a run and waits for its options in one call.
-		signals.AwaitOptions.SetUpdateHandler(ctx, r.awaitOptions, ignoreCtx(r.validateAwaitOptions)),
+		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, r.awaitOptions), ignoreCtx(r.validateAwaitOptions)),
 	)
 }
 
@@ -56,7 +56,7 @@ func ignoreCtx[Req any](fn func(Req) error) func(workflow.Context, Req) error {
 // the workflow task; so is a signal the validator or the handler refuses.
 func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, Resp],
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
-	if err := h.SetUpdateHandler(ctx, apply, validate); err != nil {
+	if err := h.SetUpdateHandler(ctx, carryHeartbeat(ctx, apply), validate); err != nil {
 		return fmt.Errorf("update %s: %w", h.Name, err)
 	}
 	ch := h.Channel(ctx)

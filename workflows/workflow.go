@@ -29,6 +29,7 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 		return signals.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidRequest", err)
 	}
 	r := newRun(ctx, req, opts...)
+	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
 }
 

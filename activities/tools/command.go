@@ -70,7 +70,7 @@ func (r runner) run(ctx context.Context, env Env, name string, args []string) (R
 func (r runner) wait(env Env, cmd *exec.Cmd, name string, start time.Time) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(r.cfg.HeartbeatInterval)
+	tick := time.NewTicker(r.beatInterval(env))
 	defer tick.Stop()
 	for {
 		select {
@@ -80,6 +80,15 @@ func (r runner) wait(env Env, cmd *exec.Cmd, name string, start time.Time) error
 			env.Beat(name, time.Since(start).Round(time.Second).String())
 		}
 	}
+}
+
+// beatInterval is how often a command run in env heartbeats: the
+// configured interval, or env's cap when that is shorter.
+func (r runner) beatInterval(env Env) time.Duration {
+	if m := env.MaxHeartbeatInterval; m > 0 && m < r.cfg.HeartbeatInterval {
+		return m
+	}
+	return r.cfg.HeartbeatInterval
 }
 
 // commandLine renders a command for messages, quoting arguments that need it.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -43,6 +44,10 @@ type Env struct {
 	// beyond the output cap, so the caller can keep what the capped Output
 	// leaves out. Its errors are ignored: it never stops a command.
 	FullOutput io.Writer
+	// MaxHeartbeatInterval, when set, is the longest a running command
+	// goes between heartbeats, shorter than Config.HeartbeatInterval when
+	// the activity's heartbeat timeout asks for it.
+	MaxHeartbeatInterval time.Duration
 }
 
 // Beat records a heartbeat when Heartbeat is set.
