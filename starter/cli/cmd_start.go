@@ -34,6 +34,7 @@ type startFlags struct {
 	onConfirm      string
 	maxSteps       int
 	parallelism    int
+	heartbeat      time.Duration
 	askQuestions   bool
 	maxTokens      int
 	maxCost        float64
@@ -85,6 +86,9 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.onConfirm, "on-confirm-timeout", "", "when a skip confirmation times out: approve or deny (default deny)")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("most steps a plan may have (default %d)", signals.DefaultMaxSteps))
 	fl.IntVar(&f.parallelism, "parallelism", 0, "steps run at once (default 1)")
+	fl.DurationVar(&f.heartbeat, "heartbeat-timeout", 0, fmt.Sprintf(
+		"how long a silent LLM or tool call runs before it is retried on another worker, at least %s (default %s)",
+		signals.MinHeartbeatTimeout, signals.DefaultHeartbeatTimeout))
 	fl.BoolVar(&f.askQuestions, "ask-questions", false, "let clarification ask questions and wait for answers")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "token budget (default none)")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "cost budget in USD (default none)")
@@ -125,6 +129,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 			OnConfirmTimeout:        signals.TimeoutOutcome(f.onConfirm),
 			MaxSteps:                f.maxSteps,
 			Parallelism:             f.parallelism,
+			HeartbeatTimeout:        plan.Duration(f.heartbeat),
 		},
 		Clarify:      signals.ClarifyPolicy{AskQuestions: f.askQuestions},
 		Budget:       signals.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost},
@@ -138,7 +143,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 	default:
 		return req, rejectf(fmt.Sprintf("--priority %q: want low, medium, high or critical", f.priority))
 	}
-	if f.selectTimeout < 0 || f.confirmTimeout < 0 {
+	if f.selectTimeout < 0 || f.confirmTimeout < 0 || f.heartbeat < 0 {
 		return req, rejectf("timeouts must not be negative")
 	}
 	if err := req.Validate(); err != nil {

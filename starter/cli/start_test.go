@@ -28,7 +28,7 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 		"--constraint", "no new services", "--priority", "high", "--workspace", "/srv/shop",
 		"--template", "bugfix", "--options", "4", "--select", "auto", "--select-timeout", "24h",
 		"--on-timeout", "cancel", "--mode", "efficient", "--skip-threshold", "0.6", "--confirm-timeout", "1h",
-		"--on-confirm-timeout", "approve", "--max-steps", "12", "--parallelism", "2", "--ask-questions",
+		"--on-confirm-timeout", "approve", "--max-steps", "12", "--parallelism", "2", "--heartbeat-timeout", "5s", "--ask-questions",
 		"--max-tokens", "5000", "--max-cost", "1.5", "--system-prompt", "be brief", "--webhook", "https://hooks.example.com/plan",
 		"--id", "plan-x", "--watch")
 	req, err := f.request("  Add JWT authentication ")
@@ -43,7 +43,8 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 		OptionCount:  4,
 		Selection:    signals.SelectionPolicy{Mode: signals.SelectAuto, Timeout: plan.Duration(24 * time.Hour), OnTimeout: signals.OnTimeoutCancel},
 		Execution: signals.ExecutionPolicy{Mode: signals.ExecEfficient, SkipConfidenceThreshold: 0.6,
-			ConfirmTimeout: plan.Duration(time.Hour), OnConfirmTimeout: signals.OnTimeoutApprove, MaxSteps: 12, Parallelism: 2},
+			ConfirmTimeout: plan.Duration(time.Hour), OnConfirmTimeout: signals.OnTimeoutApprove, MaxSteps: 12, Parallelism: 2,
+			HeartbeatTimeout: plan.Duration(5 * time.Second)},
 		Clarify:      signals.ClarifyPolicy{AskQuestions: true},
 		Budget:       signals.Budget{MaxTokens: 5000, MaxCostUSD: 1.5},
 		Notify:       signals.NotifyPolicy{WebhookURL: "https://hooks.example.com/plan"},
@@ -74,6 +75,9 @@ func TestStartFlagsRejectBadInput(t *testing.T) {
 		{name: "bad threshold", goal: "g", args: []string{"--skip-threshold", "1.5"}, wantErr: "skipConfidenceThreshold"},
 		{name: "bad priority", goal: "g", args: []string{"--priority", "urgent"}, wantErr: `--priority "urgent"`},
 		{name: "negative timeout", goal: "g", args: []string{"--select-timeout", "-1m"}, wantErr: "must not be negative"},
+		{name: "negative heartbeat timeout", goal: "g", args: []string{"--heartbeat-timeout", "-1s"}, wantErr: "must not be negative"},
+		{name: "heartbeat timeout too short", goal: "g", args: []string{"--heartbeat-timeout", "200ms"},
+			wantErr: "execution.heartbeatTimeout 200ms: want at least 1s"},
 		{name: "unknown criterion", goal: "g", args: []string{"--rank-by", "beauty=2"}, wantErr: `ranking: unknown criterion "beauty"`},
 		{name: "bad weight", goal: "g", args: []string{"--rank-by", "safety=lots"}, wantErr: `--rank-by "safety=lots": the weight must be a number above 0`},
 		{name: "zero weight", goal: "g", args: []string{"--rank-by", "safety=0"}, wantErr: "the weight must be a number above 0"},
