@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/plan"
@@ -25,6 +26,14 @@ import (
 // offlineLatency slows the offline model down enough that a test can
 // catch a plan between its first and its last step.
 const offlineLatency = "50ms"
+
+// Failover settings: every offline reply takes callLatency, so a test
+// surely catches an LLM activity in flight, and a plan's activities are
+// retried failoverHeartbeat after their worker went silent.
+const (
+	callLatency       = "300ms"
+	failoverHeartbeat = 2 * time.Second
+)
 
 // lockedBuffer collects a process's output while the test reads it.
 type lockedBuffer struct {
@@ -260,4 +269,122 @@ func errKilled(err error) bool {
 	}
 	ws, ok := exit.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// TestWorkerKilledMidActivityResumesOnAnother kills a worker process with
+// SIGKILL while one of its LLM activities is running, after a first step
+// completed, and starts a new worker process: the plan's 2 s heartbeat
+// timeout moves the interrupted activity to the new worker within
+// seconds, and the run completes with every step completed.
+func TestWorkerKilledMidActivityResumesOnAnother(t *testing.T) {
+	t.Parallel()
+	srv := StartDevServer(t)
+	bin := buildWorker(t)
+	queue, workspace := TaskQueue(t), copyDemoWorkspace(t)
+	env := workerEnv(t, map[string]string{
+		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
+		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyOfflineLatency: callLatency,
+		config.KeyLogLevel: "info",
+	})
+	first := startWorkerProcess(t, bin, env)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	id := "plan-failover-" + queue
+	_, err := pc.Start(ctx, id, signals.StartRequest{
+		Goal: "Add a percentage discount to the cart total", Workspace: workspace,
+		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto},
+		Execution: signals.ExecutionPolicy{HeartbeatTimeout: plan.Duration(failoverHeartbeat)},
+	})
+	require.NoError(t, err)
+
+	inFlight := awaitRunningActivity(ctx, t, pc, id)
+	first.kill()
+	killedAt := time.Now()
+	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
+	t.Logf("killed the worker %s into %s (activity %s)", killedAt.Sub(inFlight.GetLastStartedTime().AsTime()).Round(time.Millisecond),
+		inFlight.GetActivityType().GetName(), inFlight.GetActivityId())
+	second := startWorkerProcess(t, bin, env)
+
+	res, err := pc.Result(ctx, id)
+	require.NoError(t, err, "worker output:\n%s", second.out)
+	t.Logf("the run completed %s after the kill", time.Since(killedAt).Round(time.Millisecond))
+	assert.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.NotNil(t, res.Plan)
+	require.NotEmpty(t, res.Plan.Steps)
+	for _, s := range res.Plan.Steps {
+		assert.Equal(t, plan.StepCompleted, s.Status, "step %s", s.ID)
+	}
+	assertFailedOver(ctx, t, srv, id, inFlight, killedAt)
+}
+
+// llmActivities are the activities that wait for the model: with the
+// offline model's latency they are the ones a test can catch running.
+var llmActivities = map[string]bool{
+	"Clarify": true, "GenerateOptions": true, "ExecuteLLMStep": true, "AgentTurn": true, "Reflect": true, "Summarize": true,
+}
+
+// awaitRunningActivity polls the progress query and the run's description
+// until a step has completed and an LLM activity runs on a worker as the
+// run's only work in flight (no other activity, and no workflow task: a
+// kill would hold that up for the workflow task timeout), and returns it.
+func awaitRunningActivity(ctx context.Context, t *testing.T, pc *signals.Client, id string) *workflowpb.PendingActivityInfo {
+	t.Helper()
+	var running *workflowpb.PendingActivityInfo
+	require.Eventually(t, func() bool {
+		p, err := pc.Progress(ctx, id)
+		if err != nil || p.Totals.Completed < 1 {
+			return false
+		}
+		d, err := pc.Temporal().DescribeWorkflowExecution(ctx, id, "")
+		if err != nil || d.GetPendingWorkflowTask() != nil || len(d.GetPendingActivities()) != 1 {
+			return false
+		}
+		a := d.GetPendingActivities()[0]
+		if a.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || a.GetAttempt() != 1 || !llmActivities[a.GetActivityType().GetName()] {
+			return false
+		}
+		running = a
+		return true
+	}, 30*time.Second, 5*time.Millisecond, "an LLM activity runs after a first step completed")
+	return running
+}
+
+// assertFailedOver reads the history of run id: the activity that was in
+// flight at the kill ran again at its second attempt, on another worker,
+// after a heartbeat timeout, within seconds of the kill (the plan's
+// heartbeat timeout and the first retry's wait, not the default 30 s); no
+// workflow task failed.
+func assertFailedOver(ctx context.Context, t *testing.T, srv *DevServer, id string,
+	killed *workflowpb.PendingActivityInfo, killedAt time.Time) {
+	t.Helper()
+	var scheduled int64
+	var retried bool
+	it := srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			if ev.GetActivityTaskScheduledEventAttributes().GetActivityId() == killed.GetActivityId() {
+				scheduled = ev.GetEventId()
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+			a := ev.GetActivityTaskStartedEventAttributes()
+			if scheduled == 0 || a.GetScheduledEventId() != scheduled {
+				continue
+			}
+			retried = true
+			assert.EqualValues(t, 2, a.GetAttempt(), "the interrupted activity ran again once")
+			assert.Equal(t, enumspb.TIMEOUT_TYPE_HEARTBEAT, a.GetLastFailure().GetTimeoutFailureInfo().GetTimeoutType(),
+				"its first attempt ended in a heartbeat timeout: %v", a.GetLastFailure())
+			assert.NotEqual(t, killed.GetLastWorkerIdentity(), a.GetIdentity(), "another worker ran it")
+			assert.Less(t, ev.GetEventTime().AsTime().Sub(killedAt), 3*failoverHeartbeat, "it moved on within seconds")
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+			t.Errorf("workflow task failed: %v", ev.GetWorkflowTaskFailedEventAttributes().GetFailure().GetMessage())
+		}
+	}
+	require.NotZero(t, scheduled, "activity %s is in the history", killed.GetActivityId())
+	assert.True(t, retried, "activity %s started again after the kill", killed.GetActivityId())
 }
