@@ -123,6 +123,9 @@ type NotifyInput struct {
 type NotifyOutput struct {
 	Sent       bool `json:"sent"`
 	StatusCode int  `json:"statusCode,omitempty"`
+	// NoReceiver is set when neither the plan nor the worker names a
+	// webhook, so the workflow can stop scheduling deliveries.
+	NoReceiver bool `json:"noReceiver,omitempty"`
 }
 
 // NotifyBody is the JSON a webhook receives.
@@ -148,7 +151,7 @@ func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, 
 		target = a.webhookURL
 	}
 	if target == "" {
-		return NotifyOutput{}, nil
+		return NotifyOutput{NoReceiver: true}, nil
 	}
 	body, err := json.Marshal(notifyBody(in))
 	if err != nil {

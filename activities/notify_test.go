@@ -130,10 +130,10 @@ func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 	assert.Contains(t, got[0].header.Get(activities.HeaderIdempotencyKey), "/step-completed/")
 }
 
-func TestNotifyWithoutURLDoesNothing(t *testing.T) {
+func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
 	out, err := notify(t, activities.New(), stepInput(""))
 	require.NoError(t, err)
-	assert.Equal(t, activities.NotifyOutput{}, out)
+	assert.Equal(t, activities.NotifyOutput{NoReceiver: true}, out, "the workflow stops scheduling deliveries")
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {

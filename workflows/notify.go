@@ -10,12 +10,21 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
+// notifySkipChange versions the end of deliveries to nowhere.
+const notifySkipChange = "notify-skip-without-receiver"
+
 // notify tells the webhook about event in its own coroutine, so a slow or
 // failing receiver never holds the run up; a delivery that fails after the
 // activity's retries is logged and dropped. The idempotency key is
 // deterministic and unique over the whole chain of runs, so every retry
 // sends the same key and a receiver can drop duplicates.
 func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
+	// Runs recorded before the skip schedule every event; later runs stop
+	// once a delivery found no webhook configured anywhere.
+	skips := workflow.GetVersion(ctx, notifySkipChange, workflow.DefaultVersion, 1) >= 1
+	if skips && r.noReceiver {
+		return
+	}
 	r.notifySeq++
 	data.Goal = r.goal
 	in := activities.NotifyInput{
@@ -31,8 +40,12 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 	r.notifying++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { r.notifying-- }()
-		if _, err := notifyWebhook(ctx, in, fmt.Sprintf("notify %s", event)); err != nil {
+		out, err := notifyWebhook(ctx, in, fmt.Sprintf("notify %s", event))
+		if err != nil {
 			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", event, "error", err)
+		}
+		if skips && out.NoReceiver {
+			r.noReceiver = true
 		}
 	})
 }

@@ -67,6 +67,18 @@ func TestWebhookURLOfThePlanReachesEveryEvent(t *testing.T) {
 	}
 }
 
+func TestNoWebhookAnywhereStopsDeliveriesAfterTheFirst(t *testing.T) {
+	h := newHarness(t)
+	h.f.notify = func(activities.NotifyInput) (activities.NotifyOutput, error) {
+		return activities.NotifyOutput{NoReceiver: true}, nil
+	}
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, []activities.NotifyEvent{activities.EventPlanCreated}, h.f.events(),
+		"the first delivery finds no receiver; no later event is scheduled")
+}
+
 func TestWebhookReportsFailuresAndClarification(t *testing.T) {
 	h := newHarness(t)
 	askingFakes(h)

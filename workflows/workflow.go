@@ -87,6 +87,10 @@ type run struct {
 	// counts deliveries in flight.
 	notifySeq int
 	notifying int
+	// noReceiver is set once a delivery found no webhook configured: the
+	// worker's settings do not change under a run, so later events are
+	// not scheduled.
+	noReceiver bool
 }
 
 // clarifyState is a pending clarification.
