@@ -64,5 +64,7 @@
 //     request), so callers get the partial summary instead of a bare
 //     CanceledError. Cleanup runs in a disconnected context.
 //   - Step failures, activity errors included, never fail the workflow: they
-//     fail the step and the run ends failed with the reasons in Result.Error.
+//     fail the step and the run ends failed with the reasons in Result.Error,
+//     unless a reflection (or a finish_plan call) declared the goal achieved
+//     afterwards: that verdict outweighs the failures on the way.
 package workflows

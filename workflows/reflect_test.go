@@ -88,6 +88,31 @@ func TestReflectionDecisions(t *testing.T) {
 	}
 }
 
+func TestGoalDeclaredAchievedAfterAFailedStepCompletesTheRun(t *testing.T) {
+	for _, decision := range []plan.Decision{plan.DecisionComplete, plan.DecisionContinue} {
+		t.Run(string(decision), func(t *testing.T) {
+			h := newHarness(t)
+			h.f.llmStep = func(in activities.StepInput) (plan.StepResult, error) {
+				if in.Context.Step.ID == "s1" {
+					return plan.StepResult{Error: "the linter is not installed"}, nil
+				}
+				return plan.StepResult{Success: true, Output: "ok"}, nil
+			}
+			afterFirst(h, plan.Reflection{Decision: decision, Response: "the goal does not need the linter"})
+			res := h.run(autoReq())
+
+			assert.Equal(t, plan.StepFailed, res.Plan.StepByID("s1").Status)
+			if decision == plan.DecisionComplete {
+				assert.Equal(t, signals.StatusCompleted, res.Status, "the reflection's verdict outweighs the failed step")
+				assert.Empty(t, res.Error)
+				return
+			}
+			assert.Equal(t, signals.StatusFailed, res.Status, "a failed step the reflection did not excuse fails the run")
+			assert.Contains(t, res.Error, "the linter is not installed")
+		})
+	}
+}
+
 func TestReflectionGetsStepContextAndRemaining(t *testing.T) {
 	h := newHarness(t)
 	req := autoReq()
