@@ -285,6 +285,9 @@ func TestWorkerKilledMidActivityResumesOnAnother(t *testing.T) {
 		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
 		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyOfflineLatency: callLatency,
 		config.KeyLogLevel: "info",
+		// The run's next workflow task leaves the dead worker's sticky
+		// queue after 1s instead of the SDK's 5s.
+		config.KeyStickyTimeout: "1s",
 	})
 	first := startWorkerProcess(t, bin, env)
 

@@ -74,6 +74,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:     cfg.Worker.MaxConcurrentActivities,
 		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
+		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
 	w.RegisterActivity(newActivities(cfg, model))

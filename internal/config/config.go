@@ -147,6 +147,11 @@ type Tools struct {
 type Worker struct {
 	MaxConcurrentActivities    int `mapstructure:"maxConcurrentActivities"`
 	MaxConcurrentWorkflowTasks int `mapstructure:"maxConcurrentWorkflowTasks"`
+	// StickyTimeout is how long a run's next workflow task waits for this
+	// worker, which holds the run in its cache, before any worker may take
+	// it; zero keeps the SDK's 5s. Shorter moves runs off a dead worker
+	// sooner at the price of more cache misses under load.
+	StickyTimeout time.Duration `mapstructure:"stickyTimeout"`
 }
 
 // Log configures the slog logger.

@@ -67,6 +67,7 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, LogText, c.Log.Format)
 			assert.False(t, c.Temporal.TLS.Enabled())
 			assert.Equal(t, DefaultOutputsDir(), c.Outputs.Dir)
+			assert.Zero(t, c.Worker.StickyTimeout, "the SDK's own sticky timeout")
 		}},
 		{name: "file", file: fileYAML, check: func(t *testing.T, c Config) {
 			assert.Equal(t, "10.0.0.1:7233", c.Temporal.Address)
@@ -89,7 +90,9 @@ func TestLoad(t *testing.T) {
 			"PLANMODE_TOOLS_ALLOWCOMMANDS":            "go,ls",
 			"PLANMODE_LLM_PHASES_PLAN_MODEL":          "env-model",
 			"PLANMODE_WORKER_MAXCONCURRENTACTIVITIES": "3",
+			"PLANMODE_WORKER_STICKYTIMEOUT":           "1s",
 		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, time.Second, c.Worker.StickyTimeout)
 			assert.Equal(t, "127.0.0.1:7244", c.Temporal.Address)
 			assert.Equal(t, "plans", c.Temporal.Namespace, "unset variables leave the file's value")
 			assert.Equal(t, []string{"go", "ls"}, c.Tools.AllowCommands)

@@ -46,6 +46,7 @@ const (
 	KeyMaxOutputBytes  = "tools.maxOutputBytes"
 	KeyMaxActivities   = "worker.maxConcurrentActivities"
 	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
+	KeyStickyTimeout   = "worker.stickyTimeout"
 	KeyWebhookURL      = "notify.webhookURL"
 	KeyWebhookSecret   = "notify.webhookSecret"
 	KeyOutputsDir      = "outputs.dir"
@@ -61,7 +62,7 @@ var envKeys = []string{
 	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
 	KeyLLMJSONSchema, KeyLLMOffline, KeyOfflineLatency,
 	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
-	KeyMaxActivities, KeyMaxWorkflowTask, KeyWebhookURL, KeyWebhookSecret, KeyOutputsDir,
+	KeyMaxActivities, KeyMaxWorkflowTask, KeyStickyTimeout, KeyWebhookURL, KeyWebhookSecret, KeyOutputsDir,
 	KeyLogLevel, KeyLogFormat,
 }
 

@@ -38,7 +38,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.LLM.problems()...)
 	errs = append(errs, c.Tools.problems()...)
-	if c.Worker.MaxConcurrentActivities < 0 || c.Worker.MaxConcurrentWorkflowTasks < 0 {
+	if c.Worker.MaxConcurrentActivities < 0 || c.Worker.MaxConcurrentWorkflowTasks < 0 || c.Worker.StickyTimeout < 0 {
 		add("worker limits must not be negative")
 	}
 	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
