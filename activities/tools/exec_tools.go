@@ -113,7 +113,11 @@ func TestCommand(root string, cfg Config) ([]string, error) {
 		return []string{"npm", "test"}, nil
 	}
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		if data, err := os.ReadFile(filepath.Join(root, name)); err == nil && makeTestTarget.Match(data) {
+		p := filepath.Join(root, name)
+		if !exists(p) {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil && makeTestTarget.Match(data) {
 			return []string{"make", "test"}, nil
 		}
 	}
@@ -129,6 +133,9 @@ func exists(p string) bool {
 
 // hasTestScript reports whether a package.json defines scripts.test.
 func hasTestScript(p string) bool {
+	if !exists(p) { // a named pipe would block the read
+		return false
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return false

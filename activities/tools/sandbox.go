@@ -141,6 +141,13 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Check before opening: opening a named pipe blocks until a writer
+	// comes, which would hang the tool past its cancellation.
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, Failf("read %s: %w", p, cleanPathErr(err))
+	} else if !fi.Mode().IsRegular() {
+		return nil, Failf("read %s: not a regular file", p)
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return nil, Failf("read %s: %w", p, cleanPathErr(err))
