@@ -133,10 +133,16 @@ func (r *run) validateSelect(req signals.SelectOptionRequest) error {
 }
 
 // awaitingSelection says why selection inputs are refused, if they are.
+// Several inputs can arrive in one workflow task: once one of them selected
+// an option, the others are refused even though the selection phase has not
+// woken yet to stop waiting, so the option a caller was answered with is
+// the one that runs and no refine replaces the options under it.
 func (r *run) awaitingSelection() error {
 	switch {
 	case !r.sel.waiting:
 		return rejectf("not awaiting a selection (phase %s)", r.phase)
+	case r.sel.selectedID != "":
+		return rejectf("option %q is already selected", r.sel.selectedID)
 	case r.sel.refining:
 		return rejectf("options are being refined: wait for the new options")
 	}

@@ -1,0 +1,58 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// selectedNotWoken is the state a server can show the validators: an
+// earlier input of the same workflow task selected an option, and the
+// selection phase has not woken yet to stop waiting. The test environment
+// runs the workflow between every two inputs, so only this state shows
+// the race.
+func selectedNotWoken() *run {
+	return &run{
+		phase: plan.PhaseAwaitingSelection,
+		sel: selectionState{
+			revision: 1,
+			waiting:  true,
+			options: []plan.Option{
+				{ID: "r1-o1", Rank: 1, Recommended: true},
+				{ID: "r1-o2", Rank: 2},
+			},
+			selectedID: "r1-o1",
+		},
+	}
+}
+
+func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
+	cases := []struct {
+		name     string
+		validate func(r *run) error
+	}{
+		{"second select by rank", func(r *run) error { return r.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
+		{"second select by id", func(r *run) error { return r.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
+		{"refine", func(r *run) error { return r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := selectedNotWoken()
+			err := tc.validate(r)
+			require.ErrorIs(t, err, signals.ErrRejected)
+			assert.Contains(t, err.Error(), `option "r1-o1" is already selected`)
+			assert.Equal(t, "r1-o1", r.sel.selectedID, "the answered selection stands")
+		})
+	}
+}
+
+func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
+	r := selectedNotWoken()
+	r.sel.selectedID = ""
+	assert.NoError(t, r.validateSelect(signals.SelectOptionRequest{Rank: 2}))
+	assert.NoError(t, r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
+}
