@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -163,30 +164,48 @@ func retry(t ErrorType, cause error, msg string, delay time.Duration) error {
 	})
 }
 
+// MaxRetryAfter caps the wait a provider may ask for: a Retry-After of
+// hours (a daily quota) would otherwise park the activity silently; after
+// this long the next attempt asks again.
+const MaxRetryAfter = 10 * time.Minute
+
 // ParseRetryAfter reads how long a provider asks to wait: the
 // "retry-after-ms" header (OpenAI's), or "Retry-After" in seconds or as an
-// HTTP date relative to now. It returns zero when there is none or it
-// cannot be read.
+// HTTP date relative to now, capped at MaxRetryAfter. It returns zero when
+// there is none or it cannot be read (NaN, infinities and negative values
+// included).
 func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
-		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 {
-			return time.Duration(v * float64(time.Millisecond))
+		if d, ok := parseWait(ms, time.Millisecond); ok {
+			return d
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(secs * float64(time.Second))
+	if d, ok := parseWait(v, time.Second); ok {
+		return d
 	}
 	if at, err := http.ParseTime(v); err == nil {
 		if d := at.Sub(now); d > 0 {
-			return d
+			return min(d, MaxRetryAfter)
 		}
 	}
 	return 0
+}
+
+// parseWait reads a positive number of units, capped at MaxRetryAfter; ok
+// is false when v is not a positive number. Converting a float
+// beyond the int64 range to a Duration gives a meaningless value, so the
+// cap applies before the conversion.
+func parseWait(v string, unit time.Duration) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil || math.IsNaN(f) || f <= 0:
+		return 0, false
+	case f >= float64(MaxRetryAfter/unit):
+		return MaxRetryAfter, true
+	}
+	return time.Duration(f * float64(unit)), true
 }

@@ -110,6 +110,13 @@ func TestParseRetryAfter(t *testing.T) {
 		{"milliseconds first", http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"3"}}, 250 * time.Millisecond},
 		{"negative", http.Header{"Retry-After": {"-4"}}, 0},
 		{"garbage", http.Header{"Retry-After": {"soon"}}, 0},
+		{"NaN", http.Header{"Retry-After": {"NaN"}}, 0},
+		{"infinite", http.Header{"Retry-After": {"+Inf"}}, MaxRetryAfter},
+		{"beyond int64", http.Header{"Retry-After": {"1e300"}}, MaxRetryAfter},
+		{"a day", http.Header{"Retry-After": {"86400"}}, MaxRetryAfter},
+		{"a day away", http.Header{"Retry-After": {now.Add(24 * time.Hour).Format(http.TimeFormat)}}, MaxRetryAfter},
+		{"milliseconds infinite", http.Header{"Retry-After-Ms": {"Inf"}}, MaxRetryAfter},
+		{"milliseconds NaN falls back", http.Header{"Retry-After-Ms": {"NaN"}, "Retry-After": {"2"}}, 2 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
