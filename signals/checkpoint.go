@@ -40,3 +40,17 @@ type Checkpoint struct {
 	// keys stay unique over the chain of runs.
 	NotifySeq int `json:"notifySeq,omitempty"`
 }
+
+// checkpointProblems lists what makes a request's checkpoint unusable. A
+// run continues as new only while executing a selected plan, so a
+// checkpoint without a plan was not written by a run: refusing it here
+// fails the start with a reason instead of crashing every workflow task.
+func checkpointProblems(cp *Checkpoint) []string {
+	if cp == nil {
+		return nil
+	}
+	if cp.Plan == nil {
+		return []string{"checkpoint carries no plan: callers leave checkpoint empty"}
+	}
+	return nil
+}

@@ -236,6 +236,7 @@ func (r StartRequest) Validate() error {
 		errs = append(errs, "budget limits must not be negative")
 	}
 	errs = append(errs, historyProblems(r.History)...)
+	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	if u := r.Notify.WebhookURL; u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			errs = append(errs, "notify.webhookURL must be an http or https URL")

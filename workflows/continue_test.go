@@ -152,3 +152,17 @@ func TestRestoredSkipConfirmationIsSettledFirst(t *testing.T) {
 	require.NotEmpty(t, sent)
 	assert.Equal(t, "default-test-workflow-id/step-completed/10", sent[0].IdempotencyKey, "event numbers go on from the checkpoint")
 }
+
+func TestCheckpointWithoutPlanIsRefusedNotAPanic(t *testing.T) {
+	h := newHarness(t)
+	h.register()
+	req := autoReq()
+	req.Checkpoint = &signals.Checkpoint{Runs: 1, Phase: plan.PhaseExecuting}
+	h.env.ExecuteWorkflow(PlanMode, req)
+
+	err := h.env.GetWorkflowError()
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "panic")
+	assert.Contains(t, err.Error(), "checkpoint carries no plan")
+	assert.Zero(t, h.f.count("Summarize"), "nothing ran")
+}
