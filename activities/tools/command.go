@@ -117,13 +117,27 @@ func commandEnv(base, extra []string) []string {
 }
 
 // secretName reports whether an upper-cased variable name looks like it
-// holds a credential or planmode's configuration.
+// holds a credential or planmode's configuration: PLANMODE_*, …_KEY, a
+// name containing APIKEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL,
+// or one with a word (between underscores) such as AUTH, PASS or PWD, so
+// SSH_AUTH_SOCK (the use of the worker's SSH keys), NPM_CONFIG__AUTH and
+// MYSQL_PWD go while GIT_AUTHOR_NAME and PWD stay.
 func secretName(name string) bool {
 	if strings.HasPrefix(name, "PLANMODE_") || strings.HasSuffix(name, "_KEY") {
 		return true
 	}
 	for _, s := range []string{"APIKEY", "API_KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"} {
 		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	words := strings.Split(name, "_")
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		switch w {
+		case "AUTH", "PASS", "PWD", "PAT", "PRIVATE", "COOKIE", "CREDS", "PASSPHRASE":
 			return true
 		}
 	}

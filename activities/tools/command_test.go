@@ -210,6 +210,37 @@ func TestCommandEnvDropsSecrets(t *testing.T) {
 	assert.Equal(t, []string{"PATH=/bin", "HOME=/root", "GOFLAGS=-mod=mod", "EXTRA=1"}, got)
 }
 
+func TestSecretName(t *testing.T) {
+	tests := []struct {
+		name   string
+		secret bool
+	}{
+		{"SSH_AUTH_SOCK", true},
+		{"NPM_CONFIG__AUTH", true},
+		{"MYSQL_PWD", true},
+		{"REDIS_PASS", true},
+		{"GH_PAT", true},
+		{"GPG_PRIVATE_KEY_FILE", true},
+		{"SESSION_COOKIE", true},
+		{"DOCKER_CREDS", true},
+		{"SSH_KEY_PASSPHRASE", true},
+		{"GITHUB_TOKEN", true},
+		{"PLANMODE_LLM_MODEL", true},
+		{"PWD", false},
+		{"OLDPWD", false},
+		{"GIT_AUTHOR_NAME", false},
+		{"GIT_AUTHOR_EMAIL", false},
+		{"PATH", false},
+		{"GOPATH", false},
+		{"PASSENGER_ENV", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.secret, secretName(tt.name))
+		})
+	}
+}
+
 func TestRunTestsDetection(t *testing.T) {
 	tests := []struct {
 		name  string
