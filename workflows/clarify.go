@@ -140,6 +140,9 @@ func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
 		if r.questionFor(k) == "" {
 			return rejectf("unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.questions))
 		}
+		if err := tooLong(fmt.Sprintf("answer to %q", k), req.Answers[k]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,14 +18,14 @@ func (r *run) finishing() bool {
 }
 
 // validatePause refuses to pause a paused or finishing run.
-func (r *run) validatePause(signals.ControlRequest) error {
+func (r *run) validatePause(req signals.ControlRequest) error {
 	switch {
 	case r.finishing():
 		return rejectf("cannot pause: the run is %s", r.phase)
 	case r.exec.paused:
 		return rejectf("already paused")
 	}
-	return nil
+	return tooLong("reason", req.Reason)
 }
 
 // pause stops the run at the next step boundary: running steps finish,
@@ -38,11 +38,11 @@ func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.C
 }
 
 // validateResume refuses to resume a run that is not paused.
-func (r *run) validateResume(signals.ControlRequest) error {
+func (r *run) validateResume(req signals.ControlRequest) error {
 	if !r.exec.paused {
 		return rejectf("not paused")
 	}
-	return nil
+	return tooLong("reason", req.Reason)
 }
 
 // resume lets a paused run go on. Resuming after a budget pause waives the
@@ -69,8 +69,9 @@ func userChange(ctx workflow.Context, reason string) plan.Change {
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits
-// before a plan is selected and once the run is finishing.
-func (r *run) validateEdit(ctx workflow.Context, req signals.EditPlanRequest) error {
+// before a plan is selected, once the run is finishing and beyond the edit
+// bounds. The dry run needs no clock: only whether the edits apply counts.
+func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
 	switch {
 	case r.plan == nil:
 		return rejectf("no plan selected yet")
@@ -79,7 +80,11 @@ func (r *run) validateEdit(ctx workflow.Context, req signals.EditPlanRequest) er
 	case len(req.Edits) == 0:
 		return rejectf("no edits")
 	}
-	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.Reason)) }); err != nil {
+	if err := editTooLarge(req); err != nil {
+		return err
+	}
+	dry := plan.Change{Actor: plan.ActorUser, Reason: req.Reason}
+	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
 		return rejectf("edit: %v", err)
 	}
 	return nil

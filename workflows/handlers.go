@@ -15,6 +15,9 @@ import (
 const (
 	maxRejected        = 20
 	maxRejectedPayload = 200
+	// maxRejectedReason bounds a refusal's reason, which may quote the
+	// refused input.
+	maxRejectedReason = 500
 )
 
 // rejectf builds a validator's refusal; errors.Is finds signals.ErrRejected
@@ -67,7 +70,7 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 			ch.Receive(ctx, &raw)
 			r.signalsRunning++
 			if err := serveSignal(ctx, h, raw, validate, apply); err != nil {
-				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: err.Error(), Payload: clip(string(raw))})
+				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: err.Error(), Payload: clip(string(raw), maxRejectedPayload)})
 			}
 			r.signalsRunning--
 		}
@@ -92,6 +95,7 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 // record keeps a refused input for the pending query, the last
 // maxRejected only.
 func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
+	rej.Reason = clip(rej.Reason, maxRejectedReason)
 	r.rejected = append(r.rejected, rej)
 	if n := len(r.rejected); n > maxRejected {
 		r.rejected = append([]signals.Rejection(nil), r.rejected[n-maxRejected:]...)
@@ -100,12 +104,12 @@ func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
 	r.publish(ctx)
 }
 
-// clip cuts s to about maxRejectedPayload bytes, on a rune boundary.
-func clip(s string) string {
-	if len(s) <= maxRejectedPayload {
+// clip cuts s to about n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxRejectedPayload
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

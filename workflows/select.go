@@ -128,6 +128,9 @@ func (r *run) validateSelect(req signals.SelectOptionRequest) error {
 	if err := r.awaitingSelection(); err != nil {
 		return err
 	}
+	if err := tooLong("feedback", req.Feedback); err != nil {
+		return err
+	}
 	_, err := r.findOption(req)
 	return err
 }
@@ -171,7 +174,7 @@ func (r *run) validateRefine(req signals.RefinePlanRequest) error {
 	if strings.TrimSpace(req.Feedback) == "" {
 		return rejectf("feedback is required to refine the options")
 	}
-	return nil
+	return tooLong("feedback", req.Feedback)
 }
 
 // refine generates a new revision of options from feedback and answers

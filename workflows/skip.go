@@ -170,6 +170,9 @@ func (r *run) pendingConfirmation(id string) *confirmation {
 
 // validateConfirm accepts answers to pending requests only.
 func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
+	if err := tooLong("note", req.Note); err != nil {
+		return err
+	}
 	if r.pendingConfirmation(req.RequestID) != nil {
 		return nil
 	}

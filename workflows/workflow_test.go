@@ -63,9 +63,9 @@ func TestSummaryFallsBackWhenSummarizeFails(t *testing.T) {
 
 func TestClipKeepsRunesWhole(t *testing.T) {
 	short := "é"
-	assert.Equal(t, short, clip(short))
+	assert.Equal(t, short, clip(short, maxRejectedPayload))
 	long := strings.Repeat("é", maxRejectedPayload) // two bytes each
-	got := clip(long)
+	got := clip(long, maxRejectedPayload)
 	assert.True(t, utf8.ValidString(got))
 	assert.LessOrEqual(t, len(got), maxRejectedPayload+len("…"))
 	assert.True(t, strings.HasSuffix(got, "…"))
