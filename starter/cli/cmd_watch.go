@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -28,7 +29,7 @@ func (a *app) watchCmd() *cobra.Command {
 
 // watcher follows one plan. On a terminal it draws a progress bar; on
 // other output it writes a line per change of phase, step or percent;
-// under --output json it writes each changed progress answer. A line is
+// under --output json it writes JSON Lines (see [watchEvent]). A line is
 // printed for each step that starts or ends, and the step table at the
 // end.
 type watcher struct {
@@ -75,7 +76,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	}
 	if w.a.jsonOutput() {
 		if prog.Phase != w.last.Phase || prog.Percent != w.last.Percent || prog.Awaiting != w.last.Awaiting || stepID(prog) != stepID(w.last) {
-			if err := w.a.printJSON(prog); err != nil {
+			if err := w.event(watchEvent{Event: eventProgress, Progress: &prog}); err != nil {
 				return true, err
 			}
 		}
@@ -144,7 +145,7 @@ func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error 
 		return fmt.Errorf("plan %s: %w", w.id, err)
 	}
 	if w.a.jsonOutput() {
-		return w.a.printJSON(pending)
+		return w.event(watchEvent{Event: eventWaiting, Pending: &pending})
 	}
 	w.stopBar()
 	fmt.Fprintf(w.a.out, "plan %s waits for %s\n", w.id, awaiting)
@@ -187,10 +188,11 @@ func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
-	if !w.a.jsonOutput() {
-		w.stopBar()
-		fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
+	if w.a.jsonOutput() {
+		return true, w.event(watchEvent{Event: eventEnded, Status: st.String()})
 	}
+	w.stopBar()
+	fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
 	return true, nil
 }
 
@@ -199,4 +201,31 @@ func stepID(p signals.Progress) string {
 		return ""
 	}
 	return p.CurrentStep.ID
+}
+
+// Events of watch --output json.
+const (
+	eventProgress = "progress"
+	eventWaiting  = "waiting"
+	eventEnded    = "ended"
+)
+
+// watchEvent is one line of watch --output json, which writes JSON Lines
+// (one compact object per line) so a script can read each as it comes:
+// "progress" with the progress answer when it changes, "waiting" with the
+// pending answer when the plan stops for input, "ended" with the Temporal
+// status when the plan closed and can no longer be queried.
+type watchEvent struct {
+	Event    string            `json:"event"`
+	Progress *signals.Progress `json:"progress,omitempty"`
+	Pending  *signals.Pending  `json:"pending,omitempty"`
+	Status   string            `json:"status,omitempty"`
+}
+
+// event writes e as one line of JSON.
+func (w *watcher) event(e watchEvent) error {
+	if err := json.NewEncoder(w.a.out).Encode(e); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/mocks"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// jsonLines decodes every line of out as a watchEvent, failing on a line
+// that is not one JSON object.
+func jsonLines(t *testing.T, out *bytes.Buffer) []watchEvent {
+	t.Helper()
+	var events []watchEvent
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
+	for sc.Scan() {
+		var e watchEvent
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e), "line %q", sc.Text())
+		events = append(events, e)
+	}
+	return events
+}
+
+// described makes the mocked client describe plan-1 with status st, or
+// fail with err.
+func described(tc *mocks.Client, st enumspb.WorkflowExecutionStatus, err error) {
+	var resp *workflowservice.DescribeWorkflowExecutionResponse
+	if err == nil {
+		resp = &workflowservice.DescribeWorkflowExecutionResponse{
+			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: st},
+		}
+	}
+	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(resp, err).Once()
+}
+
+func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
+	queryFailed := errors.New("no worker answered")
+	cases := []struct {
+		name     string
+		setup    func(*testing.T, *mocks.Client)
+		want     []string // events in order
+		wantCode int
+	}{
+		{name: "plan that completes while watched", setup: func(t *testing.T, tc *mocks.Client) {
+			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseExecuting, Percent: 50})
+			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseCompleted, Percent: 100})
+		}, want: []string{eventProgress, eventProgress}},
+		{name: "plan that waits for a selection", setup: func(t *testing.T, tc *mocks.Client) {
+			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseAwaitingSelection,
+				Awaiting: signals.AwaitingSelection})
+			answer(t, tc, signals.PendingQuery.Name, signals.Pending{Awaiting: signals.AwaitingSelection})
+		}, want: []string{eventProgress, eventWaiting}},
+		{name: "cancelled plan no worker can answer for", setup: func(t *testing.T, tc *mocks.Client) {
+			tc.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).Return(nil, queryFailed).Once()
+			described(tc, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, nil)
+		}, want: []string{eventEnded}},
+		{name: "unknown plan", setup: func(t *testing.T, tc *mocks.Client) {
+			tc.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
+				Return(nil, serviceerror.NewNotFound("workflow not found")).Once()
+			described(tc, 0, serviceerror.NewNotFound("workflow not found"))
+		}, wantCode: exitNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, out, errOut := newTestApp(t, "")
+			temporal := mocks.NewClient(t)
+			temporal.On("Close").Return().Once()
+			tc.setup(t, temporal)
+			a.client = temporal
+
+			code := a.run(context.Background(), []string{"watch", "plan-1", "--output", "json"})
+			require.Equal(t, tc.wantCode, code, errOut.String())
+			var got []string
+			for _, e := range jsonLines(t, out) {
+				got = append(got, e.Event)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestWatchJSONEndedCarriesTheStatus(t *testing.T) {
+	a, out, errOut := newTestApp(t, "")
+	temporal := mocks.NewClient(t)
+	temporal.On("Close").Return().Once()
+	temporal.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
+		Return(nil, errors.New("no worker answered")).Once()
+	described(temporal, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, nil)
+	a.client = temporal
+
+	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1", "-o", "json"}), errOut.String())
+	assert.Equal(t, []watchEvent{{Event: eventEnded, Status: "Canceled"}}, jsonLines(t, out))
+}
