@@ -77,6 +77,10 @@ func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) erro
 		return rejectf("no plan selected yet")
 	case r.finishing():
 		return rejectf("cannot edit: the run is %s", r.phase)
+	case r.halted():
+		// No step starts any more: a step added now would stay pending
+		// in the finished plan.
+		return rejectf("cannot edit: execution is stopping (%s)", r.haltReason())
 	case len(req.Edits) == 0:
 		return rejectf("no edits")
 	}

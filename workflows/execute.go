@@ -82,6 +82,14 @@ func (r *run) halted() bool {
 	return r.exec.stopReason != "" || r.exec.completedEarly
 }
 
+// haltReason says why no new step may start.
+func (r *run) haltReason() string {
+	if r.exec.stopReason != "" {
+		return r.exec.stopReason
+	}
+	return "the goal was declared achieved"
+}
+
 // drainFinished reflects on every step that finished since the last call.
 func (r *run) drainFinished(ctx workflow.Context) error {
 	for len(r.exec.finished) > 0 {

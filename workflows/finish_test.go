@@ -147,3 +147,25 @@ func TestFinishPlanWhileAReflectionRunsDropsItsDecision(t *testing.T) {
 		statuses(res.Plan))
 	assert.True(t, res.Plan.StepByID("a2").Result.EndedPlan)
 }
+
+func TestEditRefusedOnceAStepEndedThePlan(t *testing.T) {
+	h := newHarness(t)
+	h.f.onePlan(toolStep("t1", tools.FinishPlan, map[string]any{"reason": finishReason}), llmStep("s2"), llmStep("s3", "s2"))
+	h.f.finishingTools()
+	added := llmStep("s9")
+	var edit *outcome[signals.EditPlanResponse]
+	// t1 ends the plan at once; s2 runs on for a step's time.
+	h.at(stepTime/2, func() {
+		edit = update(h, signals.EditPlan, signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpAppend, Step: &added}}, Reason: "one more"})
+	})
+	req := autoReq()
+	req.Execution.Parallelism = 2
+	res := h.run(req)
+
+	requireRejected(t, edit, "execution is stopping")
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Nil(t, res.Plan.StepByID("s9"), "no step is added that would never run")
+	for _, s := range res.Plan.Steps {
+		assert.NotEqual(t, plan.StepPending, s.Status, "step %s left pending in a finished plan", s.ID)
+	}
+}
