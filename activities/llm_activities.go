@@ -119,7 +119,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 		return plan.StepResult{}, err
 	}
 	content := resp.Content
-	if resp.FinishReason == "length" {
+	if resp.FinishReason == finishLength {
 		content += "\n[the reply stopped at the token limit]"
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}

@@ -38,6 +38,7 @@ func completeStructured[T any](ctx context.Context, a *Activities, req Request, 
 	if perr == nil {
 		return out, usage, nil
 	}
+	perr = cutOff(resp, perr)
 	req.Messages = append(append([]Message(nil), msgs...),
 		Message{Role: RoleAssistant, Content: resp.Content},
 		Message{Role: RoleUser, Content: fmt.Sprintf(repairPrompt, perr)})
@@ -47,9 +48,23 @@ func completeStructured[T any](ctx context.Context, a *Activities, req Request, 
 		return zero, usage, err
 	}
 	if out, perr = decodeReply(resp.Content, check); perr != nil {
-		return zero, usage, malformed(req.Phase, perr, usage)
+		return zero, usage, malformed(req.Phase, cutOff(resp, perr), usage)
 	}
 	return out, usage, nil
+}
+
+// finishLength is the finish reason of a reply the token limit cut off.
+const finishLength = "length"
+
+// cutOff explains a reply that failed to decode because the token limit
+// cut it off: asking for "valid JSON" alone would get the same reply cut
+// at the same place, so the repair asks for a shorter one.
+func cutOff(resp Response, perr error) error {
+	if resp.FinishReason != finishLength {
+		return perr
+	}
+	return fmt.Errorf("the reply stopped at the token limit before its JSON was complete (%w); "+
+		"answer again, shorter: fewer items and terser text", perr)
 }
 
 // decodeReply extracts the JSON object of a reply, decodes it into a T and

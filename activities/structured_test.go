@@ -46,6 +46,20 @@ func TestStructuredFailsAfterOneRepair(t *testing.T) {
 	assert.Equal(t, 2, spent.Calls)
 }
 
+func TestStructuredRepairOfACutOffReplyAsksForAShorterOne(t *testing.T) {
+	cut := text(`{"decision":"continue","reason":"the first step went`)
+	cut.resp.FinishReason = "length"
+	a, llm := newScripted(cut, cut)
+	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
+	appErr := appError(t, err)
+	assert.Equal(t, string(ErrMalformedOutput), appErr.Type())
+	assert.Contains(t, appErr.Message(), "stopped at the token limit")
+	require.Equal(t, 2, llm.calls())
+	repair := llm.requests[1].Messages
+	assert.Contains(t, repair[len(repair)-1].Content, "stopped at the token limit before its JSON was complete")
+	assert.Contains(t, repair[len(repair)-1].Content, "answer again, shorter")
+}
+
 func TestExtractJSON(t *testing.T) {
 	tests := []struct {
 		name, in string
