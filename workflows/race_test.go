@@ -56,3 +56,19 @@ func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
 	assert.NoError(t, r.validateSelect(signals.SelectOptionRequest{Rank: 2}))
 	assert.NoError(t, r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
 }
+
+func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {
+	r := &run{}
+	r.exec.skips = []*confirmation{
+		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-1"}, answered: true, approve: true},
+		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-2"}},
+	}
+	err := r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
+	require.ErrorIs(t, err, signals.ErrRejected)
+	assert.Contains(t, err.Error(), `skip request "skip-1" is already answered (approved)`)
+	assert.True(t, r.exec.skips[0].approve, "the first answer stands")
+
+	err = r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
+	require.ErrorIs(t, err, signals.ErrRejected)
+	assert.Contains(t, err.Error(), `unknown skip request "skip-9" (pending: skip-2)`, "only unanswered requests are listed")
+}

@@ -178,7 +178,13 @@ func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
 	}
 	ids := make([]string, 0, len(r.exec.skips))
 	for _, c := range r.exec.skips {
-		ids = append(ids, c.RequestID)
+		if c.RequestID == req.RequestID {
+			// Answered in this workflow task, not settled yet.
+			return rejectf("skip request %q is already answered (%s)", c.RequestID, approvedWord(c.approve))
+		}
+		if !c.answered {
+			ids = append(ids, c.RequestID)
+		}
 	}
 	if len(ids) == 0 {
 		return rejectf("unknown skip request %q: no skip confirmation is pending", req.RequestID)
@@ -201,4 +207,12 @@ func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (sig
 		c.note += ": " + req.Note
 	}
 	return signals.ConfirmSkipResponse{RequestID: c.RequestID, Approved: c.approve, StepIDs: c.StepIDs}, nil
+}
+
+// approvedWord names a confirmation's answer.
+func approvedWord(approve bool) string {
+	if approve {
+		return "approved"
+	}
+	return "denied"
 }
