@@ -95,6 +95,14 @@ func classifyProvider(pe *ProviderError) error {
 	case pe.StatusCode == http.StatusForbidden:
 		return fail(ErrAuth, pe, fmt.Sprintf(
 			"the LLM provider refused access to model %q: check llm.apiKey and its permissions", model))
+	case isContentFilter(pe):
+		return fail(ErrBadRequest, pe, fmt.Sprintf(
+			"the LLM provider's content filter refused the prompt for model %q: reword the goal or step prompt, "+
+				"or relax the deployment's content filter", model))
+	case pe.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(pe.Code+pe.Message), "deployment"):
+		return fail(ErrNotFound, pe, fmt.Sprintf(
+			"Azure deployment %q not found: llm.model must name a deployment of the resource in llm.baseURL "+
+				"(a deployment created minutes ago may not be ready yet)", model))
 	case pe.StatusCode == http.StatusNotFound:
 		if strings.Contains(strings.ToLower(pe.Message+pe.Code), "model") {
 			return fail(ErrNotFound, pe, fmt.Sprintf("model %q not found: check llm.model", model))
@@ -114,6 +122,18 @@ func classifyProvider(pe *ProviderError) error {
 				"llm.jsonSchema", model))
 	}
 	return retry(ErrInvalidResponse, pe, "the LLM provider answered with an unexpected status", pe.RetryAfter)
+}
+
+// isContentFilter reports whether a 400 is a content filter's refusal
+// (Azure OpenAI's content_filter and ResponsibleAIPolicyViolation codes),
+// which no change of model or temperature fixes.
+func isContentFilter(pe *ProviderError) bool {
+	if pe.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	code := strings.ToLower(pe.Code)
+	return code == "content_filter" || code == "responsibleaipolicyviolation" ||
+		strings.Contains(strings.ToLower(pe.Message), "content management policy")
 }
 
 // isContextLength reports whether the provider said the prompt is too long.

@@ -52,6 +52,17 @@ func TestClassifyProviderErrors(t *testing.T) {
 		{"503 retry-after", &ProviderError{StatusCode: 503, RetryAfter: time.Second}, ErrServer, true, time.Second,
 			"failed"},
 		{"408", &ProviderError{StatusCode: 408}, ErrTimeout, true, 0, "gave up"},
+		{"azure deployment", &ProviderError{StatusCode: 404, Code: "DeploymentNotFound", Model: "gpt4o-prod",
+			Message: "The API deployment for this resource does not exist."}, ErrNotFound, false, 0,
+			`Azure deployment "gpt4o-prod" not found: llm.model must name a deployment`},
+		{"azure content filter", &ProviderError{StatusCode: 400, Code: "content_filter",
+			Message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy."},
+			ErrBadRequest, false, 0, "content filter refused the prompt"},
+		{"azure policy violation", &ProviderError{StatusCode: 400, Code: "ResponsibleAIPolicyViolation"},
+			ErrBadRequest, false, 0, "content filter"},
+		{"413", &ProviderError{StatusCode: 413, Message: "Request Entity Too Large"}, ErrContextLength, false, 0,
+			"larger context"},
+		{"422", &ProviderError{StatusCode: 422, Message: "unprocessable"}, ErrBadRequest, false, 0, "llm.model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
