@@ -39,6 +39,9 @@ type Checkpoint struct {
 	// NotifySeq numbers the webhook events sent so far, so idempotency
 	// keys stay unique over the chain of runs.
 	NotifySeq int `json:"notifySeq,omitempty"`
+	// NoReceiver is set once a delivery found no webhook configured, so
+	// the continuation schedules no deliveries to nowhere either.
+	NoReceiver bool `json:"noReceiver,omitempty"`
 }
 
 // checkpointProblems lists what makes a request's checkpoint unusable. A

@@ -73,6 +73,7 @@ func (r *run) checkpoint() signals.Checkpoint {
 		PauseReason:  r.exec.pauseReason,
 		BudgetWaived: r.exec.budgetWaived,
 		NotifySeq:    r.notifySeq,
+		NoReceiver:   r.noReceiver,
 	}
 	for _, c := range r.exec.skips {
 		cp.SkipConfirmations = append(cp.SkipConfirmations, c.SkipConfirmation)
@@ -103,6 +104,7 @@ func (r *run) restore(cp signals.Checkpoint) {
 	r.exec.pauseReason = cp.PauseReason
 	r.exec.budgetWaived = cp.BudgetWaived
 	r.notifySeq = cp.NotifySeq
+	r.noReceiver = cp.NoReceiver
 	for _, c := range cp.SkipConfirmations {
 		r.exec.skips = append(r.exec.skips, &confirmation{SkipConfirmation: c})
 	}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -165,4 +166,21 @@ func TestCheckpointWithoutPlanIsRefusedNotAPanic(t *testing.T) {
 	assert.NotContains(t, err.Error(), "panic")
 	assert.Contains(t, err.Error(), "checkpoint carries no plan")
 	assert.Zero(t, h.f.count("Summarize"), "nothing ran")
+}
+
+func TestContinueAsNewCarriesNoReceiver(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetContinueAsNewSuggested(true)
+	h.f.notify = func(activities.NotifyInput) (activities.NotifyOutput, error) {
+		return activities.NotifyOutput{NoReceiver: true}, nil
+	}
+	next := h.runToContinue(autoReq())
+
+	require.NotNil(t, next.Checkpoint)
+	assert.True(t, next.Checkpoint.NoReceiver, "the checkpoint says no webhook is configured")
+
+	h2 := newHarness(t)
+	res := h2.run(next)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Zero(t, h2.f.count("Notify"), "the continued run schedules no delivery to nowhere")
 }
