@@ -166,6 +166,8 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 		CostUSD: r.usage.CostUSD,
 		Offline: r.offline,
 	}
+	// A pause asked for before execution has nothing left to hold.
+	r.exec.paused = false
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.close(ctx, res)
 	return res

@@ -141,3 +141,27 @@ func TestAnswerClarificationRejections(t *testing.T) {
 	requireRejected(t, late, "no clarification is pending")
 	assert.Equal(t, signals.StatusCompleted, res.Status)
 }
+
+func TestPauseBeforeADirectAnswerDoesNotOutliveTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.f.clarify = func(in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		if len(in.Answers) > 0 {
+			return activities.ClarifyOutput{DirectAnswer: "Use bcrypt."}, nil
+		}
+		return activities.ClarifyOutput{Goal: in.Task.Goal, Questions: []string{"Which hash?"}}, nil
+	}
+	req := autoReq()
+	req.Clarify.AskQuestions = true
+	h.at(30*time.Second, func() { signal(h, signals.Pause, signals.ControlRequest{Reason: "lunch"}) })
+	h.at(time.Minute, func() {
+		signal(h, signals.AnswerClarification, signals.AnswerClarificationRequest{Answers: map[string]string{"1": "bcrypt"}})
+	})
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusAnswered, res.Status)
+	assert.False(t, query(h, signals.PendingQuery).Paused, "an answered run is not paused")
+	prog := query(h, signals.ProgressQuery)
+	assert.False(t, prog.Paused)
+	assert.Equal(t, plan.ModeNormal, prog.Mode)
+	assert.NotContains(t, currentDetails(h), "## Paused")
+}
