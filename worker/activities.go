@@ -25,10 +25,11 @@ func newActivities(cfg config.Config, m model) *activities.Activities {
 }
 
 // toolsConfig maps the configuration onto the tools' own, keeping the
-// tools' defaults (tests may run) for what the configuration does not say.
+// tools' defaults for what the configuration does not say.
 func toolsConfig(t config.Tools) tools.Config {
 	tc := tools.DefaultConfig()
 	tc.AllowCommands = append([]string(nil), t.AllowCommands...)
+	tc.AllowTests = t.AllowTests
 	tc.CommandTimeout = t.CommandTimeout
 	tc.MaxOutputBytes = t.MaxOutputBytes
 	return tc

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/testsuite/fakellm"
@@ -190,11 +192,26 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 }
 
 func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
-	tc := toolsConfig(config.Tools{AllowCommands: []string{"go"}, CommandTimeout: time.Minute, MaxOutputBytes: 1024})
+	tc := toolsConfig(config.Tools{AllowCommands: []string{"go"}, AllowTests: true, CommandTimeout: time.Minute,
+		MaxOutputBytes: 1024})
 	assert.Equal(t, []string{"go"}, tc.AllowCommands)
 	assert.Equal(t, time.Minute, tc.CommandTimeout)
 	assert.Equal(t, 1024, tc.MaxOutputBytes)
-	assert.True(t, tc.AllowTests, "the tools' default stays")
+	assert.True(t, tc.AllowTests)
+}
+
+func TestToolsConfigCanForbidTests(t *testing.T) {
+	reg := tools.Builtin(toolsConfig(config.Tools{AllowTests: false}))
+	run, ok := reg.Get("run_tests")
+	require.True(t, ok)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "Makefile"), []byte("test:\n\ttouch ran\n"), 0o644))
+	sb, err := tools.NewSandbox(ws)
+	require.NoError(t, err)
+	_, err = run.Run(context.Background(), tools.Env{Root: sb}, nil)
+	require.True(t, tools.IsToolError(err), "want a refusal, got %v", err)
+	assert.Contains(t, err.Error(), "tests are not allowed")
+	assert.NoFileExists(t, filepath.Join(ws, "ran"), "make test did not run")
 }
 
 func TestRunHelpListsTheFlags(t *testing.T) {

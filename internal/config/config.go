@@ -28,6 +28,7 @@
 //	llm.prices.<model>.input, .output   USD per million tokens
 //	workspace.root              the current folder
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
+//	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
 //	tools.maxOutputBytes        65536
 //	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
@@ -138,7 +139,12 @@ type Workspace struct {
 
 // Tools bounds the tool activities.
 type Tools struct {
-	AllowCommands  []string      `mapstructure:"allowCommands"`
+	AllowCommands []string `mapstructure:"allowCommands"`
+	// AllowTests lets run_tests run the workspace's test command (go test,
+	// npm test, make test) even when its program is not in AllowCommands.
+	// Tests run code the plan can write, so with it false and an empty
+	// AllowCommands no tool runs a program.
+	AllowTests     bool          `mapstructure:"allowTests"`
 	CommandTimeout time.Duration `mapstructure:"commandTimeout"`
 	MaxOutputBytes int           `mapstructure:"maxOutputBytes"`
 }

@@ -60,6 +60,7 @@ func TestLoad(t *testing.T) {
 			assert.True(t, c.LLM.Offline, "no base URL and no key: offline")
 			assert.Zero(t, c.LLM.OfflineLatency, "the offline model answers at once")
 			assert.Equal(t, DefaultAllowCommands(), c.Tools.AllowCommands)
+			assert.True(t, c.Tools.AllowTests, "run_tests may run the test command by default")
 			assert.Equal(t, DefaultMaxOutputBytes, c.Tools.MaxOutputBytes)
 			wd, _ := os.Getwd()
 			assert.Equal(t, wd, c.Workspace.Root)
@@ -91,7 +92,9 @@ func TestLoad(t *testing.T) {
 			"PLANMODE_LLM_PHASES_PLAN_MODEL":          "env-model",
 			"PLANMODE_WORKER_MAXCONCURRENTACTIVITIES": "3",
 			"PLANMODE_WORKER_STICKYTIMEOUT":           "1s",
+			"PLANMODE_TOOLS_ALLOWTESTS":               "false",
 		}, check: func(t *testing.T, c Config) {
+			assert.False(t, c.Tools.AllowTests)
 			assert.Equal(t, time.Second, c.Worker.StickyTimeout)
 			assert.Equal(t, "127.0.0.1:7244", c.Temporal.Address)
 			assert.Equal(t, "plans", c.Temporal.Namespace, "unset variables leave the file's value")

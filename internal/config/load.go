@@ -42,6 +42,7 @@ const (
 	KeyLLMPrices       = "llm.prices"
 	KeyWorkspaceRoot   = "workspace.root"
 	KeyAllowCommands   = "tools.allowCommands"
+	KeyAllowTests      = "tools.allowTests"
 	KeyCommandTimeout  = "tools.commandTimeout"
 	KeyMaxOutputBytes  = "tools.maxOutputBytes"
 	KeyMaxActivities   = "worker.maxConcurrentActivities"
@@ -61,7 +62,7 @@ var envKeys = []string{
 	KeyTLSCertFile, KeyTLSKeyFile, KeyTLSCAFile, KeyTLSServerName,
 	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
 	KeyLLMJSONSchema, KeyLLMOffline, KeyOfflineLatency,
-	KeyWorkspaceRoot, KeyAllowCommands, KeyCommandTimeout, KeyMaxOutputBytes,
+	KeyWorkspaceRoot, KeyAllowCommands, KeyAllowTests, KeyCommandTimeout, KeyMaxOutputBytes,
 	KeyMaxActivities, KeyMaxWorkflowTask, KeyStickyTimeout, KeyWebhookURL, KeyWebhookSecret, KeyOutputsDir,
 	KeyLogLevel, KeyLogFormat,
 }
@@ -93,6 +94,7 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeyLLMTemperature, DefaultTemperature)
 	v.SetDefault(KeyLLMTimeout, DefaultRequestTimeout)
 	v.SetDefault(KeyAllowCommands, DefaultAllowCommands())
+	v.SetDefault(KeyAllowTests, true)
 	v.SetDefault(KeyCommandTimeout, DefaultCommandTimeout)
 	v.SetDefault(KeyMaxOutputBytes, DefaultMaxOutputBytes)
 	v.SetDefault(KeyLogLevel, DefaultLogLevel)
