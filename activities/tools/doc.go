@@ -3,7 +3,11 @@
 // commands and the workspace's tests. Every tool works inside a [Sandbox]
 // confined to one workspace root, so a path never leaves the workspace (no
 // "..", no absolute path outside it, no symlink escape) and a command never
-// runs through a shell.
+// runs through a shell. The sandbox confines paths the tools are given, not
+// what a started program does: run_command and run_tests run in the root
+// but with the worker's user and its reach, so the allowlist
+// ([Config.AllowCommands], [Config.AllowTests]) and the operating system
+// are the boundary for commands.
 //
 // # Registry
 //
