@@ -271,3 +271,25 @@ func TestOutputsDirMustBeAFolder(t *testing.T) {
 	c.Outputs.Dir = "relative"
 	assert.ErrorContains(t, c.Validate(), `outputs.dir "relative" must be an absolute path`)
 }
+
+func TestFileKeysMustBeKnown(t *testing.T) {
+	cases := []struct {
+		name, file, wantErr string
+	}{
+		{name: "misspelt key", file: "temporal:\n  adress: 10.0.0.1:7233\n", wantErr: "unknown key temporal.adress"},
+		{name: "unknown section", file: "tool:\n  allowCommands: [go]\n", wantErr: "unknown key tool.allowcommands"},
+		{name: "every known kind", file: fileYAML + "workspace:\n  root: /srv\noutputs:\n  dir: /tmp/o\n" +
+			"notify:\n  webhookURL: http://127.0.0.1:9/h\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, loadCase{file: tc.file})
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+}

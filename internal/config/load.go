@@ -137,7 +137,7 @@ func ReadFile(v *viper.Viper, path string) error {
 		}
 		return fmt.Errorf("config file %s: %w", abs, err)
 	}
-	return nil
+	return checkKeys(v, abs)
 }
 
 // Load decodes v into a Config, derives llm.offline and workspace.root when
