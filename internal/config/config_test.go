@@ -293,3 +293,10 @@ func TestFileKeysMustBeKnown(t *testing.T) {
 		})
 	}
 }
+
+func TestDecodeErrorIsOneLineNamingTheKey(t *testing.T) {
+	_, err := load(t, loadCase{env: map[string]string{"PLANMODE_LLM_TEMPERATURE": "hot"}})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Contains(t, err.Error(), "config: llm.temperature (PLANMODE_LLM_TEMPERATURE or the file): cannot parse")
+}

@@ -145,7 +145,7 @@ func ReadFile(v *viper.Viper, path string) error {
 func Load(v *viper.Viper) (Config, error) {
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return c, fmt.Errorf("config: %w", err)
+		return c, fmt.Errorf("config: %s", decodeMessage(err))
 	}
 	prices, err := decodePrices(v.Get(KeyLLMPrices))
 	if err != nil {
@@ -169,6 +169,28 @@ func Load(v *viper.Viper) (Config, error) {
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
 	return c, c.Validate()
+}
+
+// decodeMessage makes a decoding error one line that names the key and
+// where to set it: "llm.temperature (PLANMODE_LLM_TEMPERATURE or the file):
+// cannot parse value as 'float64'...". The decoder's own text spans lines
+// under a header.
+func decodeMessage(err error) string {
+	var parts []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "decoding failed due to") {
+			continue
+		}
+		if key, rest, ok := strings.Cut(strings.TrimPrefix(line, "'"), "' "); ok && !strings.Contains(key, " ") {
+			line = fmt.Sprintf("%s (%s or the file): %s", key, EnvName(key), rest)
+		}
+		parts = append(parts, line)
+	}
+	if len(parts) == 0 {
+		return err.Error()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DefaultOutputsDir is where full outputs go when outputs.dir is not set:
