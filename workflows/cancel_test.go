@@ -85,3 +85,29 @@ func TestCancelDuringEachWait(t *testing.T) {
 var mockAny = mock.Anything
 
 type contextT = context.Context
+
+func TestQueriesAnswerBeforeOptionsExist(t *testing.T) {
+	h := newHarness(t)
+	askingFakes(h)
+	req := manualReq()
+	req.Clarify.AskQuestions = true
+	var opts signals.OptionsView
+	var pv signals.PlanView
+	var prog signals.Progress
+	h.at(time.Minute, func() {
+		opts = query(h, signals.OptionsQuery)
+		pv = query(h, signals.PlanQuery)
+		prog = query(h, signals.ProgressQuery)
+		assert.Contains(t, currentDetails(h), "Which users?")
+		h.env.CancelWorkflow()
+	})
+	res := h.run(req)
+
+	assert.Zero(t, opts.Revision)
+	assert.Empty(t, opts.Options)
+	assert.Empty(t, opts.RecommendedID)
+	assert.Nil(t, pv.Plan)
+	assert.Equal(t, plan.PhaseClarifying, prog.Phase)
+	assert.Nil(t, prog.CurrentStep)
+	assert.Equal(t, signals.StatusCancelled, res.Status)
+}
