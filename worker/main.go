@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -53,6 +54,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	logger := cfg.Log.NewLogger(stdout)
+	if filepath.Dir(cfg.Workspace.Root) == cfg.Workspace.Root {
+		// The root of the file system confines nothing.
+		logger.Warn("workspace.root is the file system's root: the tools can reach every file the worker can; set workspace.root to the folder plans work in",
+			"workspace", cfg.Workspace.Root)
+	}
 
 	c, err := dial(ctx, cfg.Temporal, logger)
 	if err != nil {

@@ -223,3 +223,13 @@ func TestRunHelpListsTheFlags(t *testing.T) {
 		assert.Contains(t, out.String(), flag)
 	}
 }
+
+func TestRunWarnsWhenTheWorkspaceIsTheFileSystemRoot(t *testing.T) {
+	cleanEnv(t)
+	port, err := testsuite.FreePort()
+	require.NoError(t, err)
+	var out syncBuffer
+	err = run(context.Background(), []string{"--workspace-root", "/", "--address", "127.0.0.1:" + strconv.Itoa(port)}, &out)
+	require.Error(t, err, "nothing listens there")
+	assert.Contains(t, out.String(), "workspace.root is the file system's root")
+}
