@@ -141,6 +141,24 @@ func (wp *workerProcess) kill() {
 	<-wp.exited
 }
 
+// workerRig returns the shared dev server, the worker binary and the
+// environment of an offline worker process on a task queue and a copy of
+// the demo workspace of its own, with settings (config keys to values) on
+// top.
+func workerRig(t *testing.T, settings map[string]string) (srv *DevServer, bin string, env []string, queue, workspace string) {
+	t.Helper()
+	srv, bin = StartDevServer(t), buildWorker(t)
+	queue, workspace = TaskQueue(t), copyDemoWorkspace(t)
+	all := map[string]string{
+		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
+		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyLogLevel: "info",
+	}
+	for k, v := range settings {
+		all[k] = v
+	}
+	return srv, bin, workerEnv(t, all), queue, workspace
+}
+
 // TestKilledWorkerDoesNotLoseThePlan runs a plan on a worker process, kills
 // that process with SIGKILL once a step has completed, resumes the run
 // while no worker is alive, and lets a new worker process finish it: the
@@ -148,14 +166,7 @@ func (wp *workerProcess) kill() {
 // exactly once.
 func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 	t.Parallel()
-	srv := StartDevServer(t)
-	bin := buildWorker(t)
-	queue, workspace := TaskQueue(t), copyDemoWorkspace(t)
-	env := workerEnv(t, map[string]string{
-		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
-		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyOfflineLatency: offlineLatency,
-		config.KeyLogLevel: "info",
-	})
+	srv, bin, env, queue, workspace := workerRig(t, map[string]string{config.KeyOfflineLatency: offlineLatency})
 	first := startWorkerProcess(t, bin, env)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -278,13 +289,8 @@ func errKilled(err error) bool {
 // seconds, and the run completes with every step completed.
 func TestWorkerKilledMidActivityResumesOnAnother(t *testing.T) {
 	t.Parallel()
-	srv := StartDevServer(t)
-	bin := buildWorker(t)
-	queue, workspace := TaskQueue(t), copyDemoWorkspace(t)
-	env := workerEnv(t, map[string]string{
-		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
-		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyOfflineLatency: callLatency,
-		config.KeyLogLevel: "info",
+	srv, bin, env, queue, workspace := workerRig(t, map[string]string{
+		config.KeyOfflineLatency: callLatency,
 		// The run's next workflow task leaves the dead worker's sticky
 		// queue after 1s instead of the SDK's 5s.
 		config.KeyStickyTimeout: "1s",

@@ -83,7 +83,10 @@ func (r *run) detailsSteps(p *page) {
 	counts := []struct {
 		n    int
 		what string
-	}{{t.Completed, "completed"}, {t.Skipped, "skipped"}, {t.Failed, "failed"}, {t.Cancelled, "cancelled"}, {t.Running, "running"}, {t.Pending, "pending"}}
+	}{
+		{t.Completed, string(plan.StepCompleted)}, {t.Skipped, string(plan.StepSkipped)}, {t.Failed, string(plan.StepFailed)},
+		{t.Cancelled, string(plan.StepCancelled)}, {t.Running, string(plan.StepRunning)}, {t.Pending, string(plan.StepPending)},
+	}
 	var parts []string
 	for _, c := range counts {
 		if c.n > 0 {
