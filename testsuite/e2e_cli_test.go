@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,8 +186,11 @@ func TestCLIAnswersRefinesAndCancels(t *testing.T) {
 	require.Equal(t, 0, cancel.code, cancel.errOut)
 	assert.Contains(t, cancel.out, "cancellation requested")
 
+	ended := pw.cli(t, "result", id, "--output", "json")
+	assert.Equal(t, 5, ended.code, "a cancelled plan's result exits 5")
+	assert.Contains(t, ended.errOut, "the plan ended cancelled")
 	var res signals.Result
-	pw.cliJSON(t, &res, "result", id)
+	require.NoError(t, json.Unmarshal([]byte(ended.out), &res), ended.out)
 	assert.Equal(t, signals.StatusCancelled, res.Status)
 
 	after := pw.cli(t, "watch", id)

@@ -11,6 +11,7 @@
 //	2  Temporal cannot be reached
 //	3  no such plan
 //	4  the plan (or the CLI) rejected the input
+//	5  result: the plan ended failed or cancelled
 package cli
 
 import (

@@ -13,14 +13,20 @@ import (
 func (a *app) resultCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "result <id>",
-		Short: "Wait for a plan to end and print its result",
+		Short: "Wait for a plan to end and print its result; exit 5 when it failed or was cancelled",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := a.result(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			return a.emit(res, func(w io.Writer) error { return renderResult(w, res) })
+			if err := a.emit(res, func(w io.Writer) error { return renderResult(w, res) }); err != nil {
+				return err
+			}
+			if res.Status == signals.StatusFailed || res.Status == signals.StatusCancelled {
+				return &endedError{status: res.Status}
+			}
+			return nil
 		},
 	}
 }

@@ -17,7 +17,14 @@ const (
 	exitUnreachable = 2
 	exitNotFound    = 3
 	exitRejected    = 4
+	exitNotDone     = 5
 )
+
+// endedError says a plan ended without doing its work (failed or
+// cancelled), so that scripts can tell from `planmode result`'s exit code.
+type endedError struct{ status signals.Status }
+
+func (e *endedError) Error() string { return "the plan ended " + string(e.status) }
 
 // unreachableError says Temporal could not be reached.
 type unreachableError struct {
@@ -63,6 +70,10 @@ func exitCode(err error) int {
 		return exitNotFound
 	case isRejected(err):
 		return exitRejected
+	}
+	var ended *endedError
+	if errors.As(err, &ended) {
+		return exitNotDone
 	}
 	return exitOther
 }

@@ -37,6 +37,7 @@ func TestExitCode(t *testing.T) {
 		{"wrapped sentinel", fmt.Errorf("%w: wrong phase", signals.ErrRejected), exitRejected},
 		{"invalid argument", serviceerror.NewInvalidArgument("bad query"), exitRejected},
 		{"plan id in use", fmt.Errorf("start plan p: %w", serviceerror.NewWorkflowExecutionAlreadyStarted("started", "", "")), exitRejected},
+		{"plan failed", &endedError{status: signals.StatusFailed}, exitNotDone},
 		{"activity failure", temporal.NewApplicationError("boom", "Boom"), exitOther},
 		{"anything else", errors.New("disk full"), exitOther},
 	}
