@@ -110,6 +110,11 @@ func (p *Plan) Skip(ids []string, c Change) error {
 	return p.commit(c, func(q *Plan) ([]Update, error) { return q.skip(ids, c) })
 }
 
+// MaxUpdateHistory bounds the update history a plan keeps: the plan travels
+// in queries, results and continue-as-new, so the oldest entries give way
+// (counted in UpdateHistoryDropped) rather than let it grow without end.
+const MaxUpdateHistory = 500
+
 // commit runs fn on a clone of p, checks the result and swaps it in with
 // the bookkeeping every edit shares.
 func (p *Plan) commit(c Change, fn func(q *Plan) ([]Update, error)) error {
@@ -131,6 +136,10 @@ func (p *Plan) commit(c Change, fn func(q *Plan) ([]Update, error)) error {
 	for _, u := range ups {
 		u.At, u.Actor, u.Reason, u.Version = c.At, actor, c.Reason, q.Version
 		q.UpdateHistory = append(q.UpdateHistory, u)
+	}
+	if over := len(q.UpdateHistory) - MaxUpdateHistory; over > 0 {
+		q.UpdateHistory = append([]Update(nil), q.UpdateHistory[over:]...)
+		q.UpdateHistoryDropped += over
 	}
 	*p = q
 	return nil

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,17 @@ func TestEditsRefuseAndLeavePlanUnchanged(t *testing.T) {
 			assert.Equal(t, before, p, "plan unchanged")
 		})
 	}
+}
+
+func TestUpdateHistoryKeepsTheNewestEntries(t *testing.T) {
+	p := chain(3)
+	total := MaxUpdateHistory + 7
+	for i := 0; i < total; i++ {
+		require.NoError(t, p.UpdateStep("s3", Step{Title: fmt.Sprintf("Title %d", i)}, change("rename")))
+	}
+	require.Len(t, p.UpdateHistory, MaxUpdateHistory)
+	assert.Equal(t, 7, p.UpdateHistoryDropped)
+	assert.Equal(t, total+1, p.Version, "every edit still bumps the version")
+	assert.Equal(t, total+1, p.UpdateHistory[len(p.UpdateHistory)-1].Version, "the newest entry is kept")
+	assert.Equal(t, 9, p.UpdateHistory[0].Version, "the oldest seven went")
 }

@@ -351,6 +351,9 @@ type Plan struct {
 	// Template names the template the plan came from, if any.
 	Template      string   `json:"template,omitempty"`
 	UpdateHistory []Update `json:"updateHistory,omitempty"`
+	// UpdateHistoryDropped counts the oldest entries let go past
+	// MaxUpdateHistory.
+	UpdateHistoryDropped int `json:"updateHistoryDropped,omitempty"`
 	// NextStepSeq feeds ids for steps added without one ("s<N>"), so that
 	// ids stay deterministic without a random source.
 	NextStepSeq int `json:"nextStepSeq,omitempty"`
