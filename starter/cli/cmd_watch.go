@@ -188,12 +188,28 @@ func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
+	status := w.endStatus(ctx, st)
 	if w.a.jsonOutput() {
-		return true, w.event(watchEvent{Event: eventEnded, Status: st.String()})
+		return true, w.event(watchEvent{Event: eventEnded, Status: status})
 	}
 	w.stopBar()
-	fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, st, w.id)
+	fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, status, w.id)
 	return true, nil
+}
+
+// endStatus is how a closed plan ended: the Result's status when the run
+// completed (a cancelled or failed plan completes with its Result saying
+// so), else Temporal's status (terminated, timed out, cancelled before any
+// worker ran it).
+func (w *watcher) endStatus(ctx context.Context, st enumspb.WorkflowExecutionStatus) string {
+	if st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		return st.String()
+	}
+	var res signals.Result
+	if err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res); err != nil || res.Status == "" {
+		return st.String()
+	}
+	return string(res.Status)
 }
 
 func stepID(p signals.Progress) string {
@@ -213,8 +229,9 @@ const (
 // watchEvent is one line of watch --output json, which writes JSON Lines
 // (one compact object per line) so a script can read each as it comes:
 // "progress" with the progress answer when it changes, "waiting" with the
-// pending answer when the plan stops for input, "ended" with the Temporal
-// status when the plan closed and can no longer be queried.
+// pending answer when the plan stops for input, "ended" with how the plan
+// ended (its Result's status, or Temporal's) when it closed and can no
+// longer be queried.
 type watchEvent struct {
 	Event    string            `json:"event"`
 	Progress *signals.Progress `json:"progress,omitempty"`

@@ -105,3 +105,22 @@ func TestWatchJSONEndedCarriesTheStatus(t *testing.T) {
 	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1", "-o", "json"}), errOut.String())
 	assert.Equal(t, []watchEvent{{Event: eventEnded, Status: "Canceled"}}, jsonLines(t, out))
 }
+
+func TestWatchJSONEndedReadsTheResultOfACompletedRun(t *testing.T) {
+	a, out, errOut := newTestApp(t, "")
+	temporal := mocks.NewClient(t)
+	temporal.On("Close").Return().Once()
+	temporal.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
+		Return(nil, errors.New("no worker answered")).Once()
+	described(temporal, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, nil)
+	run := mocks.NewWorkflowRun(t)
+	run.On("Get", mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
+		*args.Get(1).(*signals.Result) = signals.Result{Status: signals.StatusCancelled}
+	}).Return(nil).Once()
+	temporal.On("GetWorkflow", mock.Anything, "plan-1", "").Return(run).Once()
+	a.client = temporal
+
+	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1", "-o", "json"}), errOut.String())
+	assert.Equal(t, []watchEvent{{Event: eventEnded, Status: "cancelled"}}, jsonLines(t, out),
+		"a cancelled plan completes its run; the Result says it was cancelled")
+}
