@@ -44,12 +44,7 @@ type toolDeps struct {
 // turns and planning prompts unless WithToolSpecs set others. The default
 // is tools.Builtin(tools.DefaultConfig()): no commands allowed.
 func WithTools(reg *tools.Registry) Option {
-	return func(a *Activities) {
-		a.tools = reg
-		if a.toolSpecs == nil && reg != nil {
-			a.toolSpecs = ToolSpecsOf(reg)
-		}
-	}
+	return func(a *Activities) { a.tools = reg }
 }
 
 // WithWorkspaceRoot confines every workspace to root: a plan's workspace

@@ -242,16 +242,17 @@ func TestRunToolHeartbeatsInActivity(t *testing.T) {
 func TestWithToolsOffersSpecs(t *testing.T) {
 	reg := tools.Builtin(tools.DefaultConfig())
 	a := New(WithTools(reg))
-	require.NotNil(t, a.toolSpecs)
-	specs := a.toolSpecs.Specs([]string{"read_file", "nope"})
+	offered := a.specs()
+	require.NotNil(t, offered)
+	specs := offered.Specs([]string{"read_file", "nope"})
 	require.Len(t, specs, 1)
 	assert.Equal(t, "read_file", specs[0].Name)
 	assert.JSONEq(t, string(reg.Specs([]string{"read_file"})[0].Parameters), string(specs[0].Parameters))
-	assert.Len(t, a.toolSpecs.Specs(nil), 9)
-	ro, ok := a.toolSpecs.(interface{ ReadOnlySpecs() []ToolSpec })
+	assert.Len(t, offered.Specs(nil), 9)
+	ro, ok := offered.(interface{ ReadOnlySpecs() []ToolSpec })
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 
 	custom := New(WithToolSpecs(ToolSpecsOf(tools.NewRegistry())), WithTools(reg))
-	assert.Empty(t, custom.toolSpecs.Specs(nil), "WithToolSpecs keeps precedence")
+	assert.Empty(t, custom.specs().Specs(nil), "WithToolSpecs keeps precedence")
 }
