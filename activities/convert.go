@@ -68,10 +68,16 @@ func fillIDs(steps []StepReply) {
 	}
 }
 
+// defaultPrompt is the prompt of an llm or agent step that gives none: its
+// title and description.
+func defaultPrompt(title, description string) string {
+	return strings.TrimSpace(title + ". " + description)
+}
+
 // normalizeConfig checks a step's action and fills a missing llm or agent
 // config.
 func normalizeConfig(s *StepReply, label string) error {
-	prompt := strings.TrimSpace(s.Title + ". " + s.Description)
+	prompt := defaultPrompt(s.Title, s.Description)
 	switch s.Action {
 	case plan.ActionLLM:
 		if s.Config.LLM == nil {

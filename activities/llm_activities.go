@@ -103,7 +103,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 // empty reply is a failed step, not an activity error.
 func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
-	cfg := plan.LLMConfig{Prompt: strings.TrimSpace(step.Title + ". " + step.Description)}
+	cfg := plan.LLMConfig{Prompt: defaultPrompt(step.Title, step.Description)}
 	if step.Config.LLM != nil {
 		cfg = *step.Config.LLM
 	}
@@ -140,7 +140,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 // offered, so the model answers.
 func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
-	agent := plan.AgentConfig{Prompt: strings.TrimSpace(step.Title + ". " + step.Description)}
+	agent := plan.AgentConfig{Prompt: defaultPrompt(step.Title, step.Description)}
 	if step.Config.Agent != nil {
 		agent = *step.Config.Agent
 	}
