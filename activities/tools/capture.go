@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"fmt"
 	"io"
 	"sync"
 )
@@ -51,7 +50,5 @@ func (c *capture) Output() (string, bool) {
 	if c.total <= c.max {
 		return string(c.head) + string(c.tail), false
 	}
-	omitted := c.total - len(c.head) - len(c.tail)
-	head, tail := validPrefix(string(c.head)), validSuffix(string(c.tail))
-	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", head, omitted, tail), true
+	return elide(string(c.head), string(c.tail), c.total), true
 }

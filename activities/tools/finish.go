@@ -39,10 +39,7 @@ func finishPlanTool(Config) Tool {
 			if err := required("reason", a.Reason); err != nil {
 				return Result{}, err
 			}
-			reason := strings.TrimSpace(a.Reason)
-			if len(reason) > maxExitReason {
-				reason = validPrefix(reason[:maxExitReason]) + "…"
-			}
+			reason := clip(strings.TrimSpace(a.Reason), maxExitReason)
 			return Result{Output: reason, Exit: true, ExitReason: reason}, nil
 		},
 	}

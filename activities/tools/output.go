@@ -13,10 +13,23 @@ func Truncate(s string, max int) (string, bool) {
 		return s, false
 	}
 	half := max / 2
-	head := validPrefix(s[:half])
-	tail := validSuffix(s[len(s)-(max-half):])
-	omitted := len(s) - len(head) - len(tail)
-	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", head, omitted, tail), true
+	return elide(s[:half], s[len(s)-(max-half):], len(s)), true
+}
+
+// elide joins the kept head and tail of an output of total bytes around a
+// marker saying how many bytes were left out, first dropping the partial
+// runes the cuts left at their edges.
+func elide(head, tail string, total int) string {
+	head, tail = validPrefix(head), validSuffix(tail)
+	return fmt.Sprintf("%s\n… [%d bytes omitted] …\n%s", head, total-len(head)-len(tail), tail)
+}
+
+// clip cuts s to max bytes on a UTF-8 boundary and marks the cut with "…".
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return validPrefix(s[:max]) + "…"
 }
 
 // Tail returns the last max bytes of s, on a UTF-8 boundary.

@@ -101,10 +101,7 @@ func grepFile(abs, rel string, re *regexp.Regexp, maxRead int64, max int, out *[
 		if len(*out) == max {
 			return false
 		}
-		line = strings.TrimRight(line, "\r")
-		if len(line) > maxMatchLine {
-			line = validPrefix(line[:maxMatchLine]) + "…"
-		}
+		line = clip(strings.TrimRight(line, "\r"), maxMatchLine)
 		*out = append(*out, fmt.Sprintf("%s:%d: %s", rel, i+1, line))
 	}
 	return true
