@@ -287,7 +287,7 @@ func (a *Activities) snapshotStore(ws string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("snapshot directory: %w", err)
 	}
-	if within(ws, real) || within(real, ws) {
+	if tools.Within(ws, real) || tools.Within(real, ws) {
 		return "", fail(ErrSnapshot, nil, fmt.Sprintf("the snapshot directory %s overlaps the workspace %s", real, ws))
 	}
 	return real, nil

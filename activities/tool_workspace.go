@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/planmode/planmode/activities/tools"
 )
 
 // resolveWorkspace returns the absolute, symlink-free workspace a plan
@@ -33,7 +34,7 @@ func (a *Activities) resolveWorkspace(ws string, mustExist bool) (string, error)
 		if err != nil {
 			return "", fail(ErrWorkspace, err, fmt.Sprintf("workspace root %s: %v", root, err))
 		}
-		if !within(realRoot, real) {
+		if !tools.Within(realRoot, real) {
 			return "", fail(ErrWorkspace, nil, fmt.Sprintf("workspace %s is outside the workspace root %s", ws, realRoot))
 		}
 	}
@@ -74,15 +75,4 @@ func realPath(p string) (string, error) {
 		}
 		rest = append([]string{filepath.Base(cur)}, rest...)
 	}
-}
-
-// within reports whether p is root or lies below it.
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
 }

@@ -61,10 +61,10 @@ func (s *Sandbox) Resolve(p string) (string, error) {
 	var abs string
 	if filepath.IsAbs(p) {
 		abs = filepath.Clean(p)
-		if !within(s.root, abs) {
+		if !Within(s.root, abs) {
 			// The root may have been named through a symlink (/srv/link/ws).
 			real, ok := realAncestor(abs)
-			if !ok || !within(s.root, real) {
+			if !ok || !Within(s.root, real) {
 				return "", rejectPath(p, "is outside the workspace %s", s.root)
 			}
 			abs = real
@@ -88,7 +88,7 @@ func (s *Sandbox) checkLinks(p, abs string) error {
 	for cur := abs; ; cur = filepath.Dir(cur) {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			if !within(s.root, real) {
+			if !Within(s.root, real) {
 				return rejectPath(p, "resolves through a symlink to %s, outside the workspace", real)
 			}
 			return nil
@@ -173,8 +173,10 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// within reports whether p is root or below it.
-func within(root, p string) bool {
+// Within reports whether the clean absolute path p is root or lies below
+// it: the containment check of the sandbox and of workspaces under a
+// workspace root.
+func Within(root, p string) bool {
 	if p == root {
 		return true
 	}
