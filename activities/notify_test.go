@@ -2,7 +2,6 @@ package activities_test
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sdklog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
 	"github.com/planmode/planmode/activities"
@@ -144,10 +142,10 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	// The test environment does not retry: each call stands for one attempt.
 	for i, wantDelay := range []time.Duration{0, 7 * time.Second} {
 		_, err := notify(t, a, in)
-		appErr := applicationError(t, err)
-		assert.False(t, appErr.NonRetryable(), "attempt %d", i+1)
-		assert.Equal(t, activities.ErrWebhookFailed, appErr.Type())
-		assert.Equal(t, wantDelay, appErr.NextRetryDelay(), "attempt %d honours Retry-After", i+1)
+		ae := appErr(t, err)
+		assert.False(t, ae.NonRetryable(), "attempt %d", i+1)
+		assert.Equal(t, activities.ErrWebhookFailed, ae.Type())
+		assert.Equal(t, wantDelay, ae.NextRetryDelay(), "attempt %d honours Retry-After", i+1)
 	}
 	out, err := notify(t, a, in)
 	require.NoError(t, err)
@@ -180,9 +178,9 @@ func TestNotifyClassifiesAnswers(t *testing.T) {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			r := newReceiver(t, tt.status)
 			out, err := notify(t, activities.New(), stepInput(r.URL))
-			appErr := applicationError(t, err)
-			assert.Equal(t, !tt.retryable, appErr.NonRetryable())
-			assert.Contains(t, appErr.Error(), tt.message)
+			ae := appErr(t, err)
+			assert.Equal(t, !tt.retryable, ae.NonRetryable())
+			assert.Contains(t, ae.Error(), tt.message)
 			assert.False(t, out.Sent)
 		})
 	}
@@ -194,18 +192,18 @@ func TestNotifyNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
 	r.Close() // nothing listens any more
 
 	_, err := notify(t, activities.New(), stepInput(url))
-	appErr := applicationError(t, err)
-	assert.False(t, appErr.NonRetryable())
-	assert.Equal(t, activities.ErrWebhookFailed, appErr.Type())
+	ae := appErr(t, err)
+	assert.False(t, ae.NonRetryable())
+	assert.Equal(t, activities.ErrWebhookFailed, ae.Type())
 	assert.NotContains(t, err.Error(), "topsecret")
 }
 
 func TestNotifyRefusesABadURL(t *testing.T) {
 	for _, url := range []string{"ftp://127.0.0.1/x?token=topsecret", "not a url", "http://"} {
 		_, err := notify(t, activities.New(), stepInput(url))
-		appErr := applicationError(t, err)
-		assert.True(t, appErr.NonRetryable(), url)
-		assert.Equal(t, activities.ErrWebhookRejected, appErr.Type(), url)
+		ae := appErr(t, err)
+		assert.True(t, ae.NonRetryable(), url)
+		assert.Equal(t, activities.ErrWebhookRejected, ae.Type(), url)
 		assert.NotContains(t, err.Error(), "topsecret")
 	}
 }
@@ -247,14 +245,4 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.deliveries()[0].body, &body))
 	assert.Equal(t, activities.NotifyBody{Event: activities.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
 		Phase: plan.PhaseCompleted, At: in.At, Data: in.Data}, body)
-}
-
-// applicationError returns the ApplicationError in err, failing the test
-// when there is none.
-func applicationError(t *testing.T, err error) *temporal.ApplicationError {
-	t.Helper()
-	require.Error(t, err)
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
-	return appErr
 }
