@@ -11,15 +11,10 @@ import (
 
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
-	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite/fakellm"
-	"github.com/planmode/planmode/workflows"
 )
 
 // activityCounter counts the activities a worker runs, whatever their
@@ -84,19 +79,9 @@ func startBenchWorker(b *testing.B, root string) (*signals.Client, *activityCoun
 	queue := TaskQueue(b)
 	llm := fakellm.New()
 	b.Cleanup(llm.Close)
-	tc := tools.DefaultConfig()
-	tc.AllowCommands = config.DefaultAllowCommands()
-	acts := activities.New(
-		activities.WithLLMConfig(activities.LLMConfig{BaseURL: llm.URL(), Model: fakellm.DefaultModel}),
-		activities.WithOffline(true),
-		activities.WithTools(tools.Builtin(tc)),
-		activities.WithWorkspaceRoot(root),
-		activities.WithSnapshotDir(b.TempDir()),
-	)
 	counter := &activityCounter{}
 	w := sdkworker.New(srv.Client, queue, sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{counter}})
-	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(acts)
+	registerOffline(w, llm, root, b.TempDir())
 	if err := w.Start(); err != nil {
 		b.Fatalf("worker: %v", err)
 	}

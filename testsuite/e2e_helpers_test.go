@@ -13,15 +13,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/internal/config"
-	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/starter/cli"
 	"github.com/planmode/planmode/testsuite/fakellm"
-	"github.com/planmode/planmode/workflows"
+	"github.com/planmode/planmode/worker/planworker"
 )
 
 // planWorker is a PlanMode worker on its own task queue, with the offline
@@ -41,21 +38,23 @@ func startPlanWorker(t *testing.T) *planWorker {
 	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: fakellm.New()}
 	t.Cleanup(pw.llm.Close)
 
-	tc := tools.DefaultConfig()
-	tc.AllowCommands = config.DefaultAllowCommands()
-	acts := activities.New(
-		activities.WithLLMConfig(activities.LLMConfig{BaseURL: pw.llm.URL(), Model: fakellm.DefaultModel}),
-		activities.WithOffline(true),
-		activities.WithTools(tools.Builtin(tc)),
-		activities.WithWorkspaceRoot(pw.workspace),
-		activities.WithSnapshotDir(t.TempDir()),
-	)
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(acts)
+	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return pw
+}
+
+// registerOffline registers on w what the planmode worker registers, with
+// the default tools confined to root, llm as an offline model and the
+// workspace snapshots kept in snapshots.
+func registerOffline(w sdkworker.Registry, llm *fakellm.Server, root, snapshots string) {
+	cfg := config.Config{
+		Workspace: config.Workspace{Root: root},
+		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
+	}
+	planworker.Register(w, cfg, activities.LLMConfig{BaseURL: llm.URL(), Model: fakellm.DefaultModel}, true,
+		activities.WithSnapshotDir(snapshots))
 }
 
 // copyDemoWorkspace copies demo/workspace into a fresh folder.

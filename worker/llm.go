@@ -12,6 +12,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/worker/planworker"
 )
 
 // openAIBaseURL is where a key without a base URL goes.
@@ -31,7 +32,7 @@ type model struct {
 // reply delayed by l.OfflineLatency, and otherwise checks that the provider answers GET /models with the key. It
 // returns an error when the provider cannot be reached or refuses the key.
 func startModel(ctx context.Context, l config.LLM, logger *slog.Logger) (model, error) {
-	cfg := llmConfig(l)
+	cfg := planworker.LLMConfig(l)
 	if l.Offline {
 		srv := fakellm.New(fakellm.WithLatency(l.OfflineLatency))
 		cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "", fakellm.DefaultModel
@@ -46,35 +47,6 @@ func startModel(ctx context.Context, l config.LLM, logger *slog.Logger) (model, 
 		return model{}, err
 	}
 	return model{cfg: cfg, close: func() {}}, nil
-}
-
-// llmConfig maps the configuration onto the adapter's.
-func llmConfig(l config.LLM) activities.LLMConfig {
-	temp := l.Temperature
-	cfg := activities.LLMConfig{
-		BaseURL:        l.BaseURL,
-		APIKey:         l.APIKey,
-		Model:          l.Model,
-		Temperature:    &temp,
-		RequestTimeout: l.RequestTimeout,
-		JSONSchema:     l.JSONSchema,
-	}
-	if len(l.Phases) > 0 {
-		cfg.Phases = make(map[string]activities.PhaseConfig, len(l.Phases))
-		for name, p := range l.Phases {
-			cfg.Phases[name] = activities.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
-		}
-	}
-	return cfg
-}
-
-// pricing is the default price table with the configured prices on top.
-func pricing(l config.LLM) activities.Pricing {
-	p := activities.DefaultPricing()
-	for name, pr := range l.Prices {
-		p[name] = activities.Price{Input: pr.Input, Output: pr.Output}
-	}
-	return p
 }
 
 // checkEndpoint asks baseURL for its models, so that a wrong URL or key

@@ -16,11 +16,10 @@ import (
 
 	"github.com/spf13/pflag"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workflows"
+	"github.com/planmode/planmode/worker/planworker"
 )
 
 func main() {
@@ -82,8 +81,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
 		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
-	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(newActivities(cfg, model))
+	planworker.Register(w, cfg, model.cfg, model.offline)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}

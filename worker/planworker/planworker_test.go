@@ -1,0 +1,60 @@
+package planworker
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/internal/config"
+)
+
+func TestLLMConfigMapsTheConfiguration(t *testing.T) {
+	temp := 0.7
+	got := LLMConfig(config.LLM{
+		BaseURL: "https://x/v1", APIKey: "k", Model: "m", Temperature: 0.3, RequestTimeout: time.Minute, JSONSchema: true,
+		Phases: map[string]config.PhaseModel{"plan": {Model: "big", Temperature: &temp}},
+	})
+	assert.Equal(t, "https://x/v1", got.BaseURL)
+	assert.Equal(t, "k", got.APIKey)
+	assert.Equal(t, "big", got.ModelFor("plan"))
+	assert.Equal(t, "m", got.ModelFor("reflect"))
+	require.NotNil(t, got.TemperatureFor("reflect"))
+	assert.Equal(t, 0.3, *got.TemperatureFor("reflect"))
+	assert.Equal(t, 0.7, *got.TemperatureFor("plan"))
+	assert.True(t, got.JSONSchema)
+
+	p := pricing(config.LLM{Prices: map[string]config.Price{"mine": {Input: 1, Output: 2}}})
+	assert.Equal(t, activities.Price{Input: 1, Output: 2}, p["mine"])
+	_, known := p.Lookup("gpt-4o")
+	assert.True(t, known, "defaults stay")
+}
+
+func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
+	tc := toolsConfig(config.Tools{AllowCommands: []string{"go"}, AllowTests: true, CommandTimeout: time.Minute,
+		MaxOutputBytes: 1024})
+	assert.Equal(t, []string{"go"}, tc.AllowCommands)
+	assert.Equal(t, time.Minute, tc.CommandTimeout)
+	assert.Equal(t, 1024, tc.MaxOutputBytes)
+	assert.True(t, tc.AllowTests)
+}
+
+func TestToolsConfigCanForbidTests(t *testing.T) {
+	reg := tools.Builtin(toolsConfig(config.Tools{AllowTests: false}))
+	run, ok := reg.Get("run_tests")
+	require.True(t, ok)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "Makefile"), []byte("test:\n\ttouch ran\n"), 0o644))
+	sb, err := tools.NewSandbox(ws)
+	require.NoError(t, err)
+	_, err = run.Run(context.Background(), tools.Env{Root: sb}, nil)
+	require.True(t, tools.IsToolError(err), "want a refusal, got %v", err)
+	assert.Contains(t, err.Error(), "tests are not allowed")
+	assert.NoFileExists(t, filepath.Join(ws, "ran"), "make test did not run")
+}
