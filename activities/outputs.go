@@ -114,7 +114,7 @@ func (s *OutputStore) path(n outputName) string {
 	return filepath.Join(s.dir, safeName(n.run), file)
 }
 
-// Save writes text whole to the file of n, replacing it atomically, and
+// save writes text whole to the file of n, replacing it atomically, and
 // returns the file's path.
 func (s *OutputStore) save(n outputName, text string) (string, error) {
 	f := s.begin(n)
