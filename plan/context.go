@@ -95,20 +95,6 @@ func Digest(s Step, n int) string {
 	return Truncate(strings.Join(strings.Fields(headBytes(text, 8*n)), " "), n)
 }
 
-// headBytes returns at most max bytes of s, cut at a rune boundary. A
-// digest of n runes needs only the start of a long output: folding the
-// whole of it would make the cost follow the output's size.
-func headBytes(s string, max int) string {
-	if max <= 0 || len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
 func digestOf(s Step, n int) StepDigest {
 	return StepDigest{ID: s.ID, Title: Truncate(s.Title, ContextTitleChars), Status: s.Status, Digest: Digest(s, n)}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -25,7 +24,7 @@ func StaticSummary(goal string) string {
 	if more {
 		line += " …"
 	}
-	return truncate(line, MaxStaticSummaryBytes)
+	return plan.TruncateBytes(line, MaxStaticSummaryBytes)
 }
 
 // StaticDetails returns the markdown the Web UI shows beside a run: the
@@ -60,7 +59,7 @@ func StaticDetails(req StartRequest) string {
 	if p := prompts(r); p != "" {
 		fmt.Fprintf(&b, "- **Extra prompts:** %s\n", p)
 	}
-	return truncate(b.String(), MaxStaticDetailsBytes)
+	return plan.TruncateBytes(b.String(), MaxStaticDetailsBytes)
 }
 
 // ranking lists the criteria with their weights.
@@ -160,18 +159,4 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, ending it with an
-// ellipsis when it was cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
 }

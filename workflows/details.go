@@ -50,7 +50,7 @@ func (r *run) details() string {
 		r.detailsPaused(&p)
 	}
 	r.detailsFooter(&p)
-	return cutTo(p.String(), maxDetailsBytes)
+	return plan.TruncateBytes(p.String(), maxDetailsBytes)
 }
 
 // detailsHeader writes the phase, mode, goal and what the run waits for.

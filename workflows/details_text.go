@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // page is the markdown of the current details being written. It formats
@@ -31,27 +32,13 @@ func (p *page) commands(pairs ...string) {
 	p.WriteString("\n```")
 }
 
-// cutTo cuts s to at most n bytes on a rune boundary, ending with an
-// ellipsis when it had to cut.
-func cutTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ellipsis = "…"
-	cut := n - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + ellipsis
-}
-
 // inline makes s safe for one line of markdown prose or a table cell:
 // whitespace collapses to single spaces, pipes are escaped so they do not
 // split a table row, angle brackets cannot open HTML, and the result is cut
 // to n bytes.
 func inline(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	s = cutTo(s, n)
+	s = plan.TruncateBytes(s, n)
 	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
