@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -70,7 +70,7 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 			ch.Receive(ctx, &raw)
 			r.signalsRunning++
 			if err := serveSignal(ctx, h, raw, validate, apply); err != nil {
-				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: err.Error(), Payload: clip(string(raw), maxRejectedPayload)})
+				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: err.Error(), Payload: plan.TruncateBytes(string(raw), maxRejectedPayload)})
 			}
 			r.signalsRunning--
 		}
@@ -95,25 +95,13 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 // record keeps a refused input for the pending query, the last
 // maxRejected only.
 func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
-	rej.Reason = clip(rej.Reason, maxRejectedReason)
+	rej.Reason = plan.TruncateBytes(rej.Reason, maxRejectedReason)
 	r.rejected = append(r.rejected, rej)
 	if n := len(r.rejected); n > maxRejected {
 		r.rejected = append([]signals.Rejection(nil), r.rejected[n-maxRejected:]...)
 	}
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
 	r.publish(ctx)
-}
-
-// clip cuts s to about n bytes, on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // registerQueries registers the read-only queries.

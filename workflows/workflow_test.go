@@ -61,11 +61,11 @@ func TestSummaryFallsBackWhenSummarizeFails(t *testing.T) {
 	assert.Contains(t, query(h, signals.ProgressQuery).LastError, "no model")
 }
 
-func TestClipKeepsRunesWhole(t *testing.T) {
+func TestRejectedPayloadKeepsRunesWhole(t *testing.T) {
 	short := "é"
-	assert.Equal(t, short, clip(short, maxRejectedPayload))
+	assert.Equal(t, short, plan.TruncateBytes(short, maxRejectedPayload))
 	long := strings.Repeat("é", maxRejectedPayload) // two bytes each
-	got := clip(long, maxRejectedPayload)
+	got := plan.TruncateBytes(long, maxRejectedPayload)
 	assert.True(t, utf8.ValidString(got))
 	assert.LessOrEqual(t, len(got), maxRejectedPayload+len("…"))
 	assert.True(t, strings.HasSuffix(got, "…"))
