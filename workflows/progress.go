@@ -9,12 +9,12 @@ import (
 )
 
 // published is what the search attributes last said, so that they are
-// upserted only when a value changes.
+// upserted only when a value changes. Its phase is empty until the first
+// upsert, as nothing is upserted before the run has a phase.
 type published struct {
 	phase    plan.Phase
 	awaiting signals.Awaiting
 	percent  int
-	set      bool
 }
 
 // addUsage adds an activity's usage to the run's.
@@ -68,15 +68,16 @@ func (r *run) percent() int {
 // publish upserts the search attributes that changed and refreshes the
 // current details the UI shows.
 func (r *run) publish(ctx workflow.Context) {
-	now := published{phase: r.phase, awaiting: r.awaiting(), percent: r.percent(), set: true}
+	now := published{phase: r.phase, awaiting: r.awaiting(), percent: r.percent()}
+	first := r.published.phase == ""
 	var ups []temporal.SearchAttributeUpdate
-	if !r.published.set || now.phase != r.published.phase {
+	if first || now.phase != r.published.phase {
 		ups = append(ups, signals.PhaseAttr.ValueSet(string(now.phase)))
 	}
-	if !r.published.set || now.awaiting != r.published.awaiting {
+	if first || now.awaiting != r.published.awaiting {
 		ups = append(ups, signals.AwaitingAttr.ValueSet(string(now.awaiting)))
 	}
-	if !r.published.set || now.percent != r.published.percent {
+	if first || now.percent != r.published.percent {
 		ups = append(ups, signals.ProgressAttr.ValueSet(int64(now.percent)))
 	}
 	if len(ups) > 0 && now.phase != "" {
