@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,17 +58,8 @@ func registerOffline(w sdkworker.Registry, llm *fakellm.Server, root, snapshots 
 // copyDemoWorkspace copies demo/workspace into a fresh folder.
 func copyDemoWorkspace(t *testing.T) string {
 	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	src := filepath.Join(root, "demo", "workspace")
 	dst := filepath.Join(t.TempDir(), "workspace")
-	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
-	require.NoError(t, filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			err = os.Chmod(p, 0o644)
-		}
-		return err
-	}))
+	require.NoError(t, CopyDemoWorkspace(dst))
 	return dst
 }
 

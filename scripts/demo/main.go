@@ -46,7 +46,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		return fmt.Errorf("clean %s: %w", cache, err)
 	}
 	workspace := filepath.Join(cache, "workspace")
-	if err := copyWorkspace(filepath.Join(root, "demo", "workspace"), workspace); err != nil {
+	if err := testsuite.CopyDemoWorkspace(workspace); err != nil {
 		return err
 	}
 
@@ -80,19 +80,6 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		<-ctx.Done()
 	}
 	return nil
-}
-
-// copyWorkspace copies the sample workspace, writable.
-func copyWorkspace(src, dst string) error {
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return filepath.Walk(dst, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		return os.Chmod(p, 0o644)
-	})
 }
 
 // waitTimeout bounds each step of the scenario.

@@ -12,6 +12,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/testsuite/fakellm"
 )
 
@@ -22,15 +23,8 @@ import (
 // demoWorkspace copies the demo's workspace into a temporary directory.
 func demoWorkspace(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "demo", "workspace")
 	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	require.NoError(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
-	}
+	require.NoError(t, testsuite.CopyDemoWorkspace(dst))
 	return dst
 }
 
