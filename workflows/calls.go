@@ -66,26 +66,14 @@ func carryHeartbeat[Req, Resp any](from workflow.Context, apply func(workflow.Co
 	}
 }
 
-// llmCtx returns ctx with the options of an LLM activity and a summary the
-// UI shows for it. LLM activities heartbeat while the model answers, so a
-// cancellation reaches them and a lost worker is noticed within the run's
-// heartbeat timeout.
-func llmCtx(ctx workflow.Context, summary string) workflow.Context {
+// heartbeatCtx returns ctx with the options of an LLM or tool activity
+// (startToClose is llmStartToClose or toolStartToClose) and a summary the
+// UI shows for it. Both heartbeat while they work, so a cancellation
+// reaches them and a lost worker is noticed within the run's heartbeat
+// timeout.
+func heartbeatCtx(ctx workflow.Context, startToClose time.Duration, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: llmStartToClose,
-		HeartbeatTimeout:    heartbeatTimeout(ctx),
-		RetryPolicy:         retryPolicy,
-		WaitForCancellation: true,
-		Summary:             summary,
-	})
-}
-
-// toolCtx returns ctx with the options of a tool activity: a long
-// start-to-close timeout and heartbeats, through which a cancellation
-// reaches the running tool and a lost worker is noticed.
-func toolCtx(ctx workflow.Context, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: toolStartToClose,
+		StartToCloseTimeout: startToClose,
 		HeartbeatTimeout:    heartbeatTimeout(ctx),
 		RetryPolicy:         retryPolicy,
 		WaitForCancellation: true,
@@ -102,35 +90,35 @@ func call[In, Out any](ctx workflow.Context, fn func(context.Context, In) (Out, 
 }
 
 func clarify(ctx workflow.Context, in activities.ClarifyInput, summary string) (activities.ClarifyOutput, error) {
-	return call(llmCtx(ctx, summary), a.Clarify, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Clarify, in)
 }
 
 func generateOptions(ctx workflow.Context, in activities.OptionsInput, summary string) (activities.OptionsOutput, error) {
-	return call(llmCtx(ctx, summary), a.GenerateOptions, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.GenerateOptions, in)
 }
 
 func executeLLMStep(ctx workflow.Context, in activities.StepInput, summary string) (plan.StepResult, error) {
-	return call(llmCtx(ctx, summary), a.ExecuteLLMStep, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.ExecuteLLMStep, in)
 }
 
 func agentTurn(ctx workflow.Context, in activities.AgentTurnInput, summary string) (activities.AgentTurnOutput, error) {
-	return call(llmCtx(ctx, summary), a.AgentTurn, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.AgentTurn, in)
 }
 
 func reflect(ctx workflow.Context, in activities.ReflectInput, summary string) (plan.Reflection, error) {
-	return call(llmCtx(ctx, summary), a.Reflect, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Reflect, in)
 }
 
 func summarize(ctx workflow.Context, in activities.SummarizeInput, summary string) (activities.SummarizeOutput, error) {
-	return call(llmCtx(ctx, summary), a.Summarize, in)
+	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Summarize, in)
 }
 
 func runTool(ctx workflow.Context, in activities.ToolInput, summary string) (activities.ToolOutput, error) {
-	return call(toolCtx(ctx, summary), a.RunTool, in)
+	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.RunTool, in)
 }
 
 func snapshotWorkspace(ctx workflow.Context, in activities.SnapshotInput, summary string) (activities.SnapshotOutput, error) {
-	return call(toolCtx(ctx, summary), a.SnapshotWorkspace, in)
+	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.SnapshotWorkspace, in)
 }
 
 func notifyWebhook(ctx workflow.Context, in activities.NotifyInput, summary string) (activities.NotifyOutput, error) {
@@ -143,5 +131,5 @@ func notifyWebhook(ctx workflow.Context, in activities.NotifyInput, summary stri
 }
 
 func restoreWorkspace(ctx workflow.Context, in activities.RestoreInput, summary string) (activities.RestoreOutput, error) {
-	return call(toolCtx(ctx, summary), a.RestoreWorkspace, in)
+	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.RestoreWorkspace, in)
 }
