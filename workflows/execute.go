@@ -179,18 +179,8 @@ func (r *run) finishExecution(ctx workflow.Context) {
 	if r.plan == nil {
 		return
 	}
-	r.systemSkip(ctx, r.plan.UnusedFallbacks(), "fallback not needed")
+	r.skipSteps(ctx, r.plan.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
 	r.markCancelled(ctx, r.plan.Blocked(), "not run: a step it depends on did not complete")
-}
-
-// systemSkip skips ids on the system's behalf, recording a failure.
-func (r *run) systemSkip(ctx workflow.Context, ids []string, reason string) {
-	if len(ids) == 0 {
-		return
-	}
-	if err := r.plan.Skip(ids, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx)}); err != nil {
-		r.lastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
-	}
 }
 
 // outcome turns the end of execution into a status and an error.

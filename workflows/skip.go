@@ -126,15 +126,25 @@ func (r *run) settle(ctx workflow.Context, c *confirmation) error {
 	return nil
 }
 
-// applySkip skips ids, recording a failure as the last error.
+// applySkip skips ids and publishes the change.
 func (r *run) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	if len(ids) == 0 {
+		return
+	}
+	r.skipSteps(ctx, ids, actor, reason)
+	r.publish(ctx)
+}
+
+// skipSteps skips ids on actor's behalf, recording a failure as the last
+// error. It does not publish: the run's end settles steps this way and
+// publishes once.
+func (r *run) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
 	if len(ids) == 0 {
 		return
 	}
 	if err := r.plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
 		r.lastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
 	}
-	r.publish(ctx)
 }
 
 // dropConfirmation removes a settled request from the pending list.
