@@ -28,7 +28,7 @@ func load(t *testing.T, tc loadCase) (Config, error) {
 	t.Helper()
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for _, k := range append(append([]string{}, envKeys...), phaseKeys()...) {
+	for _, k := range envKeys() {
 		t.Setenv(EnvName(k), "")
 		// Unset, not empty: an empty PLANMODE_OUTPUTS_DIR means "keep no
 		// full outputs".

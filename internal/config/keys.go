@@ -39,6 +39,18 @@ func knownKeys() (leaves map[string]bool, prefixes []string) {
 	return leaves, prefixes
 }
 
+// envKeys lists every key bound to its environment variable: each leaf
+// of Config and the phase overrides. Prices are read from the file only.
+func envKeys() []string {
+	leaves, _ := knownKeys()
+	keys := make([]string, 0, len(leaves)+2*len(Phases))
+	for k := range leaves {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return append(keys, phaseKeys()...)
+}
+
 // checkKeys refuses keys of the configuration file that no setting reads:
 // a misspelt key (temporal.adress) would otherwise leave its setting at
 // the default without a word.

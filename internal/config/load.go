@@ -55,18 +55,6 @@ const (
 	KeyLogFormat       = "log.format"
 )
 
-// envKeys lists every key bound to its environment variable, phase
-// overrides aside (see phaseKeys).
-var envKeys = []string{
-	KeyAddress, KeyNamespace, KeyTaskQueue, KeyTemporalAPIKey,
-	KeyTLSCertFile, KeyTLSKeyFile, KeyTLSCAFile, KeyTLSServerName,
-	KeyLLMBaseURL, KeyLLMAPIKey, KeyLLMModel, KeyLLMTemperature, KeyLLMTimeout,
-	KeyLLMJSONSchema, KeyLLMOffline, KeyOfflineLatency,
-	KeyWorkspaceRoot, KeyAllowCommands, KeyAllowTests, KeyCommandTimeout, KeyMaxOutputBytes,
-	KeyMaxActivities, KeyMaxWorkflowTask, KeyStickyTimeout, KeyWebhookURL, KeyWebhookSecret, KeyOutputsDir,
-	KeyLogLevel, KeyLogFormat,
-}
-
 // phaseKeys returns the llm.phases.<phase>.model and .temperature keys.
 func phaseKeys() []string {
 	keys := make([]string, 0, 2*len(Phases))
@@ -104,7 +92,7 @@ func NewViper() *viper.Viper {
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
-	for _, k := range append(envKeys, phaseKeys()...) {
+	for _, k := range envKeys() {
 		// BindEnv with a key only cannot fail.
 		_ = v.BindEnv(k)
 	}
