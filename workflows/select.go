@@ -96,10 +96,8 @@ func (r *run) selectionTimedOut(ctx workflow.Context) error {
 // findOption resolves a selection request to an option.
 func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
 	if req.OptionID != "" {
-		for _, o := range r.sel.options {
-			if o.ID == req.OptionID {
-				return o, nil
-			}
+		if o, ok := r.optionByID(req.OptionID); ok {
+			return o, nil
 		}
 		return plan.Option{}, rejectf("unknown option %q (options: %s)", req.OptionID, strings.Join(r.optionIDs(), ", "))
 	}
@@ -194,8 +192,13 @@ func (r *run) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signa
 
 // selectedOption returns the selected option.
 func (r *run) selectedOption() (plan.Option, bool) {
+	return r.optionByID(r.sel.selectedID)
+}
+
+// optionByID returns the current option with id.
+func (r *run) optionByID(id string) (plan.Option, bool) {
 	for _, o := range r.sel.options {
-		if o.ID == r.sel.selectedID {
+		if o.ID == id {
 			return o, true
 		}
 	}
