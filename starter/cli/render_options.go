@@ -123,11 +123,7 @@ var cellSpaces = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 
 // clip shortens s to n runes with an ellipsis, on one line.
 func clip(s string, n int) string {
-	r := []rune(strings.TrimSpace(cellSpaces.Replace(s)))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n-1]) + "…"
+	return plan.Truncate(strings.TrimSpace(cellSpaces.Replace(s)), n)
 }
 
 func orDash(s string) string {
