@@ -158,7 +158,7 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	}
 	for _, m := range in.Transcript {
 		if m.Role == RoleTool {
-			m.Content = truncate(m.Content, maxToolMessageLen)
+			m.Content = plan.TruncateBytes(m.Content, maxToolMessageLen)
 		}
 		msgs = append(msgs, m)
 	}

@@ -239,7 +239,7 @@ func providerError(err error, h http.Header, model string) error {
 		if msg == "" && reqErr.Err != nil {
 			msg = reqErr.Err.Error()
 		}
-		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: truncate(msg, 500), Model: model,
+		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: plan.TruncateBytes(msg, 500), Model: model,
 			RetryAfter: wait}
 	}
 	return err

@@ -128,7 +128,7 @@ func newSummarizeData(in SummarizeInput) summarizeData {
 			continue
 		}
 		d.Steps = append(d.Steps, summaryStep{ID: s.ID, Title: s.Title, Status: s.Status,
-			Digest: truncate(oneLine(stepDigest(s)), summaryDigestLen)})
+			Digest: plan.TruncateBytes(oneLine(stepDigest(s)), summaryDigestLen)})
 	}
 	return d
 }
@@ -187,7 +187,7 @@ func historyTail(h []plan.Message) historyView {
 	v := historyView{Omitted: first}
 	for _, m := range h[first:] {
 		text := strings.ReplaceAll(strings.TrimSpace(m.Content), "\r\n", "\n")
-		for i, l := range strings.Split(truncate(text, maxHistoryMessageChars), "\n") {
+		for i, l := range strings.Split(plan.TruncateBytes(text, maxHistoryMessageChars), "\n") {
 			if i == 0 {
 				v.Lines = append(v.Lines, fmt.Sprintf("[%s] %s", m.Role, l))
 				continue

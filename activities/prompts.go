@@ -19,7 +19,7 @@ var promptFS embed.FS
 
 // promptTemplates are the parsed prompt templates.
 var promptTemplates = template.Must(template.New("prompts").Funcs(template.FuncMap{
-	"clip": func(n int, s string) string { return truncate(s, n) },
+	"clip": func(n int, s string) string { return plan.TruncateBytes(s, n) },
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
 	// historyTail bounds the earlier conversation a prompt shows.

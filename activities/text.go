@@ -6,19 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// truncate returns s cut to at most n bytes on a rune boundary, with "…"
-// in place of what was cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const ellipsis = "…"
-	if n <= len(ellipsis) {
-		return cutRunes(s, n)
-	}
-	return cutRunes(s, n-len(ellipsis)) + ellipsis
-}
-
 // cutRunes returns the longest prefix of s of at most n bytes that ends on
 // a rune boundary.
 func cutRunes(s string, n int) string {
