@@ -186,6 +186,21 @@ func (r StartRequest) WithDefaults() StartRequest {
 	return r
 }
 
+// priorityAndTimeoutProblems reports an unknown priority and negative
+// waits, which would otherwise read as "no timeout" or fire at once.
+func priorityAndTimeoutProblems(r StartRequest) []string {
+	var errs []string
+	switch r.Priority {
+	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
+	default:
+		errs = append(errs, fmt.Sprintf("priority %q: want low, medium, high or critical", r.Priority))
+	}
+	if r.Selection.Timeout < 0 || r.Execution.ConfirmTimeout < 0 || r.Clarify.Timeout < 0 {
+		errs = append(errs, "timeouts must not be negative")
+	}
+	return errs
+}
+
 // Validate reports every problem of a request, all at once.
 func (r StartRequest) Validate() error {
 	var errs []string
@@ -235,6 +250,7 @@ func (r StartRequest) Validate() error {
 	if r.Budget.MaxTokens < 0 || r.Budget.MaxCostUSD < 0 {
 		errs = append(errs, "budget limits must not be negative")
 	}
+	errs = append(errs, priorityAndTimeoutProblems(r)...)
 	errs = append(errs, historyProblems(r.History)...)
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	if u := r.Notify.WebhookURL; u != "" {
