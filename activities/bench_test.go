@@ -11,7 +11,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // These benchmarks measure the worker side of a step: the LLM client path
@@ -24,9 +24,9 @@ const benchGoal = "Add input validation to the signup handler: reject empty name
 	"malformed e-mail addresses and passwords shorter than twelve characters, and cover each case with a test."
 
 // benchServer starts a fake OpenAI-compatible server closed with b.
-func benchServer(b *testing.B) *fakellm.Server {
+func benchServer(b *testing.B) *offline.Server {
 	b.Helper()
-	srv := fakellm.New()
+	srv := offline.New()
 	b.Cleanup(srv.Close)
 	return srv
 }

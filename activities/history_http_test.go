@@ -12,7 +12,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // These tests check over real HTTP, with the offline model answering,
@@ -20,7 +20,7 @@ import (
 // and that only a bounded tail of it does.
 
 // messagesOf returns the system and user texts of a recorded request.
-func messagesOf(t *testing.T, r fakellm.Recorded) (system, user string) {
+func messagesOf(t *testing.T, r offline.Recorded) (system, user string) {
 	t.Helper()
 	for _, m := range r.Request.Messages {
 		switch m.Role {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // These tests run planning and reflection with read-only workspace tools
@@ -30,7 +30,7 @@ func workspaceWith(t *testing.T, files map[string]string) string {
 }
 
 // offeredTools names the tools a recorded request offered.
-func offeredTools(r fakellm.Recorded) []string {
+func offeredTools(r offline.Recorded) []string {
 	var out []string
 	for _, tool := range r.Request.Tools {
 		out = append(out, tool.Function.Name)
@@ -39,7 +39,7 @@ func offeredTools(r fakellm.Recorded) []string {
 }
 
 // toolResults returns the tool messages of a recorded request.
-func toolResults(r fakellm.Recorded) []openai.ChatCompletionMessage {
+func toolResults(r offline.Recorded) []openai.ChatCompletionMessage {
 	var out []openai.ChatCompletionMessage
 	for _, m := range r.Request.Messages {
 		if m.Role == openai.ChatMessageRoleTool {
@@ -50,8 +50,8 @@ func toolResults(r fakellm.Recorded) []openai.ChatCompletionMessage {
 }
 
 // oneOption is an options reply of one single-step option.
-func oneOption() fakellm.Reply {
-	return fakellm.JSONReply(activities.OptionsReply{Options: []activities.OptionReply{{
+func oneOption() offline.Reply {
+	return offline.JSONReply(activities.OptionsReply{Options: []activities.OptionReply{{
 		Title: "Apply the discount in Total", Description: "Change cart.Total",
 		Steps: []activities.StepReply{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
 			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
@@ -66,7 +66,7 @@ func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
 	srv := serve(t)
 	srv.Enqueue(activities.PhasePlan,
-		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
+		offline.Reply{ToolCalls: []offline.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
 		oneOption())
 	a := over(srv, activities.LLMConfig{})
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Revision: 1, Count: 1,
@@ -96,7 +96,7 @@ func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
 func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 	ws := workspaceWith(t, nil)
 	srv := serve(t)
-	srv.Enqueue(activities.PhaseReflect, fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "write_file",
+	srv.Enqueue(activities.PhaseReflect, offline.Reply{ToolCalls: []offline.ToolCall{{Name: "write_file",
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
 	a := over(srv, activities.LLMConfig{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
@@ -117,11 +117,11 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
 	srv := serve(t)
-	list := fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+	list := offline.Reply{ToolCalls: []offline.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 	for i := 0; i < activities.MaxInspectRounds+1; i++ {
 		srv.Enqueue(activities.PhaseReflect, list)
 	}
-	srv.Enqueue(activities.PhaseReflect, fakellm.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
+	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
 	a := over(srv, activities.LLMConfig{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // toolSpecs offers fixed tools.
@@ -37,8 +37,8 @@ func (s toolSpecs) Specs(names []string) []activities.ToolSpec {
 func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseAgent,
-		fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"main.go"}`}}},
-		fakellm.Reply{Content: "main.go prints hello"})
+		offline.Reply{ToolCalls: []offline.ToolCall{{Name: "read_file", Arguments: `{"path":"main.go"}`}}},
+		offline.Reply{Content: "main.go prints hello"})
 	specs := toolSpecs{{Name: "read_file", Description: "Read a file",
 		Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 		{Name: "write_file", Description: "Write a file"}}
@@ -83,9 +83,9 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 
 func TestUsageAndCostAddUp(t *testing.T) {
 	srv := serve(t)
-	srv.Enqueue(activities.PhaseClarify, fakellm.Reply{Content: "oops"},
-		fakellm.JSONReply(activities.ClarifyReply{Goal: "Add a README", NeedsPlan: true}))
-	srv.Enqueue(activities.PhaseSummarize, fakellm.Reply{Content: "All done."})
+	srv.Enqueue(activities.PhaseClarify, offline.Reply{Content: "oops"},
+		offline.JSONReply(activities.ClarifyReply{Goal: "Add a README", NeedsPlan: true}))
+	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Content: "All done."})
 	prices := activities.Pricing{"priced": {Input: 3, Output: 15}}
 	a := over(srv, activities.LLMConfig{Model: "priced-2026"}, activities.WithPricing(prices))
 
@@ -95,7 +95,7 @@ func TestUsageAndCostAddUp(t *testing.T) {
 	require.NoError(t, err)
 
 	total := c.Usage.Add(s.Usage)
-	server := srv.Usage(fakellm.AnyPhase)
+	server := srv.Usage(offline.AnyPhase)
 	assert.Equal(t, 3, total.Calls)
 	assert.Equal(t, server.PromptTokens, total.PromptTokens)
 	assert.Equal(t, server.CompletionTokens, total.CompletionTokens)
@@ -155,7 +155,7 @@ func TestTemplatePlanningMakesNoLLMCall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "refactoring", out.FromTemplate)
 	assert.Len(t, out.Options, 1)
-	assert.Zero(t, srv.Calls(fakellm.AnyPhase))
+	assert.Zero(t, srv.Calls(offline.AnyPhase))
 }
 
 // runPlan executes every step of an n-step llm plan in order, each with

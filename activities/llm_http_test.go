@@ -13,22 +13,22 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // These tests run the LLM activities over real HTTP, through go-openai,
 // against the fake OpenAI-compatible server on loopback.
 
 // serve starts a fake server closed with the test.
-func serve(t *testing.T, opts ...fakellm.Option) *fakellm.Server {
+func serve(t *testing.T, opts ...offline.Option) *offline.Server {
 	t.Helper()
-	srv := fakellm.New(opts...)
+	srv := offline.New(opts...)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 // over returns Activities whose adapter talks to srv with cfg's settings.
-func over(srv *fakellm.Server, cfg activities.LLMConfig, opts ...activities.Option) *activities.Activities {
+func over(srv *offline.Server, cfg activities.LLMConfig, opts ...activities.Option) *activities.Activities {
 	cfg.BaseURL = srv.URL()
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
@@ -49,24 +49,24 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 		`"type":"invalid_request_error","code":"context_length_exceeded"}}`
 	tests := []struct {
 		name      string
-		reply     fakellm.Reply
+		reply     offline.Reply
 		typ       activities.ErrorType
 		retryable bool
 		delay     time.Duration
 		says      string
 	}{
-		{"400", fakellm.Reply{Status: 400, Content: "temperature is out of range"}, activities.ErrBadRequest, false, 0,
+		{"400", offline.Reply{Status: 400, Content: "temperature is out of range"}, activities.ErrBadRequest, false, 0,
 			"check llm.model"},
-		{"404 model", fakellm.Reply{Status: 404, Content: "The model `test-model` does not exist"},
+		{"404 model", offline.Reply{Status: 404, Content: "The model `test-model` does not exist"},
 			activities.ErrNotFound, false, 0, `model "test-model" not found: check llm.model`},
-		{"context length", fakellm.Reply{Status: 400, RawBody: contextLength}, activities.ErrContextLength, false, 0,
+		{"context length", offline.Reply{Status: 400, RawBody: contextLength}, activities.ErrContextLength, false, 0,
 			"larger context window"},
-		{"429 retry-after", fakellm.Reply{Status: 429, RetryAfter: "7"}, activities.ErrRateLimited, true,
+		{"429 retry-after", offline.Reply{Status: 429, RetryAfter: "7"}, activities.ErrRateLimited, true,
 			7 * time.Second, "rate limiting"},
-		{"500", fakellm.Reply{Status: 500}, activities.ErrServer, true, 0, "failed"},
-		{"503 retry-after", fakellm.Reply{Status: 503, RetryAfter: "2"}, activities.ErrServer, true, 2 * time.Second,
+		{"500", offline.Reply{Status: 500}, activities.ErrServer, true, 0, "failed"},
+		{"503 retry-after", offline.Reply{Status: 503, RetryAfter: "2"}, activities.ErrServer, true, 2 * time.Second,
 			"failed"},
-		{"malformed body", fakellm.Reply{RawBody: "{not json"}, activities.ErrInvalidResponse, true, 0, "not valid JSON"},
+		{"malformed body", offline.Reply{RawBody: "{not json"}, activities.ErrInvalidResponse, true, 0, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,13 +79,13 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 			assert.Equal(t, !tt.retryable, ae.NonRetryable())
 			assert.Equal(t, tt.delay, ae.NextRetryDelay())
 			assert.Contains(t, ae.Message(), tt.says)
-			assert.Equal(t, 1, srv.Calls(fakellm.AnyPhase), "the adapter never retries by itself")
+			assert.Equal(t, 1, srv.Calls(offline.AnyPhase), "the adapter never retries by itself")
 		})
 	}
 }
 
 func TestAuthErrorOverHTTP(t *testing.T) {
-	srv := serve(t, fakellm.WithAPIKey("right-key"))
+	srv := serve(t, offline.WithAPIKey("right-key"))
 	a := over(srv, activities.LLMConfig{APIKey: "wrong-key"})
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
@@ -101,7 +101,7 @@ func TestAuthErrorOverHTTP(t *testing.T) {
 
 func TestTimeoutIsRetryableOverHTTP(t *testing.T) {
 	srv := serve(t)
-	srv.Enqueue(activities.PhaseSummarize, fakellm.Reply{Hang: true})
+	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Hang: true})
 	a := over(srv, activities.LLMConfig{RequestTimeout: 200 * time.Millisecond})
 	start := time.Now()
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
@@ -126,7 +126,7 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 
 func TestCancelledCallIsNotClassified(t *testing.T) {
 	srv := serve(t)
-	srv.Enqueue(activities.PhaseSummarize, fakellm.Reply{Hang: true})
+	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Hang: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	_, err := over(srv, activities.LLMConfig{}).Summarize(ctx, activities.SummarizeInput{Goal: "g"})
@@ -140,8 +140,8 @@ var goodReflect = activities.ReflectReply{Decision: plan.DecisionContinue, Reaso
 func TestRepairOverHTTP(t *testing.T) {
 	t.Run("second reply good", func(t *testing.T) {
 		srv := serve(t)
-		srv.Enqueue(activities.PhaseReflect, fakellm.Reply{Content: "I think we should continue."},
-			fakellm.JSONReply(goodReflect))
+		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: "I think we should continue."},
+			offline.JSONReply(goodReflect))
 		r, err := over(srv, activities.LLMConfig{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 		require.NoError(t, err)
 		assert.Equal(t, plan.DecisionContinue, r.Decision)
@@ -154,8 +154,8 @@ func TestRepairOverHTTP(t *testing.T) {
 	})
 	t.Run("both replies bad", func(t *testing.T) {
 		srv := serve(t)
-		srv.Enqueue(activities.PhaseReflect, fakellm.Reply{Content: `{"decision":"maybe"}`},
-			fakellm.Reply{Content: `{"decision":"perhaps"}`})
+		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: `{"decision":"maybe"}`},
+			offline.Reply{Content: `{"decision":"perhaps"}`})
 		_, err := over(srv, activities.LLMConfig{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 		ae := appErr(t, err)
 		assert.Equal(t, string(activities.ErrMalformedOutput), ae.Type())
@@ -177,7 +177,7 @@ func TestStructuredRequestsAsTheServerSeesThem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t)
-			srv.Enqueue(activities.PhaseReflect, fakellm.JSONReply(goodReflect))
+			srv.Enqueue(activities.PhaseReflect, offline.JSONReply(goodReflect))
 			a := over(srv, activities.LLMConfig{JSONSchema: tt.jsonSchema})
 			_, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 			require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // activityCounter counts the activities a worker runs, whatever their
@@ -77,7 +77,7 @@ func startBenchWorker(b *testing.B, root string) (*signals.Client, *activityCoun
 	b.Helper()
 	srv := StartDevServer(b)
 	queue := TaskQueue(b)
-	llm := fakellm.New()
+	llm := offline.New()
 	b.Cleanup(llm.Close)
 	counter := &activityCounter{}
 	w := sdkworker.New(srv.Client, queue, sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{counter}})

@@ -1,6 +1,6 @@
 // Package testsuite is planmode's shared test kit: a Temporal dev server
 // harness (this file), helpers to find the Temporal CLI, and end-to-end tests.
-// The fake OpenAI-compatible server lives in the fakellm subpackage.
+// The offline model (an OpenAI-compatible server) lives in llm/offline.
 //
 // # Dev server
 //

@@ -15,7 +15,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/starter/cli"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/worker/planworker"
 )
 
@@ -25,7 +25,7 @@ type planWorker struct {
 	srv       *DevServer
 	queue     string
 	workspace string
-	llm       *fakellm.Server
+	llm       *offline.Server
 }
 
 // startPlanWorker starts a worker wired as the planmode worker wires it,
@@ -33,7 +33,7 @@ type planWorker struct {
 func startPlanWorker(t *testing.T) *planWorker {
 	t.Helper()
 	srv := StartDevServer(t)
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: fakellm.New()}
+	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: offline.New()}
 	t.Cleanup(pw.llm.Close)
 
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
@@ -46,12 +46,12 @@ func startPlanWorker(t *testing.T) *planWorker {
 // registerOffline registers on w what the planmode worker registers, with
 // the default tools confined to root, llm as an offline model and the
 // workspace snapshots kept in snapshots.
-func registerOffline(w sdkworker.Registry, llm *fakellm.Server, root, snapshots string) {
+func registerOffline(w sdkworker.Registry, llm *offline.Server, root, snapshots string) {
 	cfg := config.Config{
 		Workspace: config.Workspace{Root: root},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
-	planworker.Register(w, cfg, activities.LLMConfig{BaseURL: llm.URL(), Model: fakellm.DefaultModel}, true,
+	planworker.Register(w, cfg, activities.LLMConfig{BaseURL: llm.URL(), Model: offline.DefaultModel}, true,
 		activities.WithSnapshotDir(snapshots))
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/worker/planworker"
 )
 
@@ -34,8 +34,8 @@ type model struct {
 func startModel(ctx context.Context, l config.LLM, logger *slog.Logger) (model, error) {
 	cfg := planworker.LLMConfig(l)
 	if l.Offline {
-		srv := fakellm.New(fakellm.WithLatency(l.OfflineLatency))
-		cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "", fakellm.DefaultModel
+		srv := offline.New(offline.WithLatency(l.OfflineLatency))
+		cfg.BaseURL, cfg.APIKey, cfg.Model = srv.URL(), "", offline.DefaultModel
 		cfg.Phases = nil
 		logger.Info("offline model at "+srv.URL(), "latency", l.OfflineLatency)
 		return model{cfg: cfg, offline: true, close: srv.Close}, nil

@@ -22,7 +22,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/testsuite"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 func TestMain(m *testing.M) { testsuite.Main(m) }
@@ -94,7 +94,7 @@ func TestRunServesPlanModeUntilCancelled(t *testing.T) {
 func TestRunFailsClearly(t *testing.T) {
 	port, err := testsuite.FreePort()
 	require.NoError(t, err)
-	refusing := fakellm.New(fakellm.WithAPIKey("right"))
+	refusing := offline.New(offline.WithAPIKey("right"))
 	defer refusing.Close()
 
 	cases := []struct {
@@ -131,7 +131,7 @@ func TestRunFailsClearly(t *testing.T) {
 }
 
 func TestCheckEndpoint(t *testing.T) {
-	ok := fakellm.New(fakellm.WithAPIKey("k"))
+	ok := offline.New(offline.WithAPIKey("k"))
 	defer ok.Close()
 	noModels := httptest.NewServer(http.NotFoundHandler())
 	defer noModels.Close()

@@ -1,4 +1,4 @@
-// Package fakellm is a deterministic OpenAI-compatible chat server on
+// Package offline is a deterministic OpenAI-compatible chat server on
 // loopback. It plays the model in tests and in the demo (the "offline
 // model") through the same go-openai client path as a real provider: real
 // HTTP, real JSON, real status codes.
@@ -22,4 +22,4 @@
 //
 // Every successful reply carries deterministic token counts: a token is
 // four characters, rounded up. See [CountUsage].
-package fakellm
+package offline

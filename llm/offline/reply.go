@@ -1,4 +1,4 @@
-package fakellm
+package offline
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ type ToolCall struct {
 func JSONReply(v any) Reply {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("fakellm: encode reply: " + err.Error())
+		panic("offline: encode reply: " + err.Error())
 	}
 	return Reply{Content: string(b)}
 }

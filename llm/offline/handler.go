@@ -1,4 +1,4 @@
-package fakellm
+package offline
 
 import (
 	"context"
@@ -143,7 +143,7 @@ func buildResponse(id, firstCall int, model string, reply Reply, u openai.Usage)
 		Model:             model,
 		Choices:           []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
 		Usage:             u,
-		SystemFingerprint: "fp_fakellm",
+		SystemFingerprint: "fp_offline",
 	}
 }
 
@@ -183,7 +183,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	e.Error.Type, e.Error.Code = errorKind(status)
 	e.Error.Message = msg
 	if msg == "" {
-		e.Error.Message = fmt.Sprintf("%s (fakellm scripted reply)", http.StatusText(status))
+		e.Error.Message = fmt.Sprintf("%s (scripted reply)", http.StatusText(status))
 	}
 	writeJSON(w, status, e)
 }

@@ -1,11 +1,11 @@
-package fakellm
+package offline
 
 import "github.com/planmode/planmode/plan"
 
 // The JSON replies the offline brain writes. They mirror the reply types
 // of the activities package (ClarifyReply, OptionsReply, OptionReply,
 // StepReply, ReflectReply) field for field; the contract test checks that
-// they decode into them. fakellm does not import activities so that the
+// they decode into them. The offline model does not import activities so that the
 // activities' own tests can use this server without an import cycle.
 
 // Phases as named by the phase line of planmode's requests.

@@ -1,4 +1,4 @@
-package fakellm_test
+package offline_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/testsuite"
-	"github.com/planmode/planmode/testsuite/fakellm"
+	"github.com/planmode/planmode/llm/offline"
 )
 
 // The offline brain through the real adapter: the activities render their
@@ -28,12 +28,12 @@ func demoWorkspace(t *testing.T) string {
 	return dst
 }
 
-func offlineActivities(t *testing.T) (*activities.Activities, *fakellm.Server) {
+func offlineActivities(t *testing.T) (*activities.Activities, *offline.Server) {
 	t.Helper()
-	srv := fakellm.New()
+	srv := offline.New()
 	t.Cleanup(srv.Close)
 	a := activities.New(
-		activities.WithLLMConfig(activities.LLMConfig{BaseURL: srv.URL(), APIKey: "offline", Model: fakellm.DefaultModel}),
+		activities.WithLLMConfig(activities.LLMConfig{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}),
 		activities.WithTools(tools.Builtin(tools.DefaultConfig())),
 		activities.WithOffline(true),
 	)
@@ -54,12 +54,12 @@ func TestOfflineClarifyThroughAdapter(t *testing.T) {
 
 	out, err = a.Clarify(ctx, activities.ClarifyInput{Task: plan.Task{Goal: "What is the VAT rate in France?"}})
 	require.NoError(t, err)
-	assert.Contains(t, out.DirectAnswer, fakellm.OfflineNotice)
+	assert.Contains(t, out.DirectAnswer, offline.OfflineNotice)
 
 	out, err = a.Clarify(ctx, activities.ClarifyInput{Task: plan.Task{Goal: "fix it"}, AskQuestions: true})
 	require.NoError(t, err)
 	assert.Len(t, out.Questions, 3)
-	assert.Equal(t, 3, srv.Calls(fakellm.PhaseClarify))
+	assert.Equal(t, 3, srv.Calls(offline.PhaseClarify))
 }
 
 func TestOfflineOptionsThroughAdapter(t *testing.T) {
@@ -96,7 +96,7 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 		Context: plan.StepContext{Goal: "Add a discount", Step: llmStep, Position: 1, Total: 2}})
 	require.NoError(t, err)
 	assert.True(t, res.Success)
-	assert.Contains(t, res.Output, fakellm.OfflineNotice)
+	assert.Contains(t, res.Output, offline.OfflineNotice)
 
 	agentStep := plan.Step{ID: "s2", Title: "Write the notes", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Write NOTES.md with what the cart does",
@@ -120,7 +120,7 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 				Content: out.Output})
 		}
 	}
-	assert.Contains(t, final, fakellm.OfflineNotice)
+	assert.Contains(t, final, offline.OfflineNotice)
 	assert.Contains(t, final, "write_file NOTES.md")
 	notes, err := os.ReadFile(filepath.Join(ws, "NOTES.md"))
 	require.NoError(t, err)
@@ -141,17 +141,17 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, sum.Summary, "## Completed (1)")
 	assert.Contains(t, sum.Summary, "## Skipped (1)")
-	assert.Contains(t, sum.Summary, fakellm.OfflineNotice)
-	assert.Equal(t, 1, srv.Calls(fakellm.PhaseSummarize))
-	assert.Positive(t, srv.Usage(fakellm.PhaseAgent).PromptTokens)
+	assert.Contains(t, sum.Summary, offline.OfflineNotice)
+	assert.Equal(t, 1, srv.Calls(offline.PhaseSummarize))
+	assert.Positive(t, srv.Usage(offline.PhaseAgent).PromptTokens)
 }
 
 func TestPhaseNamesMatchActivities(t *testing.T) {
-	assert.Equal(t, activities.PhaseClarify, fakellm.PhaseClarify)
-	assert.Equal(t, activities.PhasePlan, fakellm.PhasePlan)
-	assert.Equal(t, activities.PhaseExecute, fakellm.PhaseExecute)
-	assert.Equal(t, activities.PhaseAgent, fakellm.PhaseAgent)
-	assert.Equal(t, activities.PhaseReflect, fakellm.PhaseReflect)
-	assert.Equal(t, activities.PhaseSummarize, fakellm.PhaseSummarize)
+	assert.Equal(t, activities.PhaseClarify, offline.PhaseClarify)
+	assert.Equal(t, activities.PhasePlan, offline.PhasePlan)
+	assert.Equal(t, activities.PhaseExecute, offline.PhaseExecute)
+	assert.Equal(t, activities.PhaseAgent, offline.PhaseAgent)
+	assert.Equal(t, activities.PhaseReflect, offline.PhaseReflect)
+	assert.Equal(t, activities.PhaseSummarize, offline.PhaseSummarize)
 	assert.Equal(t, activities.PhaseLine, "planmode phase: ")
 }
