@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/plan"
 )
 
 // These benchmarks measure the worker side of a step: the LLM client path

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/plan"
 )
 
 // These tests run planning and reflection with read-only workspace tools

@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/plan"
 )
 
 // These tests run the LLM activities over real HTTP, through go-openai,

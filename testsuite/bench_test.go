@@ -12,9 +12,9 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/llm/offline"
 )
 
 // activityCounter counts the activities a worker runs, whatever their

@@ -14,8 +14,8 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
-	"github.com/planmode/planmode/starter/cli"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/starter/cli"
 	"github.com/planmode/planmode/worker/planworker"
 )
 

@@ -21,8 +21,8 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
-	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/testsuite"
 )
 
 func TestMain(m *testing.M) { testsuite.Main(m) }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/testsuite"
-	"github.com/planmode/planmode/llm/offline"
 )
 
 // The offline brain through the real adapter: the activities render their
