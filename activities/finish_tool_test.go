@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/tools"
 )
 
 func TestRunToolFinishPlanAsksToExit(t *testing.T) {

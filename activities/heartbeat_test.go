@@ -12,7 +12,7 @@ import (
 	sdktest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/tools"
 )
 
 func TestHeartbeatIntervalFollowsTheTimeout(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktest "go.temporal.io/sdk/testsuite"
 
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/tools"
 )
 
 // llmStepInput is an llm step s1 of plan p1.

@@ -11,7 +11,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
-	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/tools"
 )
 
 // Error types of the tool side. Both are non-retryable: a retry cannot

@@ -17,8 +17,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/tools"
 )
 
 // toolWorkspace returns a real (symlink-free) temporary directory holding

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/tools"
 )
 
 // resolveWorkspace returns the absolute, symlink-free workspace a plan

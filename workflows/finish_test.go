@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/tools"
 )
 
 // finishReason is what the fakes' finish_plan calls give as the reason.

@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/testsuite"
+	"github.com/planmode/planmode/tools"
 )
 
 // The offline brain through the real adapter: the activities render their

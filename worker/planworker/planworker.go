@@ -9,9 +9,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workflows"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/activities/tools"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/tools"
 )
 
 func TestLLMConfigMapsTheConfiguration(t *testing.T) {

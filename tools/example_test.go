@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/planmode/planmode/activities/tools"
+	"github.com/planmode/planmode/tools"
 )
 
 // A Go program adds a tool with a spec (name, description, JSON schema of
