@@ -1,6 +1,6 @@
 GO ?= go
 # TEST_TIMEOUT bounds the whole test run; end-to-end tests start dev servers.
-TEST_TIMEOUT ?= 10m
+TEST_TIMEOUT ?= 20m
 TEMPORAL_ADDRESS ?= 127.0.0.1:7233
 TEMPORAL_UI_PORT ?= 8233
 TEMPORAL_DB ?= .cache/temporal.db
@@ -11,16 +11,17 @@ WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
 .PHONY: test vet lint deps build install-temporal dev-server demo
 
-# test runs every test. It is the command CI runs.
+# test runs every test with the race detector. It is the command CI runs.
 test: vet
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 vet:
 	$(GO) vet ./...
 
-# lint checks formatting, staticcheck's findings and the workflow's
+# lint checks that go.mod is tidy, formatting, staticcheck's findings and the workflow's
 # determinism (workflowcheck).
 lint:
+	@$(GO) mod tidy -diff >/dev/null || { echo 'go mod tidy changes go.mod or go.sum: run it and commit the result'; $(GO) mod tidy -diff; exit 1; }
 	@bad=$$(git ls-files '*.go' | xargs gofmt -l); if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(WORKFLOWCHECK) ./workflows/...
