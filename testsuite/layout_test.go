@@ -1,0 +1,138 @@
+package testsuite
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// module is planmode's module path.
+const module = "github.com/planmode/planmode"
+
+// goPackage is one package of the module as `go list` sees it.
+type goPackage struct {
+	path    string // relative to the module: "plan", "llm/openai"
+	command bool   // package main
+	imports []string
+}
+
+// listPackages lists the module's packages with their non-test imports.
+func listPackages(t *testing.T) []goPackage {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list")
+	var pkgs []goPackage
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		require.GreaterOrEqual(t, len(f), 2, "go list line %q", sc.Text())
+		pkgs = append(pkgs, goPackage{path: rel(f[0]), command: f[1] == "main", imports: f[2:]})
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, pkgs)
+	return pkgs
+}
+
+// rel strips the module path; packages outside the module keep their path.
+func rel(importPath string) string {
+	if importPath == module {
+		return "."
+	}
+	return strings.TrimPrefix(importPath, module+"/")
+}
+
+// own reports whether importPath is a package of the module.
+func own(importPath string) bool {
+	return importPath == module || strings.HasPrefix(importPath, module+"/")
+}
+
+// under reports whether path is dir or below it.
+func under(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
+}
+
+// layer names the layer of a package of the module (docs/architecture.md).
+func layer(path string) string {
+	for _, l := range []string{"plan", "signals", "activities", "workflows", "worker", "starter", "scripts", "testsuite", "demo"} {
+		if under(path, l) {
+			return l
+		}
+	}
+	return "subsystem"
+}
+
+// TestImportDirection keeps the layering of docs/architecture.md: imports
+// point down (plan ← signals ← subsystems ← activities ← workflows ←
+// commands), nothing imports a command or the test suite, only the LLM
+// tree imports go-openai, and the workflow reaches the subsystems only
+// through activity names and contract types.
+func TestImportDirection(t *testing.T) {
+	pkgs := listPackages(t)
+	commands := map[string]bool{}
+	for _, p := range pkgs {
+		if p.command {
+			commands[p.path] = true
+		}
+	}
+	var broken []string
+	bad := func(p goPackage, imp, why string) {
+		broken = append(broken, p.path+" imports "+rel(imp)+": "+why)
+	}
+	for _, p := range pkgs {
+		from := layer(p.path)
+		for _, imp := range p.imports {
+			if strings.HasPrefix(imp, "github.com/sashabaranov/go-openai") && !under(p.path, "llm") {
+				bad(p, imp, "only the LLM tree talks to go-openai")
+			}
+			if !own(imp) {
+				continue
+			}
+			to, target := layer(rel(imp)), rel(imp)
+			switch {
+			case commands[target]:
+				bad(p, imp, "nothing imports a command")
+			case to == "testsuite":
+				bad(p, imp, "only tests import the test suite")
+			case from == "plan":
+				bad(p, imp, "plan is the pure domain and imports no other planmode package")
+			case from == "signals" && to != "signals" && to != "plan":
+				bad(p, imp, "signals, the wire contract, imports only plan")
+			case from == "subsystem" && (to == "activities" || to == "workflows" || to == "worker" || to == "starter"):
+				bad(p, imp, "a subsystem does not know the Temporal face or the commands above it")
+			case from == "activities" && (to == "workflows" || to == "worker" || to == "starter"):
+				bad(p, imp, "activities do not know the workflow or the commands")
+			case from == "workflows" && to == "subsystem":
+				bad(p, imp, "the workflow reaches subsystems only through activity names and contract types")
+			case from == "workflows" && (to == "worker" || to == "starter"):
+				bad(p, imp, "the workflow does not know the commands")
+			case from == "starter" && (to == "workflows" || to == "activities"):
+				bad(p, imp, "the CLI drives plans through the contract, not the workflow's code")
+			}
+		}
+	}
+	require.Empty(t, broken, "imports against the layering of docs/architecture.md")
+}
+
+// TestProductBuildsWithoutTestSuite checks that no product binary links
+// the test suite: the offline model and every other part the worker and
+// the CLI need live outside it.
+func TestProductBuildsWithoutTestSuite(t *testing.T) {
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	cmd := exec.Command("go", "list", "-deps", "./worker", "./starter")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list -deps")
+	require.Contains(t, string(out), module+"/workflows", "the worker's dependencies are listed")
+	for _, dep := range strings.Fields(string(out)) {
+		require.False(t, own(dep) && layer(rel(dep)) == "testsuite", "the product links %s", dep)
+	}
+}
