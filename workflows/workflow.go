@@ -26,11 +26,44 @@ func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, e
 // without package-level state.
 func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption) (signals.Result, error) {
 	if err := req.Validate(); err != nil {
-		return signals.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidRequest", err)
+		return signals.Result{}, invalidRequest(err)
+	}
+	if err := refuseForeignCheckpoint(ctx, req); err != nil {
+		return signals.Result{}, err
 	}
 	r := newRun(ctx, req, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
+}
+
+// invalidRequestType is the application error type of a request the
+// workflow refuses to run; retrying the same input cannot help.
+const invalidRequestType = "InvalidRequest"
+
+// invalidRequest fails the workflow for err, without retries.
+func invalidRequest(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), invalidRequestType, err)
+}
+
+// foreignCheckpointChange versions the refusal of a checkpoint in a first
+// run, so a run started with one before the refusal replays as it ran.
+const foreignCheckpointChange = "checkpoint-only-from-continue-as-new"
+
+// errForeignCheckpoint refuses a checkpoint a run did not hand on.
+var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue-as-new")
+
+// refuseForeignCheckpoint fails a first run whose request carries a
+// checkpoint. A checkpoint is the state a run hands its own continuation;
+// restoring one a caller wrote would report steps done that never ran.
+// Only a continued run (it has a ContinuedExecutionRunID) accepts one.
+func refuseForeignCheckpoint(ctx workflow.Context, req signals.StartRequest) error {
+	if req.Checkpoint == nil || workflow.GetInfo(ctx).ContinuedExecutionRunID != "" {
+		return nil
+	}
+	if workflow.GetVersion(ctx, foreignCheckpointChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return invalidRequest(errForeignCheckpoint)
 }
 
 // defaultHistoryLimit is the history length past which a run continues as
