@@ -49,22 +49,21 @@ func TestCheckpointRoundTrip(t *testing.T) {
 // cannot fill (an unexported field, an interface a string cannot be).
 func fillAll(t *testing.T, v rf.Value, path string) {
 	t.Helper()
-	n := 0
-	(&filler{t: t, n: &n}).fill(v, path)
+	(&filler{t: t}).fill(v, path)
 }
 
 // filler carries the test and the counter through the recursion.
 type filler struct {
 	t *testing.T
-	n *int
+	n int
 }
 
 var timeType = rf.TypeOf(time.Time{})
 
 func (f *filler) fill(v rf.Value, path string) {
 	f.t.Helper()
-	*f.n++
-	n := *f.n
+	f.n++
+	n := f.n
 	switch v.Kind() {
 	case rf.Bool:
 		v.SetBool(true)
@@ -109,7 +108,7 @@ func (f *filler) fill(v rf.Value, path string) {
 func (f *filler) fillStruct(v rf.Value, path string) {
 	f.t.Helper()
 	if v.Type() == timeType {
-		v.Set(rf.ValueOf(time.Date(2030, 1, 2, 3, 4, 5, *f.n, time.UTC)))
+		v.Set(rf.ValueOf(time.Date(2030, 1, 2, 3, 4, 5, f.n, time.UTC)))
 		return
 	}
 	for i := range v.NumField() {
