@@ -7,11 +7,14 @@ import (
 )
 
 // Checkpoint is the state a run hands to its continuation when it
-// continues as new. The workflow owns its fields; they are kept here because
-// the workflow's input carries it. A run continues as new only at a step
-// boundary of the executing phase, so the checkpoint holds the options, the
-// selected plan with its results and history, and what the run still owes
-// people (skip confirmations, rejected inputs, a pause).
+// continues as new. It is also the run's state while it runs: the workflow
+// keeps every value that must survive continue-as-new in one Checkpoint and
+// hands it on whole, so a field added here is carried without more code.
+// It lives here because the workflow's input carries it, and its JSON is in
+// recorded histories: never rename a tag. A run continues as new only at a
+// step boundary of the executing phase, so the checkpoint holds the options,
+// the selected plan with its results and history, and what the run still
+// owes people (skip confirmations, rejected inputs, a pause).
 type Checkpoint struct {
 	// Runs counts the runs before this one in the chain.
 	Runs      int        `json:"runs"`

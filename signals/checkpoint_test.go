@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +31,22 @@ func TestCheckpointValidation(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestCheckpointJSONTags pins the checkpoint's JSON: recorded histories
+// and running workflows carry it, so a renamed tag would lose their state.
+// A new field is fine; add its tag here.
+func TestCheckpointJSONTags(t *testing.T) {
+	want := []string{
+		"runs", "startedAt", "phase", "goal", "options", "plan,omitempty", "snapshotId,omitempty",
+		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
+		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
+		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty",
+	}
+	typ := reflect.TypeOf(Checkpoint{})
+	got := make([]string, 0, typ.NumField())
+	for i := range typ.NumField() {
+		got = append(got, typ.Field(i).Tag.Get("json"))
+	}
+	assert.Equal(t, want, got)
 }

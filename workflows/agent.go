@@ -75,7 +75,7 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 func (r *run) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
 	for _, c := range calls {
 		out, err := runTool(ctx, activities.ToolInput{
-			PlanID:    r.plan.ID,
+			PlanID:    r.st.Plan.ID,
 			StepID:    step.ID,
 			Workspace: r.req.Workspace,
 			Call:      c,

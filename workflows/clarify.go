@@ -55,13 +55,13 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 // noteClarify records a Clarify activity's usage and offline flag.
 func (r *run) noteClarify(out activities.ClarifyOutput) {
 	r.addUsage(out.Usage)
-	r.offline = r.offline || out.Offline
+	r.st.Offline = r.st.Offline || out.Offline
 }
 
 // setGoal keeps a clarified goal unless it is empty.
 func (r *run) setGoal(goal string) {
 	if strings.TrimSpace(goal) != "" {
-		r.goal = goal
+		r.st.Goal = goal
 	}
 }
 
@@ -71,7 +71,7 @@ func (r *run) softFail(ctx workflow.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	r.lastError = fmt.Sprintf("%s: %v", what, err)
+	r.st.LastError = fmt.Sprintf("%s: %v", what, err)
 	workflow.GetLogger(ctx).Warn("continuing after error", "what", what, "error", err)
 	return nil
 }
@@ -131,7 +131,7 @@ func (r *run) questionFor(key string) string {
 // only for questions that were asked.
 func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
 	if !r.clarify.waiting {
-		return rejectf("no clarification is pending (phase %s)", r.phase)
+		return rejectf("no clarification is pending (phase %s)", r.st.Phase)
 	}
 	if len(req.Answers) == 0 {
 		return rejectf("answers are empty")
@@ -161,13 +161,13 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 	res := signals.Result{
 		Status:  signals.StatusAnswered,
 		Summary: answer,
-		Usage:   r.usage,
-		Tokens:  r.usage.TotalTokens,
-		CostUSD: r.usage.CostUSD,
-		Offline: r.offline,
+		Usage:   r.st.Usage,
+		Tokens:  r.st.Usage.TotalTokens,
+		CostUSD: r.st.Usage.CostUSD,
+		Offline: r.st.Offline,
 	}
 	// A pause asked for before execution has nothing left to hold.
-	r.exec.paused = false
+	r.st.Paused = false
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.close(ctx, res)
 	return res

@@ -8,12 +8,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
+
+// continued makes h's run a continuation: the only kind of run that
+// accepts a checkpoint.
+func (h *harness) continued() *harness {
+	h.env.SetContinuedExecutionRunID("the-previous-run")
+	return h
+}
 
 // runToContinue runs PlanMode with run options and returns the request it
 // continued as new with; the run must end that way.
@@ -61,7 +69,7 @@ func TestContinueAsNewCarriesStateAcrossRuns(t *testing.T) {
 	assert.Equal(t, []string{"s1"}, h.f.stepIDs())
 	assert.Equal(t, signals.SelectAuto, next.Selection.Mode, "the policies travel with the request")
 
-	h2 := newHarness(t)
+	h2 := newHarness(t).continued()
 	var rolled *outcome[signals.RollbackResponse]
 	h2.at(30*time.Second, func() { rolled = rollbackUpdate(h2) })
 	res := h2.run(next)
@@ -117,24 +125,13 @@ func TestInvalidRequestFailsWorkflow(t *testing.T) {
 }
 
 func TestRestoredSkipConfirmationIsSettledFirst(t *testing.T) {
-	p := option("Carried", plan.ComplexityLow, 0.9, llmSteps(3)...).Plan
-	p.ID = "carried"
-	p.Status = plan.PlanRunning
-	p.Steps[0].Status = plan.StepCompleted
-	p.Steps[0].Result = &plan.StepResult{Success: true}
-	req := autoReq()
-	req.Checkpoint = &signals.Checkpoint{
-		Runs:  1,
-		Phase: plan.PhaseExecuting,
-		Goal:  req.Goal,
-		Plan:  &p,
-		SkipConfirmations: []signals.SkipConfirmation{
-			{RequestID: "skip-4", StepIDs: []string{"s2"}, Reason: "redundant", Confidence: 0.4},
-		},
-		SkipSeq:   4,
-		NotifySeq: 9,
+	req := carriedReq()
+	req.Checkpoint.SkipConfirmations = []signals.SkipConfirmation{
+		{RequestID: "skip-4", StepIDs: []string{"s2"}, Reason: "redundant", Confidence: 0.4},
 	}
-	h := newHarness(t)
+	req.Checkpoint.SkipSeq = 4
+	req.Checkpoint.NotifySeq = 9
+	h := newHarness(t).continued()
 	var pending signals.Pending
 	var answer *outcome[signals.ConfirmSkipResponse]
 	h.at(time.Minute, func() {
@@ -168,6 +165,51 @@ func TestCheckpointWithoutPlanIsRefusedNotAPanic(t *testing.T) {
 	assert.Zero(t, h.f.count("Summarize"), "nothing ran")
 }
 
+// carriedReq is a request whose checkpoint holds a plan with its first
+// step completed.
+func carriedReq() signals.StartRequest {
+	p := option("Carried", plan.ComplexityLow, 0.9, llmSteps(3)...).Plan
+	p.ID = "carried"
+	p.Status = plan.PlanRunning
+	p.Steps[0].Status = plan.StepCompleted
+	p.Steps[0].Result = &plan.StepResult{Success: true}
+	req := autoReq()
+	req.Checkpoint = &signals.Checkpoint{Runs: 1, Phase: plan.PhaseExecuting, Goal: req.Goal, Plan: &p}
+	return req
+}
+
+func TestCheckpointInAFirstRunIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, carriedReq())
+
+	require.True(t, h.env.IsWorkflowCompleted())
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, h.env.GetWorkflowError(), &appErr)
+	assert.Equal(t, "InvalidRequest", appErr.Type())
+	assert.True(t, appErr.NonRetryable())
+	assert.Contains(t, appErr.Error(), "checkpoint is only accepted from continue-as-new")
+	assert.Empty(t, h.f.stepIDs(), "no step ran")
+	assert.Zero(t, h.f.count("Summarize"), "nothing was reported done")
+}
+
+func TestCheckpointInAContinuedRunIsAccepted(t *testing.T) {
+	h := newHarness(t).continued()
+	res := h.run(carriedReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Equal(t, []string{"s2", "s3"}, h.f.stepIDs())
+}
+
+func TestCheckpointInAFirstRunStartedBeforeTheRefusalGoesOn(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnGetVersion(foreignCheckpointChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	res := h.run(carriedReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Equal(t, []string{"s2", "s3"}, h.f.stepIDs(), "replays as it ran before the refusal")
+}
+
 func TestContinueAsNewCarriesNoReceiver(t *testing.T) {
 	h := newHarness(t)
 	h.env.SetContinueAsNewSuggested(true)
@@ -179,7 +221,7 @@ func TestContinueAsNewCarriesNoReceiver(t *testing.T) {
 	require.NotNil(t, next.Checkpoint)
 	assert.True(t, next.Checkpoint.NoReceiver, "the checkpoint says no webhook is configured")
 
-	h2 := newHarness(t)
+	h2 := newHarness(t).continued()
 	res := h2.run(next)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 	assert.Zero(t, h2.f.count("Notify"), "the continued run schedules no delivery to nowhere")

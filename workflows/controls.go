@@ -14,15 +14,15 @@ import (
 // finishing reports whether the run is summarizing or over, when no
 // control input applies any more.
 func (r *run) finishing() bool {
-	return r.phase == plan.PhaseSummarizing || r.phase.Terminal()
+	return r.st.Phase == plan.PhaseSummarizing || r.st.Phase.Terminal()
 }
 
 // validatePause refuses to pause a paused or finishing run.
 func (r *run) validatePause(req signals.ControlRequest) error {
 	switch {
 	case r.finishing():
-		return rejectf("cannot pause: the run is %s", r.phase)
-	case r.exec.paused:
+		return rejectf("cannot pause: the run is %s", r.st.Phase)
+	case r.st.Paused:
 		return rejectf("already paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -31,15 +31,15 @@ func (r *run) validatePause(req signals.ControlRequest) error {
 // pause stops the run at the next step boundary: running steps finish,
 // no new one starts.
 func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.exec.paused = true
-	r.exec.pauseReason = req.Reason
+	r.st.Paused = true
+	r.st.PauseReason = req.Reason
 	r.publish(ctx)
 	return r.controlState(), nil
 }
 
 // validateResume refuses to resume a run that is not paused.
 func (r *run) validateResume(req signals.ControlRequest) error {
-	if !r.exec.paused {
+	if !r.st.Paused {
 		return rejectf("not paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -48,11 +48,11 @@ func (r *run) validateResume(req signals.ControlRequest) error {
 // resume lets a paused run go on. Resuming after a budget pause waives the
 // budget for the rest of the run.
 func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.exec.paused = false
-	r.exec.pauseReason = req.Reason
+	r.st.Paused = false
+	r.st.PauseReason = req.Reason
 	if r.exec.budgetPaused {
 		r.exec.budgetPaused = false
-		r.exec.budgetWaived = true
+		r.st.BudgetWaived = true
 	}
 	r.publish(ctx)
 	return r.controlState(), nil
@@ -60,7 +60,7 @@ func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.
 
 // controlState answers pause and resume.
 func (r *run) controlState() signals.ControlState {
-	return signals.ControlState{Phase: r.phase, Mode: r.mode(), Paused: r.exec.paused, Reason: r.exec.pauseReason}
+	return signals.ControlState{Phase: r.st.Phase, Mode: r.mode(), Paused: r.st.Paused, Reason: r.st.PauseReason}
 }
 
 // userChange is the change record of a person's edit.
@@ -73,10 +73,10 @@ func userChange(ctx workflow.Context, reason string) plan.Change {
 // bounds. The dry run needs no clock: only whether the edits apply counts.
 func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
 	switch {
-	case r.plan == nil:
+	case r.st.Plan == nil:
 		return rejectf("no plan selected yet")
 	case r.finishing():
-		return rejectf("cannot edit: the run is %s", r.phase)
+		return rejectf("cannot edit: the run is %s", r.st.Phase)
 	case r.halted():
 		// No step starts any more: a step added now would stay pending
 		// in the finished plan.
@@ -104,7 +104,7 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)
-	return signals.EditPlanResponse{Version: r.plan.Version, Plan: *r.plan}, nil
+	return signals.EditPlanResponse{Version: r.st.Plan.Version, Plan: *r.st.Plan}, nil
 }
 
 // validateRollback allows a rollback once execution started, while the
@@ -112,13 +112,13 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 func (r *run) validateRollback(signals.RollbackRequest) error {
 	switch {
 	case !r.exec.started:
-		return rejectf("rollback is possible once execution has started (phase %s)", r.phase)
-	case r.snapshotID == "":
+		return rejectf("rollback is possible once execution has started (phase %s)", r.st.Phase)
+	case r.st.SnapshotID == "":
 		return rejectf("no workspace snapshot: the run has no workspace")
 	case r.exec.rollingBack:
 		return rejectf("a rollback is already running")
-	case r.phase.Terminal():
-		return rejectf("the run is %s", r.phase)
+	case r.st.Phase.Terminal():
+		return rejectf("the run is %s", r.st.Phase)
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (r *run) validateRollback(signals.RollbackRequest) error {
 func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals.RollbackResponse, error) {
 	r.exec.rollingBack = true
 	defer func() { r.exec.rollingBack = false }()
-	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: r.snapshotID, Workspace: r.req.Workspace}, "rollback workspace")
+	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: r.st.SnapshotID, Workspace: r.req.Workspace}, "rollback workspace")
 	if err != nil {
 		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -138,7 +138,7 @@ func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals
 // checkBudget compares usage with the budget at a step boundary: stop
 // halts execution, pause pauses the run (once, see resume).
 func (r *run) checkBudget(ctx workflow.Context) {
-	if r.halted() || r.exec.budgetWaived || r.exec.budgetPaused {
+	if r.halted() || r.st.BudgetWaived || r.exec.budgetPaused {
 		return
 	}
 	kind, msg := r.overBudget()
@@ -146,10 +146,10 @@ func (r *run) checkBudget(ctx workflow.Context) {
 		return
 	}
 	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.exec.paused = true
+		r.st.Paused = true
 		r.exec.budgetPaused = true
-		r.exec.pauseReason = msg
-		r.lastError = msg
+		r.st.PauseReason = msg
+		r.st.LastError = msg
 		r.publish(ctx)
 		return
 	}
@@ -168,11 +168,11 @@ const (
 // overBudget names the budget usage exceeds, with a message, or "".
 func (r *run) overBudget() (string, string) {
 	b := r.req.Budget
-	if b.MaxTokens > 0 && r.usage.TotalTokens > b.MaxTokens {
-		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.usage.TotalTokens, b.MaxTokens)
+	if b.MaxTokens > 0 && r.st.Usage.TotalTokens > b.MaxTokens {
+		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.st.Usage.TotalTokens, b.MaxTokens)
 	}
-	if b.MaxCostUSD > 0 && r.usage.CostUSD > b.MaxCostUSD {
-		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.usage.CostUSD, b.MaxCostUSD)
+	if b.MaxCostUSD > 0 && r.st.Usage.CostUSD > b.MaxCostUSD {
+		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.st.Usage.CostUSD, b.MaxCostUSD)
 	}
 	return "", ""
 }
@@ -180,11 +180,11 @@ func (r *run) overBudget() (string, string) {
 // cancelPending marks every pending step cancelled with a note, and the
 // running ones too when running is set (the run itself was cancelled).
 func (r *run) cancelPending(ctx workflow.Context, note string, running bool) {
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return
 	}
 	var ids []string
-	for _, s := range r.plan.Steps {
+	for _, s := range r.st.Plan.Steps {
 		active := s.Status == plan.StepRunning || s.Status == plan.StepRetrying
 		if s.Status == plan.StepPending || (running && active) {
 			ids = append(ids, s.ID)
@@ -201,7 +201,7 @@ func (r *run) markCancelled(ctx workflow.Context, ids []string, note string) {
 	}
 	now := workflow.Now(ctx)
 	for _, id := range ids {
-		if s := r.plan.StepByID(id); s != nil {
+		if s := r.st.Plan.StepByID(id); s != nil {
 			s.Status = plan.StepCancelled
 			s.Note = note
 			s.EndedAt = &now

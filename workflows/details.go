@@ -37,16 +37,16 @@ func (r *run) details() string {
 	if r.clarify.waiting {
 		r.detailsQuestions(&p)
 	}
-	if r.plan == nil && len(r.sel.options) > 0 {
+	if r.st.Plan == nil && len(r.st.Options.Options) > 0 {
 		r.detailsOptions(&p)
 	}
-	if r.plan != nil {
+	if r.st.Plan != nil {
 		r.detailsSteps(&p)
 	}
-	if len(r.exec.skips) > 0 {
+	if len(r.st.SkipConfirmations) > 0 {
 		r.detailsSkips(&p)
 	}
-	if r.exec.paused {
+	if r.st.Paused {
 		r.detailsPaused(&p)
 	}
 	r.detailsFooter(&p)
@@ -55,11 +55,11 @@ func (r *run) details() string {
 
 // detailsHeader writes the phase, mode, goal and what the run waits for.
 func (r *run) detailsHeader(p *page) {
-	p.f("**Phase:** %s · **Mode:** %s", orDash(string(r.phase)), r.mode())
-	if r.runs > 0 {
-		p.f(" · **Run:** %d (continued as new)", r.runs+1)
+	p.f("**Phase:** %s · **Mode:** %s", orDash(string(r.st.Phase)), r.mode())
+	if r.st.Runs > 0 {
+		p.f(" · **Run:** %d (continued as new)", r.st.Runs+1)
 	}
-	p.f("\n\n**Goal:** %s", inline(r.goal, textWidth))
+	p.f("\n\n**Goal:** %s", inline(r.st.Goal, textWidth))
 	if a := r.awaiting(); a != signals.AwaitingNone {
 		p.f("\n\n**Waiting for %s**%s", a, r.waitDeadline(a))
 	}
@@ -71,8 +71,8 @@ func (r *run) detailsHeader(p *page) {
 // waitDeadline says until when the run waits and what happens then.
 func (r *run) waitDeadline(a signals.Awaiting) string {
 	switch {
-	case a == signals.AwaitingSelection && r.sel.deadline != nil:
-		return fmt.Sprintf(" until %s, then %s", stamp(*r.sel.deadline), r.req.Selection.OnTimeout)
+	case a == signals.AwaitingSelection && r.st.Options.SelectionTimeout != nil:
+		return fmt.Sprintf(" until %s, then %s", stamp(*r.st.Options.SelectionTimeout), r.req.Selection.OnTimeout)
 	case a == signals.AwaitingClarification && r.clarify.deadline != nil:
 		return fmt.Sprintf(" until %s, then proceeds with the answers given", stamp(*r.clarify.deadline))
 	}
@@ -115,8 +115,8 @@ func (r *run) detailsQuestions(p *page) {
 // detailsPaused writes why the run is paused and how to resume it.
 func (r *run) detailsPaused(p *page) {
 	p.section("Paused")
-	if r.exec.pauseReason != "" {
-		p.f("**Reason:** %s\n\n", inline(r.exec.pauseReason, textWidth))
+	if r.st.PauseReason != "" {
+		p.f("**Reason:** %s\n\n", inline(r.st.PauseReason, textWidth))
 	}
 	p.WriteString("Execution stops at the next step boundary until resumed:")
 	p.commands(
@@ -129,16 +129,16 @@ func (r *run) detailsPaused(p *page) {
 // usage.
 func (r *run) detailsFooter(p *page) {
 	p.WriteString("\n\n---")
-	if r.lastError != "" {
-		p.f("\n\n**Last error:** %s", inline(r.lastError, textWidth))
+	if r.st.LastError != "" {
+		p.f("\n\n**Last error:** %s", inline(r.st.LastError, textWidth))
 	}
-	if n := len(r.rejected); n > 0 {
-		rej := r.rejected[n-1]
+	if n := len(r.st.Rejected); n > 0 {
+		rej := r.st.Rejected[n-1]
 		p.f("\n\n**Last refused input:** `%s` — %s", rej.Name, inline(rej.Reason, textWidth))
 	}
-	u := r.usage
+	u := r.st.Usage
 	p.f("\n\n**Usage:** %d tokens (%d prompt, %d completion) · $%.4f · %d LLM calls", u.TotalTokens, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.Calls)
-	if r.offline {
+	if r.st.Offline {
 		p.WriteString(" · **offline model**")
 	}
 }

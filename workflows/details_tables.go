@@ -11,16 +11,16 @@ import (
 // detailsOptions writes the options' comparison table and, while a
 // selection is awaited, the commands that select or refine.
 func (r *run) detailsOptions(p *page) {
-	p.section(fmt.Sprintf("Options (revision %d)", r.sel.revision))
-	cmp := r.sel.comparison
-	if len(cmp.Rows) != len(r.sel.options) {
-		cmp = plan.Compare(r.sel.options)
+	p.section(fmt.Sprintf("Options (revision %d)", r.st.Options.Revision))
+	cmp := r.st.Options.Comparison
+	if len(cmp.Rows) != len(r.st.Options.Options) {
+		cmp = plan.Compare(r.st.Options.Options)
 	}
 	p.WriteString("| Rank | Option | Score | Complexity | Duration | Confidence | Risk | Steps | |\n")
 	p.WriteString("|--:|---|--:|---|--:|--:|---|--:|---|\n")
-	for i, o := range r.sel.options {
+	for i, o := range r.st.Options.Options {
 		if i == maxOptionRows {
-			p.f("\n… and %d more (see the options query)\n", len(r.sel.options)-i)
+			p.f("\n… and %d more (see the options query)\n", len(r.st.Options.Options)-i)
 			break
 		}
 		row := cmp.Rows[i]
@@ -28,7 +28,7 @@ func (r *run) detailsOptions(p *page) {
 		if o.Recommended {
 			marks = append(marks, "★ recommended")
 		}
-		if o.ID == r.sel.selectedID {
+		if o.ID == r.st.Options.SelectedID {
 			marks = append(marks, "✔ selected")
 		}
 		p.f("| %d | %s `%s` | %s | %s | %s | %s | %s | %d | %s |\n", o.Rank, inline(o.Title, titleWidth), inline(o.ID, titleWidth),
@@ -38,7 +38,7 @@ func (r *run) detailsOptions(p *page) {
 	if cmp.Summary != "" {
 		p.f("\n%s", inline(cmp.Summary, textWidth))
 	}
-	if n := len(r.sel.dropped); n > 0 {
+	if n := len(r.st.Options.Dropped); n > 0 {
 		p.f("\n\n%d option(s) dropped as invalid (see the options query).", n)
 	}
 	if r.sel.waiting && !r.sel.refining {
@@ -61,7 +61,7 @@ func cell(row plan.ComparisonRow, criterion string) string {
 func (r *run) selectCommands(p *page) {
 	id := shellQuote(r.workflowID)
 	p.f("\n\n**Select** an option by rank (1 = recommended) or by id, e.g. `{%s:%s}`; add `\"feedback\"` to say why:",
-		jsonString("optionId"), jsonString(r.sel.options[0].ID))
+		jsonString("optionId"), jsonString(r.st.Options.Options[0].ID))
 	p.commands(
 		"Temporal CLI", r.updateCommand(signals.SelectOption.Name, `{"rank":1}`),
 		"planmode CLI (without --rank it asks interactively)", fmt.Sprintf("planmode select %s --rank 1", id),
@@ -76,7 +76,7 @@ func (r *run) selectCommands(p *page) {
 // detailsSteps writes the plan's progress and its steps table, a window
 // of at most maxStepRows steps around the first open one.
 func (r *run) detailsSteps(p *page) {
-	pl := r.plan
+	pl := r.st.Plan
 	p.section("Plan: " + inline(pl.Title, textWidth))
 	t := pl.Totals()
 	p.f("**%d%%** · %d of %d steps done", r.percent(), t.Done(), t.Total)
@@ -168,9 +168,9 @@ func digest(s plan.Step) string {
 func (r *run) detailsSkips(p *page) {
 	p.section("Skips waiting for confirmation")
 	p.WriteString("| Request | Steps | Confidence | Reason | Deadline |\n|---|---|--:|---|---|\n")
-	for i, c := range r.exec.skips {
+	for i, c := range r.st.SkipConfirmations {
 		if i == maxSkipRows {
-			p.f("\n… and %d more (see the pending query)\n", len(r.exec.skips)-i)
+			p.f("\n… and %d more (see the pending query)\n", len(r.st.SkipConfirmations)-i)
 			break
 		}
 		deadline := "none: waits for an answer"
@@ -184,7 +184,7 @@ func (r *run) detailsSkips(p *page) {
 		p.f("| `%s` | %s | %.0f%% | %s | %s |\n", inline(c.RequestID, titleWidth), orDash(inline(strings.Join(c.StepIDs, ", "), titleWidth)),
 			c.Confidence*100, inline(c.Reason, digestWidth), deadline)
 	}
-	first := r.exec.skips[0].RequestID
+	first := r.st.SkipConfirmations[0].RequestID
 	p.f("\nApprove (or deny with `\"approve\":false` / `--deny`) request `%s`:", inline(first, titleWidth))
 	p.commands(
 		"Temporal CLI", r.updateCommand(signals.ConfirmSkip.Name, fmt.Sprintf(`{"requestId":%s,"approve":true}`, jsonString(first))),

@@ -29,8 +29,9 @@ func selectingRun() *run {
 		opts[i].Plan.Estimates.Duration = plan.Duration(45 * time.Minute)
 	}
 	opts[0].Recommended = true
-	r := &run{phase: plan.PhaseAwaitingSelection, goal: "Add JWT authentication", workflowID: "plan-42", namespace: "default"}
-	r.sel = selectionState{revision: 1, options: opts, comparison: plan.Compare(opts), waiting: true}
+	r := &run{workflowID: "plan-42", namespace: "default", sel: selectionState{waiting: true}}
+	r.st = signals.Checkpoint{Phase: plan.PhaseAwaitingSelection, Goal: "Add JWT authentication",
+		Options: signals.OptionsView{Revision: 1, Options: opts, Comparison: plan.Compare(opts)}}
 	return r
 }
 
@@ -58,7 +59,7 @@ func decode[T any](t *testing.T, input string) T {
 func TestDetailsWhileAwaitingSelection(t *testing.T) {
 	r := selectingRun()
 	dl := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	r.sel.deadline = &dl
+	r.st.Options.SelectionTimeout = &dl
 	r.req.Selection.OnTimeout = signals.OnTimeoutRecommended
 	got := r.details()
 
@@ -93,8 +94,8 @@ func TestDetailsWhileAwaitingSelection(t *testing.T) {
 func TestDetailsOptionsAfterSelectionHaveNoCommands(t *testing.T) {
 	r := selectingRun()
 	r.sel.waiting = false
-	r.sel.selectedID = "r1-o2"
-	r.phase = plan.PhaseExecuting
+	r.st.Options.SelectedID = "r1-o2"
+	r.st.Phase = plan.PhaseExecuting
 	got := r.details()
 
 	assert.Contains(t, got, "| 2 | Quick `r1-o2` |")
@@ -113,7 +114,7 @@ func TestDetailsWhileRefining(t *testing.T) {
 }
 
 func TestDetailsWhileAwaitingClarification(t *testing.T) {
-	r := &run{phase: plan.PhaseClarifying, goal: "Add auth", workflowID: "plan 7", namespace: "team-a"}
+	r := &run{workflowID: "plan 7", namespace: "team-a", st: signals.Checkpoint{Phase: plan.PhaseClarifying, Goal: "Add auth"}}
 	r.clarify = clarifyState{
 		questions: []string{"Which provider?", "Keep | sessions?", "Refresh tokens?"},
 		answers:   map[string]string{"Which provider?": "ours"},
@@ -135,13 +136,13 @@ func TestDetailsWhileAwaitingClarification(t *testing.T) {
 
 func TestDetailsSkipConfirmations(t *testing.T) {
 	dl := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
-	r := &run{phase: plan.PhaseReflecting, goal: "g", workflowID: "plan-9", plan: &plan.Plan{Title: "P", Steps: []plan.Step{
+	r := &run{workflowID: "plan-9", st: signals.Checkpoint{Phase: plan.PhaseReflecting, Goal: "g", Plan: &plan.Plan{Title: "P", Steps: []plan.Step{
 		{ID: "s1", Number: 1, Title: "One", Status: plan.StepCompleted},
 		{ID: "s2", Number: 2, Title: "Two", Status: plan.StepPending},
-	}}}
-	r.exec.skips = []*confirmation{
-		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-1", StepIDs: []string{"s2"}, Reason: "already done", Confidence: 0.55, Deadline: &dl, DefaultApprove: true}},
-		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-2", StepIDs: []string{"s2", "s3"}, Reason: "not needed", Confidence: 0.3}},
+	}}}}
+	r.st.SkipConfirmations = []signals.SkipConfirmation{
+		{RequestID: "skip-1", StepIDs: []string{"s2"}, Reason: "already done", Confidence: 0.55, Deadline: &dl, DefaultApprove: true},
+		{RequestID: "skip-2", StepIDs: []string{"s2", "s3"}, Reason: "not needed", Confidence: 0.3},
 	}
 	got := r.details()
 
@@ -155,8 +156,8 @@ func TestDetailsSkipConfirmations(t *testing.T) {
 }
 
 func TestDetailsPaused(t *testing.T) {
-	r := &run{phase: plan.PhaseExecuting, goal: "g", workflowID: "plan-3"}
-	r.exec.paused, r.exec.pauseReason = true, "budget: 1200 tokens of 1000"
+	r := &run{workflowID: "plan-3", st: signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "g"}}
+	r.st.Paused, r.st.PauseReason = true, "budget: 1200 tokens of 1000"
 	got := r.details()
 
 	assert.Contains(t, got, "**Phase:** executing · **Mode:** paused")
@@ -168,7 +169,7 @@ func TestDetailsPaused(t *testing.T) {
 }
 
 func TestDetailsStepsTable(t *testing.T) {
-	r := &run{phase: plan.PhaseExecuting, goal: "Ship it", workflowID: "plan-1", plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
+	r := &run{workflowID: "plan-1", st: signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "Ship it", Plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
 		{ID: "s1", Number: 1, Title: "First", Action: plan.ActionLLM, Status: plan.StepCompleted,
 			Result: &plan.StepResult{Success: true, Output: "wrote main.go\nand more", Attempts: 1, Duration: plan.Duration(1234 * time.Millisecond)}},
 		{ID: "s2", Number: 2, Title: "Second", Action: plan.ActionTool, Status: plan.StepFailed,
@@ -176,7 +177,7 @@ func TestDetailsStepsTable(t *testing.T) {
 		{ID: "s3", Number: 3, Title: "Third", Action: plan.ActionAgent, Status: plan.StepSkipped, Note: "covered by s1"},
 		{ID: "s4", Number: 4, Title: "Fourth", Action: plan.ActionAgent, Status: plan.StepRunning},
 		{ID: "s5", Number: 5, Title: "Fifth", Action: plan.ActionLLM, Status: plan.StepPending, Estimated: plan.Duration(3 * time.Minute)},
-	}}}
+	}}}}
 	got := r.details()
 
 	for _, want := range []string{
@@ -195,9 +196,9 @@ func TestDetailsStepsTable(t *testing.T) {
 }
 
 func TestDetailsFooter(t *testing.T) {
-	r := &run{phase: plan.PhaseCompleted, goal: "g", workflowID: "p", offline: true, lastError: "skip s3: no such step",
-		usage:    plan.Usage{PromptTokens: 100, CompletionTokens: 23, TotalTokens: 123, CostUSD: 0.0042, Calls: 4},
-		rejected: []signals.Rejection{{Name: "pause", Reason: "old"}, {Name: "select-option", Reason: "no option has rank 9"}}}
+	r := &run{workflowID: "p", st: signals.Checkpoint{Phase: plan.PhaseCompleted, Goal: "g", Offline: true, LastError: "skip s3: no such step",
+		Usage:    plan.Usage{PromptTokens: 100, CompletionTokens: 23, TotalTokens: 123, CostUSD: 0.0042, Calls: 4},
+		Rejected: []signals.Rejection{{Name: "pause", Reason: "old"}, {Name: "select-option", Reason: "no option has rank 9"}}}}
 	got := r.details()
 
 	assert.Contains(t, got, "**Last error:** skip s3: no such step")
@@ -219,16 +220,16 @@ func bigRun() *run {
 		}
 	}
 	r := selectingRun()
-	r.goal, r.lastError = long, long
-	r.plan = &plan.Plan{Title: long, Steps: steps}
+	r.st.Goal, r.st.LastError = long, long
+	r.st.Plan = &plan.Plan{Title: long, Steps: steps}
 	for i := 0; i < 30; i++ {
-		r.sel.options = append(r.sel.options, r.sel.options[0])
+		r.st.Options.Options = append(r.st.Options.Options, r.st.Options.Options[0])
 		r.clarify.questions = append(r.clarify.questions, fmt.Sprintf("%d %s", i, long))
-		r.exec.skips = append(r.exec.skips, &confirmation{SkipConfirmation: signals.SkipConfirmation{RequestID: fmt.Sprintf("skip-%d", i), Reason: long}})
+		r.st.SkipConfirmations = append(r.st.SkipConfirmations, signals.SkipConfirmation{RequestID: fmt.Sprintf("skip-%d", i), Reason: long})
 	}
 	r.clarify.waiting = true
-	r.exec.paused, r.exec.pauseReason = true, long
-	r.rejected = []signals.Rejection{{Name: "pause", Reason: long}}
+	r.st.Paused, r.st.PauseReason = true, long
+	r.st.Rejected = []signals.Rejection{{Name: "pause", Reason: long}}
 	return r
 }
 
@@ -248,7 +249,7 @@ func TestDetailsStayBounded(t *testing.T) {
 	assert.Contains(t, got, "… and 27 more (see the pending query)", "skips are capped")
 	assert.NotContains(t, got, strings.Repeat("very long text ", 30), "long texts are cut")
 
-	r.plan = nil
+	r.st.Plan = nil
 	got = r.details()
 	assert.Contains(t, got, "… and 22 more (see the options query)", "options are capped")
 	assert.Less(t, len(got), 7<<10)

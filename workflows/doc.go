@@ -39,6 +39,10 @@
 // defaultHistoryLimit events, or whose server suggests it, continues as new
 // with its whole state in StartRequest.Checkpoint, after letting running
 // handlers and webhook deliveries finish and draining the signal channels.
+// The run keeps that state as a [signals.Checkpoint] from its start, so
+// the continuation receives it whole, never copied field by field. Only a
+// continued run (one with a ContinuedExecutionRunID) accepts a checkpoint:
+// a first run that carries one fails at once as an InvalidRequest.
 //
 // # Choices made here
 //

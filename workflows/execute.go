@@ -16,12 +16,12 @@ import (
 func (r *run) prepare(ctx workflow.Context) error {
 	o, ok := r.selectedOption()
 	if !ok {
-		return fmt.Errorf("selected option %q not found", r.sel.selectedID)
+		return fmt.Errorf("selected option %q not found", r.st.Options.SelectedID)
 	}
 	p := o.Plan.Clone()
 	p.Status = plan.PlanRunning
 	p.UpdatedAt = workflow.Now(ctx)
-	r.plan = &p
+	r.st.Plan = &p
 	r.publish(ctx)
 	if r.req.Workspace == "" {
 		return nil
@@ -30,7 +30,7 @@ func (r *run) prepare(ctx workflow.Context) error {
 	if err != nil {
 		return fmt.Errorf("snapshot workspace: %w", err)
 	}
-	r.snapshotID = out.SnapshotID
+	r.st.SnapshotID = out.SnapshotID
 	return nil
 }
 
@@ -53,7 +53,7 @@ func (r *run) act(ctx workflow.Context) error {
 			if r.halted() {
 				return nil
 			}
-			if r.exec.paused {
+			if r.st.Paused {
 				if err := r.awaitResume(ctx); err != nil {
 					return err
 				}
@@ -107,12 +107,12 @@ func (r *run) drainFinished(ctx workflow.Context) error {
 
 // awaitResume holds the run at a step boundary until it is resumed.
 func (r *run) awaitResume(ctx workflow.Context) error {
-	r.plan.Status = plan.PlanPaused
+	r.st.Plan.Status = plan.PlanPaused
 	r.publish(ctx)
-	if err := workflow.Await(ctx, func() bool { return !r.exec.paused }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return !r.st.Paused }); err != nil {
 		return err
 	}
-	r.plan.Status = plan.PlanRunning
+	r.st.Plan.Status = plan.PlanRunning
 	r.publish(ctx)
 	return nil
 }
@@ -121,7 +121,7 @@ func (r *run) awaitResume(ctx workflow.Context) error {
 // whose skip condition holds. It reports whether it started or skipped
 // anything.
 func (r *run) launchReady(ctx workflow.Context) bool {
-	if r.exec.paused || r.halted() || ctx.Err() != nil {
+	if r.st.Paused || r.halted() || ctx.Err() != nil {
 		return false
 	}
 	progressed := false
@@ -142,7 +142,7 @@ func (r *run) launchReady(ctx workflow.Context) bool {
 // nextReady returns the first ready step (fallback-only steps are never
 // ready: they run in another's place), or "".
 func (r *run) nextReady() string {
-	if ids := r.plan.Ready(); len(ids) > 0 {
+	if ids := r.st.Plan.Ready(); len(ids) > 0 {
 		return ids[0]
 	}
 	return ""
@@ -151,21 +151,21 @@ func (r *run) nextReady() string {
 // skipByCondition evaluates the step's skip condition and skips the step
 // when it holds. An evaluation error is recorded and the step runs.
 func (r *run) skipByCondition(ctx workflow.Context, id string) bool {
-	s := r.plan.StepByID(id)
+	s := r.st.Plan.StepByID(id)
 	if s == nil || s.SkipCondition == "" {
 		return false
 	}
-	skip, err := plan.EvalCondition(s.SkipCondition, r.plan)
+	skip, err := plan.EvalCondition(s.SkipCondition, r.st.Plan)
 	if err != nil {
-		r.lastError = fmt.Sprintf("skip condition of step %s: %v (the step runs)", id, err)
+		r.st.LastError = fmt.Sprintf("skip condition of step %s: %v (the step runs)", id, err)
 		return false
 	}
 	if !skip {
 		return false
 	}
 	reason := fmt.Sprintf("skip condition holds: %s", s.SkipCondition)
-	if err := r.plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx)}); err != nil {
-		r.lastError = fmt.Sprintf("skip step %s: %v (the step runs)", id, err)
+	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+		r.st.LastError = fmt.Sprintf("skip step %s: %v (the step runs)", id, err)
 		return false
 	}
 	r.publish(ctx)
@@ -176,11 +176,11 @@ func (r *run) skipByCondition(ctx workflow.Context, id string) bool {
 // needed are skipped, steps blocked by a dependency that did not complete
 // are cancelled.
 func (r *run) finishExecution(ctx workflow.Context) {
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return
 	}
-	r.skipSteps(ctx, r.plan.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
-	r.markCancelled(ctx, r.plan.Blocked(), "not run: a step it depends on did not complete")
+	r.skipSteps(ctx, r.st.Plan.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
+	r.markCancelled(ctx, r.st.Plan.Blocked(), "not run: a step it depends on did not complete")
 }
 
 // outcome turns the end of execution into a status and an error.
@@ -191,11 +191,11 @@ func (r *run) outcome(err error) (signals.Status, error) {
 	if r.exec.stopReason != "" {
 		return signals.StatusFailed, fmt.Errorf("%s", r.exec.stopReason)
 	}
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return signals.StatusCompleted, nil
 	}
 	var failed []string
-	for _, s := range r.plan.Steps {
+	for _, s := range r.st.Plan.Steps {
 		if s.Status == plan.StepFailed {
 			msg := s.ID
 			if s.Result != nil && s.Result.Error != "" {

@@ -96,9 +96,9 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 // maxRejected only.
 func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
 	rej.Reason = plan.TruncateBytes(rej.Reason, maxRejectedReason)
-	r.rejected = append(r.rejected, rej)
-	if n := len(r.rejected); n > maxRejected {
-		r.rejected = append([]signals.Rejection(nil), r.rejected[n-maxRejected:]...)
+	r.st.Rejected = append(r.st.Rejected, rej)
+	if n := len(r.st.Rejected); n > maxRejected {
+		r.st.Rejected = append([]signals.Rejection(nil), r.st.Rejected[n-maxRejected:]...)
 	}
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
 	r.publish(ctx)

@@ -17,13 +17,13 @@ import (
 // selected and paused.
 func openRun() *run {
 	r := selectedNotWoken()
-	r.sel.selectedID = ""
+	r.st.Options.SelectedID = ""
 	r.clarify = clarifyState{questions: []string{"Which database?"}, answers: map[string]string{}, waiting: true}
 	p := option("Only", plan.ComplexityLow, 0.9, llmSteps(2)...).Plan
 	p.ID = "p"
-	r.plan = &p
-	r.exec.skips = []*confirmation{{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-1", StepIDs: []string{"s2"}}}}
-	r.exec.paused = true
+	r.st.Plan = &p
+	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1", StepIDs: []string{"s2"}}}
+	r.st.Paused = true
 	return r
 }
 
@@ -53,7 +53,7 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 			return r.validateResume(signals.ControlRequest{Reason: s})
 		}, "reason"},
 		{"pause reason", func(r *run, s string) error {
-			r.exec.paused = false
+			r.st.Paused = false
 			return r.validatePause(signals.ControlRequest{Reason: s})
 		}, "reason"},
 		{"edit reason", func(r *run, s string) error {

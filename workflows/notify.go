@@ -22,20 +22,20 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 	// Runs recorded before the skip schedule every event; later runs stop
 	// once a delivery found no webhook configured anywhere.
 	skips := workflow.GetVersion(ctx, notifySkipChange, workflow.DefaultVersion, 1) >= 1
-	if skips && r.noReceiver {
+	if skips && r.st.NoReceiver {
 		return
 	}
-	r.notifySeq++
-	data.Goal = r.goal
+	r.st.NotifySeq++
+	data.Goal = r.st.Goal
 	in := activities.NotifyInput{
 		URL:            r.req.Notify.WebhookURL,
 		Event:          event,
 		WorkflowID:     r.workflowID,
 		RunID:          workflow.GetInfo(ctx).WorkflowExecution.RunID,
-		Phase:          r.phase,
+		Phase:          r.st.Phase,
 		At:             workflow.Now(ctx),
 		Data:           data,
-		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.notifySeq),
+		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.st.NotifySeq),
 	}
 	r.notifying++
 	workflow.Go(ctx, func(ctx workflow.Context) {
@@ -45,7 +45,7 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", event, "error", err)
 		}
 		if skips && out.NoReceiver {
-			r.noReceiver = true
+			r.st.NoReceiver = true
 		}
 	})
 }
@@ -53,7 +53,7 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 // notifyStep reports a finished step.
 func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
 	event := activities.EventStepCompleted
-	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(r.plan.Steps), s.Status, s.Title)
+	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(r.st.Plan.Steps), s.Status, s.Title)
 	if s.Status != plan.StepCompleted {
 		event = activities.EventStepFailed
 		if s.Result != nil && s.Result.Error != "" {

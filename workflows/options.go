@@ -22,10 +22,10 @@ func (r *run) planPhase(ctx workflow.Context) error {
 // request's ranking criteria when it has some), and stores them. On error
 // the previous options stay as they were.
 func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Option) error {
-	rev := r.sel.revision + 1
+	rev := r.st.Options.Revision + 1
 	in := activities.OptionsInput{
 		Task:     r.task,
-		Goal:     r.goal,
+		Goal:     r.st.Goal,
 		Count:    r.req.OptionCount,
 		Revision: rev,
 		Feedback: feedback,
@@ -57,14 +57,18 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 	if err != nil {
 		return fmt.Errorf("generate options: %w", err)
 	}
-	r.sel.revision = rev
-	r.sel.options = ranked
-	r.sel.comparison = plan.CompareBy(ranked, r.req.Ranking)
-	r.sel.dropped = dropped
-	r.sel.selectedID = ""
+	r.st.Options.Revision = rev
+	r.st.Options.Options = ranked
+	r.st.Options.Comparison = plan.CompareBy(ranked, r.req.Ranking)
+	r.st.Options.Dropped = dropped
+	r.st.Options.SelectedID = ""
+	r.st.Options.RecommendedID = ""
+	if o, ok := r.recommended(); ok {
+		r.st.Options.RecommendedID = o.ID
+	}
 	r.publish(ctx)
 	r.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
-		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, r.optionsView().RecommendedID),
+		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, r.st.Options.RecommendedID),
 	})
 	return nil
 }
@@ -80,7 +84,7 @@ func (r *run) regenerate(ctx workflow.Context, in activities.OptionsInput, inval
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		r.lastError = fmt.Sprintf("regenerate invalid options: %v", err)
+		r.st.LastError = fmt.Sprintf("regenerate invalid options: %v", err)
 		return nil, nil, nil
 	}
 	r.addUsage(out.Usage)
@@ -166,30 +170,19 @@ func issueTexts(issues []plan.Issue) []string {
 
 // recommended returns the recommended option, or the first one.
 func (r *run) recommended() (plan.Option, bool) {
-	for _, o := range r.sel.options {
+	for _, o := range r.st.Options.Options {
 		if o.Recommended {
 			return o, true
 		}
 	}
-	if len(r.sel.options) > 0 {
-		return r.sel.options[0], true
+	if len(r.st.Options.Options) > 0 {
+		return r.st.Options.Options[0], true
 	}
 	return plan.Option{}, false
 }
 
-// optionsView answers the options query and refine-plan.
+// optionsView answers the options query and refine-plan: the options as
+// the run keeps them.
 func (r *run) optionsView() signals.OptionsView {
-	v := signals.OptionsView{
-		Revision:         r.sel.revision,
-		Options:          r.sel.options,
-		Comparison:       r.sel.comparison,
-		SelectedID:       r.sel.selectedID,
-		Dropped:          r.sel.dropped,
-		Feedback:         r.sel.feedback,
-		SelectionTimeout: r.sel.deadline,
-	}
-	if o, ok := r.recommended(); ok {
-		v.RecommendedID = o.ID
-	}
-	return v
+	return r.st.Options
 }

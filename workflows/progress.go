@@ -19,39 +19,39 @@ type published struct {
 
 // addUsage adds an activity's usage to the run's.
 func (r *run) addUsage(u plan.Usage) {
-	r.usage = r.usage.Add(u)
+	r.st.Usage = r.st.Usage.Add(u)
 }
 
 // setPhase moves the run to phase and publishes it. A move the mode
 // machine does not allow is logged, not refused: the phase is the truth.
 func (r *run) setPhase(ctx workflow.Context, phase plan.Phase) {
-	if from, to := r.phase.Mode(), phase.Mode(); r.phase != "" && !plan.CanTransition(from, to) {
+	if from, to := r.st.Phase.Mode(), phase.Mode(); r.st.Phase != "" && !plan.CanTransition(from, to) {
 		workflow.GetLogger(ctx).Warn("unexpected mode change", "from", from, "to", to, "phase", phase)
 	}
-	r.phase = phase
+	r.st.Phase = phase
 	r.publish(ctx)
 }
 
 // mode is the phase's mode, or paused.
 func (r *run) mode() plan.Mode {
-	if r.exec.paused {
+	if r.st.Paused {
 		return plan.ModePaused
 	}
-	return r.phase.Mode()
+	return r.st.Phase.Mode()
 }
 
 // awaiting says what the run waits for, the most pressing first.
 func (r *run) awaiting() signals.Awaiting {
 	switch {
-	case r.phase.Terminal():
+	case r.st.Phase.Terminal():
 		return signals.AwaitingNone
 	case r.clarify.waiting:
 		return signals.AwaitingClarification
 	case r.sel.waiting && !r.sel.refining:
 		return signals.AwaitingSelection
-	case len(r.exec.skips) > 0:
+	case len(r.st.SkipConfirmations) > 0:
 		return signals.AwaitingConfirmation
-	case r.exec.paused:
+	case r.st.Paused:
 		return signals.AwaitingResume
 	}
 	return signals.AwaitingNone
@@ -59,16 +59,16 @@ func (r *run) awaiting() signals.Awaiting {
 
 // percent is the share of steps done.
 func (r *run) percent() int {
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return 0
 	}
-	return r.plan.Percent()
+	return r.st.Plan.Percent()
 }
 
 // publish upserts the search attributes that changed and refreshes the
 // current details the UI shows.
 func (r *run) publish(ctx workflow.Context) {
-	now := published{phase: r.phase, awaiting: r.awaiting(), percent: r.percent()}
+	now := published{phase: r.st.Phase, awaiting: r.awaiting(), percent: r.percent()}
 	first := r.published.phase == ""
 	var ups []temporal.SearchAttributeUpdate
 	if first || now.phase != r.published.phase {
@@ -92,25 +92,25 @@ func (r *run) publish(ctx workflow.Context) {
 // progress answers the progress query.
 func (r *run) progress(ctx workflow.Context) signals.Progress {
 	p := signals.Progress{
-		Phase:     r.phase,
+		Phase:     r.st.Phase,
 		Mode:      r.mode(),
 		Awaiting:  r.awaiting(),
-		Paused:    r.exec.paused,
-		StartedAt: r.startedAt,
-		Elapsed:   elapsedSince(ctx, r.startedAt),
-		Usage:     r.usage,
-		Tokens:    r.usage.TotalTokens,
-		CostUSD:   r.usage.CostUSD,
-		LastError: r.lastError,
-		Offline:   r.offline,
+		Paused:    r.st.Paused,
+		StartedAt: r.st.StartedAt,
+		Elapsed:   elapsedSince(ctx, r.st.StartedAt),
+		Usage:     r.st.Usage,
+		Tokens:    r.st.Usage.TotalTokens,
+		CostUSD:   r.st.Usage.CostUSD,
+		LastError: r.st.LastError,
+		Offline:   r.st.Offline,
 	}
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return p
 	}
-	p.Totals = r.plan.Totals()
-	p.Percent = r.plan.Percent()
-	p.EstimatedRemaining = r.plan.EstimatedRemaining()
-	for _, s := range r.plan.Steps {
+	p.Totals = r.st.Plan.Totals()
+	p.Percent = r.st.Plan.Percent()
+	p.EstimatedRemaining = r.st.Plan.EstimatedRemaining()
+	for _, s := range r.st.Plan.Steps {
 		if s.Status == plan.StepRunning || s.Status == plan.StepRetrying {
 			p.CurrentStep = &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title}
 			break
@@ -121,28 +121,27 @@ func (r *run) progress(ctx workflow.Context) signals.Progress {
 
 // planView answers the plan query.
 func (r *run) planView() signals.PlanView {
-	if r.plan == nil {
+	if r.st.Plan == nil {
 		return signals.PlanView{}
 	}
-	return signals.PlanView{Plan: r.plan, Validation: plan.Validate(*r.plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})}
+	return signals.PlanView{Plan: r.st.Plan, Validation: plan.Validate(*r.st.Plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})}
 }
 
 // pending answers the pending query.
 func (r *run) pending() signals.Pending {
-	p := signals.Pending{Awaiting: r.awaiting(), Paused: r.exec.paused, Rejected: r.rejected}
+	p := signals.Pending{Awaiting: r.awaiting(), Paused: r.st.Paused, Rejected: r.st.Rejected}
 	if r.sel.waiting {
 		p.Selection = &signals.SelectionRequest{
-			Revision:  r.sel.revision,
+			Revision:  r.st.Options.Revision,
 			OptionIDs: r.optionIDs(),
-			Deadline:  r.sel.deadline,
+			Deadline:  r.st.Options.SelectionTimeout,
 			OnTimeout: string(r.req.Selection.OnTimeout),
 		}
 	}
 	if r.clarify.waiting {
 		p.Clarification = &signals.ClarificationRequest{Questions: r.unanswered(), Deadline: r.clarify.deadline}
 	}
-	for _, c := range r.exec.skips {
-		p.SkipConfirmations = append(p.SkipConfirmations, c.SkipConfirmation)
-	}
+	// A copy, nil when none is open, as the query always answered.
+	p.SkipConfirmations = append([]signals.SkipConfirmation(nil), r.st.SkipConfirmations...)
 	return p
 }

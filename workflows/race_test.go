@@ -17,15 +17,17 @@ import (
 // the race.
 func selectedNotWoken() *run {
 	return &run{
-		phase: plan.PhaseAwaitingSelection,
-		sel: selectionState{
-			revision: 1,
-			waiting:  true,
-			options: []plan.Option{
-				{ID: "r1-o1", Rank: 1, Recommended: true},
-				{ID: "r1-o2", Rank: 2},
+		sel: selectionState{waiting: true},
+		st: signals.Checkpoint{
+			Phase: plan.PhaseAwaitingSelection,
+			Options: signals.OptionsView{
+				Revision: 1,
+				Options: []plan.Option{
+					{ID: "r1-o1", Rank: 1, Recommended: true},
+					{ID: "r1-o2", Rank: 2},
+				},
+				SelectedID: "r1-o1",
 			},
-			selectedID: "r1-o1",
 		},
 	}
 }
@@ -45,28 +47,25 @@ func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 			err := tc.validate(r)
 			require.ErrorIs(t, err, signals.ErrRejected)
 			assert.Contains(t, err.Error(), `option "r1-o1" is already selected`)
-			assert.Equal(t, "r1-o1", r.sel.selectedID, "the answered selection stands")
+			assert.Equal(t, "r1-o1", r.st.Options.SelectedID, "the answered selection stands")
 		})
 	}
 }
 
 func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
 	r := selectedNotWoken()
-	r.sel.selectedID = ""
+	r.st.Options.SelectedID = ""
 	assert.NoError(t, r.validateSelect(signals.SelectOptionRequest{Rank: 2}))
 	assert.NoError(t, r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
 }
 
 func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {
-	r := &run{}
-	r.exec.skips = []*confirmation{
-		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-1"}, answered: true, approve: true},
-		{SkipConfirmation: signals.SkipConfirmation{RequestID: "skip-2"}},
-	}
+	r := &run{exec: execState{answers: map[string]skipAnswer{"skip-1": {approve: true}}}}
+	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1"}, {RequestID: "skip-2"}}
 	err := r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
 	require.ErrorIs(t, err, signals.ErrRejected)
 	assert.Contains(t, err.Error(), `skip request "skip-1" is already answered (approved)`)
-	assert.True(t, r.exec.skips[0].approve, "the first answer stands")
+	assert.True(t, r.exec.answers["skip-1"].approve, "the first answer stands")
 
 	err = r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
 	require.ErrorIs(t, err, signals.ErrRejected)

@@ -18,13 +18,13 @@ const reflectionInput = "reflection"
 // its decision. A failing reflection is recorded and execution continues;
 // only a cancellation is returned.
 func (r *run) reflectOn(ctx workflow.Context, id string) error {
-	s := r.plan.StepByID(id)
+	s := r.st.Plan.StepByID(id)
 	if s == nil || s.Status == plan.StepCancelled {
 		return nil
 	}
 	in := activities.ReflectInput{
-		Goal:      r.goal,
-		Context:   plan.BuildStepContext(r.goal, r.plan, id),
+		Goal:      r.st.Goal,
+		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, id),
 		Result:    s.Result,
 		Remaining: r.remaining(),
 		Mode:      string(r.req.Execution.Mode),
@@ -49,7 +49,7 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 // remaining digests the steps not done yet.
 func (r *run) remaining() []plan.StepDigest {
 	var out []plan.StepDigest
-	for _, s := range r.plan.Steps {
+	for _, s := range r.st.Plan.Steps {
 		if !s.Status.Done() {
 			out = append(out, plan.StepDigest{ID: s.ID, Title: s.Title, Status: s.Status})
 		}
@@ -92,13 +92,13 @@ func (r *run) changePlan(fn func(*plan.Plan) error) error {
 	if err != nil {
 		return err
 	}
-	*r.plan = c
+	*r.st.Plan = c
 	return nil
 }
 
 // tryChange is changePlan's dry run: it returns the changed clone.
 func (r *run) tryChange(fn func(*plan.Plan) error) (plan.Plan, error) {
-	c := r.plan.Clone()
+	c := r.st.Plan.Clone()
 	if err := fn(&c); err != nil {
 		return plan.Plan{}, err
 	}
@@ -132,7 +132,7 @@ func (r *run) complete(ctx workflow.Context, refl plan.Reflection) {
 func (r *run) completeEarly(ctx workflow.Context, actor plan.Actor, reason string) {
 	r.exec.completedEarly = true
 	var ids []string
-	for _, s := range r.plan.Steps {
+	for _, s := range r.st.Plan.Steps {
 		if s.Status == plan.StepPending {
 			ids = append(ids, s.ID)
 		}
@@ -141,8 +141,8 @@ func (r *run) completeEarly(ctx workflow.Context, actor plan.Actor, reason strin
 		return
 	}
 	change := plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}
-	if err := r.plan.Skip(ids, change); err != nil {
-		r.lastError = fmt.Sprintf("complete: skip remaining steps: %v", err)
+	if err := r.st.Plan.Skip(ids, change); err != nil {
+		r.st.LastError = fmt.Sprintf("complete: skip remaining steps: %v", err)
 	}
 }
 
@@ -150,7 +150,7 @@ func (r *run) completeEarly(ctx workflow.Context, actor plan.Actor, reason strin
 func (r *run) pendingOf(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if s := r.plan.StepByID(id); s != nil && s.Status == plan.StepPending {
+		if s := r.st.Plan.StepByID(id); s != nil && s.Status == plan.StepPending {
 			out = append(out, id)
 		}
 	}

@@ -24,7 +24,7 @@ func (e *selectionCancelled) Error() string { return e.reason }
 func (r *run) selectPhase(ctx workflow.Context) error {
 	if r.req.Selection.Mode == signals.SelectAuto {
 		o, _ := r.recommended()
-		r.sel.selectedID = o.ID
+		r.st.Options.SelectedID = o.ID
 		r.publish(ctx)
 		return nil
 	}
@@ -32,15 +32,15 @@ func (r *run) selectPhase(ctx workflow.Context) error {
 	r.sel.waiting = true
 	defer func() {
 		r.sel.waiting = false
-		r.sel.deadline = nil
+		r.st.Options.SelectionTimeout = nil
 		r.publish(ctx)
 	}()
 	notified := 0
-	for r.sel.selectedID == "" {
-		if notified != r.sel.revision {
-			notified = r.sel.revision
+	for r.st.Options.SelectedID == "" {
+		if notified != r.st.Options.Revision {
+			notified = r.st.Options.Revision
 			r.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
-				Message: fmt.Sprintf("choose one of %d option(s)", len(r.sel.options)), Selection: r.pending().Selection,
+				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: r.pending().Selection,
 			})
 		}
 		timedOut, err := r.awaitSelection(ctx)
@@ -57,8 +57,8 @@ func (r *run) selectPhase(ctx workflow.Context) error {
 // awaitSelection waits for a selection, a new revision or the timeout; a
 // refine in progress holds the timeout off. It reports a timeout.
 func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
-	rev := r.sel.revision
-	changed := func() bool { return r.sel.selectedID != "" || r.sel.revision != rev || r.sel.refining }
+	rev := r.st.Options.Revision
+	changed := func() bool { return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining }
 	t := r.req.Selection.Timeout.D()
 	ok := true
 	var err error
@@ -67,7 +67,7 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 		err = workflow.Await(ctx, changed)
 	} else {
 		dl := workflow.Now(ctx).Add(t)
-		r.sel.deadline = &dl
+		r.st.Options.SelectionTimeout = &dl
 		r.publish(ctx)
 		ok, err = workflow.AwaitWithTimeout(ctx, t, changed)
 	}
@@ -75,7 +75,7 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 		return !ok, err
 	}
 	if r.sel.refining {
-		r.sel.deadline = nil
+		r.st.Options.SelectionTimeout = nil
 		r.publish(ctx)
 		return false, workflow.Await(ctx, func() bool { return !r.sel.refining })
 	}
@@ -88,8 +88,8 @@ func (r *run) selectionTimedOut(ctx workflow.Context) error {
 		return &selectionCancelled{reason: fmt.Sprintf("no option selected within %s", r.req.Selection.Timeout)}
 	}
 	o, _ := r.recommended()
-	r.sel.selectedID = o.ID
-	r.sel.feedback = append(r.sel.feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", r.req.Selection.Timeout))
+	r.st.Options.SelectedID = o.ID
+	r.st.Options.Feedback = append(r.st.Options.Feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", r.req.Selection.Timeout))
 	return nil
 }
 
@@ -104,18 +104,18 @@ func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
 	if req.Rank == 0 {
 		return plan.Option{}, rejectf("optionId or rank is required")
 	}
-	for _, o := range r.sel.options {
+	for _, o := range r.st.Options.Options {
 		if o.Rank == req.Rank {
 			return o, nil
 		}
 	}
-	return plan.Option{}, rejectf("no option has rank %d (ranks 1..%d)", req.Rank, len(r.sel.options))
+	return plan.Option{}, rejectf("no option has rank %d (ranks 1..%d)", req.Rank, len(r.st.Options.Options))
 }
 
 // optionIDs lists the current option ids in rank order.
 func (r *run) optionIDs() []string {
-	ids := make([]string, 0, len(r.sel.options))
-	for _, o := range r.sel.options {
+	ids := make([]string, 0, len(r.st.Options.Options))
+	for _, o := range r.st.Options.Options {
 		ids = append(ids, o.ID)
 	}
 	return ids
@@ -141,9 +141,9 @@ func (r *run) validateSelect(req signals.SelectOptionRequest) error {
 func (r *run) awaitingSelection() error {
 	switch {
 	case !r.sel.waiting:
-		return rejectf("not awaiting a selection (phase %s)", r.phase)
-	case r.sel.selectedID != "":
-		return rejectf("option %q is already selected", r.sel.selectedID)
+		return rejectf("not awaiting a selection (phase %s)", r.st.Phase)
+	case r.st.Options.SelectedID != "":
+		return rejectf("option %q is already selected", r.st.Options.SelectedID)
 	case r.sel.refining:
 		return rejectf("options are being refined: wait for the new options")
 	}
@@ -156,9 +156,9 @@ func (r *run) selectOption(ctx workflow.Context, req signals.SelectOptionRequest
 	if err != nil {
 		return signals.SelectOptionResponse{}, err
 	}
-	r.sel.selectedID = o.ID
+	r.st.Options.SelectedID = o.ID
 	if fb := strings.TrimSpace(req.Feedback); fb != "" {
-		r.sel.feedback = append(r.sel.feedback, fb)
+		r.st.Options.Feedback = append(r.st.Options.Feedback, fb)
 	}
 	r.publish(ctx)
 	return signals.SelectOptionResponse{Option: o}, nil
@@ -179,9 +179,9 @@ func (r *run) validateRefine(req signals.RefinePlanRequest) error {
 // it. When it fails the previous options stay and the wait goes on.
 func (r *run) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signals.OptionsView, error) {
 	r.sel.refining = true
-	r.sel.feedback = append(r.sel.feedback, req.Feedback)
+	r.st.Options.Feedback = append(r.st.Options.Feedback, req.Feedback)
 	r.publish(ctx)
-	err := r.generate(ctx, req.Feedback, r.sel.options)
+	err := r.generate(ctx, req.Feedback, r.st.Options.Options)
 	r.sel.refining = false
 	r.publish(ctx)
 	if err != nil {
@@ -192,12 +192,12 @@ func (r *run) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signa
 
 // selectedOption returns the selected option.
 func (r *run) selectedOption() (plan.Option, bool) {
-	return r.optionByID(r.sel.selectedID)
+	return r.optionByID(r.st.Options.SelectedID)
 }
 
 // optionByID returns the current option with id.
 func (r *run) optionByID(id string) (plan.Option, bool) {
-	for _, o := range r.sel.options {
+	for _, o := range r.st.Options.Options {
 		if o.ID == id {
 			return o, true
 		}
@@ -208,8 +208,8 @@ func (r *run) optionByID(id string) (plan.Option, bool) {
 // validateAwaitOptions refuses once the run has passed selection: there
 // are no options to wait for any more.
 func (r *run) validateAwaitOptions(signals.AwaitOptionsRequest) error {
-	if r.plan != nil || r.finishing() || (r.sel.selectedID != "" && !r.sel.waiting) {
-		return rejectf("the run has passed selection (phase %s)", r.phase)
+	if r.st.Plan != nil || r.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
+		return rejectf("the run has passed selection (phase %s)", r.st.Phase)
 	}
 	return nil
 }
@@ -218,12 +218,12 @@ func (r *run) validateAwaitOptions(signals.AwaitOptionsRequest) error {
 // running. It fails when the run ends without options (a direct answer, no
 // valid option).
 func (r *run) awaitOptions(ctx workflow.Context, _ signals.AwaitOptionsRequest) (signals.OptionsView, error) {
-	ready := func() bool { return (r.sel.revision > 0 && !r.sel.refining) || r.finishing() }
+	ready := func() bool { return (r.st.Options.Revision > 0 && !r.sel.refining) || r.finishing() }
 	if err := workflow.Await(ctx, ready); err != nil {
 		return signals.OptionsView{}, err
 	}
-	if r.sel.revision == 0 {
-		return signals.OptionsView{}, fmt.Errorf("the run ended without options (phase %s)", r.phase)
+	if r.st.Options.Revision == 0 {
+		return signals.OptionsView{}, fmt.Errorf("the run ended without options (phase %s)", r.st.Phase)
 	}
 	return r.optionsView(), nil
 }

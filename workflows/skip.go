@@ -66,32 +66,32 @@ func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 }
 
 // newConfirmation opens a confirmation request with a deterministic id.
-func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Reflection) *confirmation {
-	r.exec.skipSeq++
-	c := &confirmation{SkipConfirmation: signals.SkipConfirmation{
-		RequestID:      fmt.Sprintf("skip-%d", r.exec.skipSeq),
+func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Reflection) signals.SkipConfirmation {
+	r.st.SkipSeq++
+	c := signals.SkipConfirmation{
+		RequestID:      fmt.Sprintf("skip-%d", r.st.SkipSeq),
 		StepIDs:        ids,
 		Reason:         refl.Reason,
 		Confidence:     refl.Confidence,
 		DefaultApprove: r.req.Execution.OnConfirmTimeout == signals.OnTimeoutApprove,
-	}}
+	}
 	if t := r.req.Execution.ConfirmTimeout.D(); t > 0 {
 		dl := workflow.Now(ctx).Add(t)
 		c.Deadline = &dl
 	}
-	r.exec.skips = append(r.exec.skips, c)
+	r.st.SkipConfirmations = append(r.st.SkipConfirmations, c)
 	r.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
 		Message: fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
-		Skip:    &c.SkipConfirmation,
+		Skip:    &c,
 	})
 	return c
 }
 
 // settle waits for the answer to c (or its deadline, whose default
 // outcome then applies) and skips the steps when approved.
-func (r *run) settle(ctx workflow.Context, c *confirmation) error {
+func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
 	r.publish(ctx)
-	answered := func() bool { return c.answered }
+	answered := func() bool { _, ok := r.exec.answers[c.RequestID]; return ok }
 	if c.Deadline == nil {
 		if err := workflow.Await(ctx, answered); err != nil {
 			return err
@@ -106,19 +106,19 @@ func (r *run) settle(ctx workflow.Context, c *confirmation) error {
 			}
 		}
 		if !ok {
-			c.answered, c.approve = true, c.DefaultApprove
-			c.note = "no answer before the deadline: default outcome"
+			r.exec.answers[c.RequestID] = skipAnswer{approve: c.DefaultApprove, note: "no answer before the deadline: default outcome"}
 		}
 	}
+	ans := r.exec.answers[c.RequestID]
 	r.dropConfirmation(c.RequestID)
-	if c.approve {
+	if ans.approve {
 		actor := plan.ActorSystem
-		if c.byUser {
+		if ans.byUser {
 			actor = plan.ActorUser
 		}
 		reason := c.Reason
-		if c.note != "" {
-			reason = fmt.Sprintf("%s (%s)", reason, c.note)
+		if ans.note != "" {
+			reason = fmt.Sprintf("%s (%s)", reason, ans.note)
 		}
 		r.applySkip(ctx, r.pendingOf(c.StepIDs), actor, reason)
 	}
@@ -142,26 +142,28 @@ func (r *run) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, re
 	if len(ids) == 0 {
 		return
 	}
-	if err := r.plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
-		r.lastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
+	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+		r.st.LastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
 	}
 }
 
-// dropConfirmation removes a settled request from the pending list.
+// dropConfirmation removes a settled request and its answer. It builds
+// a new list: the old one may be shared with the request's checkpoint.
 func (r *run) dropConfirmation(id string) {
-	out := r.exec.skips[:0]
-	for _, c := range r.exec.skips {
+	var out []signals.SkipConfirmation
+	for _, c := range r.st.SkipConfirmations {
 		if c.RequestID != id {
 			out = append(out, c)
 		}
 	}
-	r.exec.skips = out
+	r.st.SkipConfirmations = out
+	delete(r.exec.answers, id)
 }
 
 // resolveRestoredSkips settles confirmations a checkpoint carried over.
 func (r *run) resolveRestoredSkips(ctx workflow.Context) error {
-	for len(r.exec.skips) > 0 {
-		if err := r.settle(ctx, r.exec.skips[0]); err != nil {
+	for len(r.st.SkipConfirmations) > 0 {
+		if err := r.settle(ctx, r.st.SkipConfirmations[0]); err != nil {
 			return err
 		}
 	}
@@ -169,13 +171,16 @@ func (r *run) resolveRestoredSkips(ctx workflow.Context) error {
 }
 
 // pendingConfirmation finds an unanswered request by id.
-func (r *run) pendingConfirmation(id string) *confirmation {
-	for _, c := range r.exec.skips {
-		if c.RequestID == id && !c.answered {
-			return c
+func (r *run) pendingConfirmation(id string) (signals.SkipConfirmation, bool) {
+	if _, answered := r.exec.answers[id]; answered {
+		return signals.SkipConfirmation{}, false
+	}
+	for _, c := range r.st.SkipConfirmations {
+		if c.RequestID == id {
+			return c, true
 		}
 	}
-	return nil
+	return signals.SkipConfirmation{}, false
 }
 
 // validateConfirm accepts answers to pending requests only.
@@ -183,16 +188,17 @@ func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
 	if err := tooLong("note", req.Note); err != nil {
 		return err
 	}
-	if r.pendingConfirmation(req.RequestID) != nil {
+	if _, ok := r.pendingConfirmation(req.RequestID); ok {
 		return nil
 	}
-	ids := make([]string, 0, len(r.exec.skips))
-	for _, c := range r.exec.skips {
+	ids := make([]string, 0, len(r.st.SkipConfirmations))
+	for _, c := range r.st.SkipConfirmations {
+		ans, answered := r.exec.answers[c.RequestID]
 		if c.RequestID == req.RequestID {
 			// Answered in this workflow task, not settled yet.
-			return rejectf("skip request %q is already answered (%s)", c.RequestID, approvedWord(c.approve))
+			return rejectf("skip request %q is already answered (%s)", c.RequestID, approvedWord(ans.approve))
 		}
-		if !c.answered {
+		if !answered {
 			ids = append(ids, c.RequestID)
 		}
 	}
@@ -204,19 +210,19 @@ func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
 
 // confirm answers a pending skip request.
 func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
-	c := r.pendingConfirmation(req.RequestID)
-	if c == nil {
+	c, ok := r.pendingConfirmation(req.RequestID)
+	if !ok {
 		return signals.ConfirmSkipResponse{}, r.validateConfirm(req)
 	}
-	c.answered, c.approve, c.byUser = true, req.Approve, true
-	c.note = "confirmed by a person"
+	ans := skipAnswer{approve: req.Approve, byUser: true, note: "confirmed by a person"}
 	if !req.Approve {
-		c.note = "denied by a person"
+		ans.note = "denied by a person"
 	}
 	if req.Note != "" {
-		c.note += ": " + req.Note
+		ans.note += ": " + req.Note
 	}
-	return signals.ConfirmSkipResponse{RequestID: c.RequestID, Approved: c.approve, StepIDs: c.StepIDs}, nil
+	r.exec.answers[c.RequestID] = ans
+	return signals.ConfirmSkipResponse{RequestID: c.RequestID, Approved: ans.approve, StepIDs: c.StepIDs}, nil
 }
 
 // approvedWord names a confirmation's answer.

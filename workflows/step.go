@@ -26,7 +26,7 @@ func (r *run) launch(ctx workflow.Context, id string) {
 		if res.Success && res.EndedPlan {
 			r.completeEarly(ctx, plan.ActorSystem, fmt.Sprintf("step %s finished the plan: %s", id, res.Output))
 		}
-		if s := r.plan.StepByID(id); s != nil && s.Status != plan.StepCancelled {
+		if s := r.st.Plan.StepByID(id); s != nil && s.Status != plan.StepCancelled {
 			r.notifyStep(ctx, *s)
 		}
 		r.exec.running--
@@ -38,7 +38,7 @@ func (r *run) launch(ctx workflow.Context, id string) {
 
 // markRunning sets a step running and stamps its start.
 func (r *run) markRunning(ctx workflow.Context, id string) {
-	if s := r.plan.StepByID(id); s != nil {
+	if s := r.st.Plan.StepByID(id); s != nil {
 		now := workflow.Now(ctx)
 		s.Status = plan.StepRunning
 		s.StartedAt = &now
@@ -51,7 +51,7 @@ func (r *run) markRunning(ctx workflow.Context, id string) {
 // the plan meanwhile.
 func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 	for n := 1; ; n++ {
-		s := r.plan.StepByID(id)
+		s := r.st.Plan.StepByID(id)
 		if s == nil {
 			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1}
 		}
@@ -61,7 +61,7 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
 			return res
 		}
-		if s := r.plan.StepByID(id); s != nil {
+		if s := r.st.Plan.StepByID(id); s != nil {
 			s.Status = plan.StepRetrying
 			s.Note = fmt.Sprintf("attempt %d of %d failed: %s", n, step.MaxRetries+1, res.Error)
 			r.publish(ctx)
@@ -80,12 +80,12 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 // one. The result is the fallback's, with FallbackUsed naming it; the
 // fallback step records its own result too.
 func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
-	s := r.plan.StepByID(id)
+	s := r.st.Plan.StepByID(id)
 	if s == nil || s.FallbackStepID == "" {
 		return failed
 	}
 	fbID := s.FallbackStepID
-	fb := r.plan.StepByID(fbID)
+	fb := r.st.Plan.StepByID(fbID)
 	if fb == nil || fb.Status != plan.StepPending {
 		return failed
 	}
@@ -103,9 +103,9 @@ func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) 
 
 // endStep records a step's result and final status.
 func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
-	s := r.plan.StepByID(id)
+	s := r.st.Plan.StepByID(id)
 	if s == nil {
-		r.lastError = fmt.Sprintf("step %s ended after it was removed from the plan", id)
+		r.st.LastError = fmt.Sprintf("step %s ended after it was removed from the plan", id)
 		return
 	}
 	now := workflow.Now(ctx)
@@ -123,7 +123,7 @@ func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
 	default:
 		s.Status = plan.StepFailed
 	}
-	r.plan.UpdatedAt = now
+	r.st.Plan.UpdatedAt = now
 }
 
 // runOnce runs one try of a step according to its action. Activity errors
@@ -149,14 +149,14 @@ func (r *run) runOnce(ctx workflow.Context, step plan.Step) plan.StepResult {
 
 // stepLabel is the activity summary prefix of a step: "step 3/7 · Title".
 func (r *run) stepLabel(step plan.Step) string {
-	return fmt.Sprintf("step %d/%d · %s", step.Number, len(r.plan.Steps), step.Title)
+	return fmt.Sprintf("step %d/%d · %s", step.Number, len(r.st.Plan.Steps), step.Title)
 }
 
 // stepInput is what an llm step or an agent turn gets.
 func (r *run) stepInput(step plan.Step) activities.StepInput {
 	return activities.StepInput{
-		PlanID:    r.plan.ID,
-		Context:   plan.BuildStepContext(r.goal, r.plan, step.ID),
+		PlanID:    r.st.Plan.ID,
+		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, step.ID),
 		Workspace: r.req.Workspace,
 		Prompts:   r.prompts,
 	}
@@ -188,7 +188,7 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		args = []byte("{}")
 	}
 	out, err := runTool(ctx, activities.ToolInput{
-		PlanID:    r.plan.ID,
+		PlanID:    r.st.Plan.ID,
 		StepID:    step.ID,
 		Workspace: r.req.Workspace,
 		Call:      activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},

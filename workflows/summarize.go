@@ -24,19 +24,20 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	} else {
 		r.finishExecution(ctx)
 	}
-	r.exec.paused = false
-	r.exec.skips = nil
+	r.st.Paused = false
+	r.st.SkipConfirmations = nil
+	clear(r.exec.answers)
 	r.setPhase(ctx, plan.PhaseSummarizing)
-	if r.plan != nil {
-		r.plan.Status = planStatus(status)
-		r.plan.UpdatedAt = workflow.Now(ctx)
+	if r.st.Plan != nil {
+		r.st.Plan.Status = planStatus(status)
+		r.st.Plan.UpdatedAt = workflow.Now(ctx)
 	}
 	res := signals.Result{
 		Status:           status,
-		SelectedOptionID: r.sel.selectedID,
-		Plan:             r.plan,
+		SelectedOptionID: r.st.Options.SelectedID,
+		Plan:             r.st.Plan,
 		BudgetExceeded:   r.exec.budgetExceeded,
-		Offline:          r.offline,
+		Offline:          r.st.Offline,
 	}
 	switch {
 	case runErr != nil && !temporal.IsCanceledError(runErr):
@@ -45,12 +46,12 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		res.Error = "cancelled"
 	}
 	res.Summary = r.summary(ctx, status)
-	if r.plan != nil {
-		res.Metrics = r.plan.Metrics()
+	if r.st.Plan != nil {
+		res.Metrics = r.st.Plan.Metrics()
 	}
-	res.Usage = r.usage
-	res.Tokens = r.usage.TotalTokens
-	res.CostUSD = r.usage.CostUSD
+	res.Usage = r.st.Usage
+	res.Tokens = r.st.Usage.TotalTokens
+	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
 	r.close(ctx, res)
 	return res, nil
@@ -77,17 +78,17 @@ func (r *run) settleCancelled(ctx workflow.Context) {
 // a plain account stands in.
 func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 	in := activities.SummarizeInput{
-		Goal:    r.goal,
+		Goal:    r.st.Goal,
 		Status:  string(status),
 		Partial: status != signals.StatusCompleted,
 		Prompts: r.prompts,
 	}
-	if r.plan != nil {
-		in.Plan = *r.plan
+	if r.st.Plan != nil {
+		in.Plan = *r.st.Plan
 	}
 	out, err := summarize(ctx, in, fmt.Sprintf("summarize %s run", status))
 	if err != nil {
-		r.lastError = fmt.Sprintf("summarize: %v", err)
+		r.st.LastError = fmt.Sprintf("summarize: %v", err)
 		return r.plainSummary(status)
 	}
 	r.addUsage(out.Usage)
@@ -96,12 +97,12 @@ func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 
 // plainSummary accounts for the run without an LLM.
 func (r *run) plainSummary(status signals.Status) string {
-	if r.plan == nil {
-		return fmt.Sprintf("Run %s before a plan was selected: %s", status, r.goal)
+	if r.st.Plan == nil {
+		return fmt.Sprintf("Run %s before a plan was selected: %s", status, r.st.Goal)
 	}
-	t := r.plan.Totals()
+	t := r.st.Plan.Totals()
 	return fmt.Sprintf("Run %s: %q — %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
-		status, r.plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
+		status, r.st.Plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
 }
 
 // planStatus maps a run status to the plan's.

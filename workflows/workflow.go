@@ -26,11 +26,44 @@ func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, e
 // without package-level state.
 func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption) (signals.Result, error) {
 	if err := req.Validate(); err != nil {
-		return signals.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidRequest", err)
+		return signals.Result{}, invalidRequest(err)
+	}
+	if err := refuseForeignCheckpoint(ctx, req); err != nil {
+		return signals.Result{}, err
 	}
 	r := newRun(ctx, req, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
+}
+
+// invalidRequestType is the application error type of a request the
+// workflow refuses to run; retrying the same input cannot help.
+const invalidRequestType = "InvalidRequest"
+
+// invalidRequest fails the workflow for err, without retries.
+func invalidRequest(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), invalidRequestType, err)
+}
+
+// foreignCheckpointChange versions the refusal of a checkpoint in a first
+// run, so a run started with one before the refusal replays as it ran.
+const foreignCheckpointChange = "checkpoint-only-from-continue-as-new"
+
+// errForeignCheckpoint refuses a checkpoint a run did not hand on.
+var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue-as-new")
+
+// refuseForeignCheckpoint fails a first run whose request carries a
+// checkpoint. A checkpoint is the state a run hands its own continuation;
+// restoring one a caller wrote would report steps done that never ran.
+// Only a continued run (it has a ContinuedExecutionRunID) accepts one.
+func refuseForeignCheckpoint(ctx workflow.Context, req signals.StartRequest) error {
+	if req.Checkpoint == nil || workflow.GetInfo(ctx).ContinuedExecutionRunID != "" {
+		return nil
+	}
+	if workflow.GetVersion(ctx, foreignCheckpointChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return invalidRequest(errForeignCheckpoint)
 }
 
 // defaultHistoryLimit is the history length past which a run continues as
@@ -50,32 +83,30 @@ func withHistoryLimit(n int) runOption {
 	return func(o *runOptions) { o.historyLimit = n }
 }
 
-// run is the state of one PlanMode run. Only the workflow's coroutines
-// touch it; queries, validators and await conditions only read it.
+// run is one PlanMode run. Only the workflow's coroutines touch it;
+// queries, validators and await conditions only read it.
 type run struct {
 	req        signals.StartRequest
 	opts       runOptions
 	workflowID string
-	task       plan.Task
-	goal       string
-	prompts    activities.Prompts
-	phase      plan.Phase
-	startedAt  time.Time
 	namespace  string
-	// runs counts earlier runs of this execution chain (continue-as-new).
-	runs int
+	task       plan.Task
+	prompts    activities.Prompts
 
+	// st is everything the run carries across continue-as-new, and the
+	// only place those values live: a continuation gets st whole (see
+	// checkpoint and restore), so a field added to signals.Checkpoint
+	// cannot be forgotten on the way.
+	st signals.Checkpoint
+
+	// The rest is transient. A run continues as new only at a step
+	// boundary of the executing phase, once no step runs, no handler or
+	// signal is in progress, no webhook delivery is in flight, nothing
+	// holds the run (pause, halt, open skip confirmation): every field
+	// below is then at its resting value, or rebuilt by the continuation.
 	clarify clarifyState
 	sel     selectionState
-
-	plan       *plan.Plan
-	snapshotID string
-	exec       execState
-
-	usage     plan.Usage
-	offline   bool
-	lastError string
-	rejected  []signals.Rejection
+	exec    execState
 
 	// signalsRunning counts signal handlers in progress, so that
 	// continue-as-new waits for them as AllHandlersFinished does for
@@ -83,17 +114,12 @@ type run struct {
 	signalsRunning int
 	channels       []workflow.ReceiveChannel
 	published      published
-	// notifySeq numbers webhook events over the chain of runs; notifying
-	// counts deliveries in flight.
-	notifySeq int
+	// notifying counts webhook deliveries in flight.
 	notifying int
-	// noReceiver is set once a delivery found no webhook configured: the
-	// worker's settings do not change under a run, so later events are
-	// not scheduled.
-	noReceiver bool
 }
 
-// clarifyState is a pending clarification.
+// clarifyState is a pending clarification. Clarification ends before
+// execution, where alone a run continues as new.
 type clarifyState struct {
 	questions []string
 	answers   map[string]string
@@ -101,32 +127,29 @@ type clarifyState struct {
 	waiting   bool
 }
 
-// selectionState holds the options and the selection.
+// selectionState says whether the run waits for a selection and whether a
+// refine is running; the options themselves are in st.Options. Selection
+// ends before execution, where alone a run continues as new.
 type selectionState struct {
-	revision   int
-	options    []plan.Option
-	comparison plan.Comparison
-	dropped    []plan.DroppedOption
-	feedback   []string
-	deadline   *time.Time
-	waiting    bool
-	refining   bool
-	selectedID string
+	waiting  bool
+	refining bool
 }
 
-// execState is the executor's bookkeeping.
+// execState is the executor's bookkeeping within one run. None of it is
+// carried over: continue-as-new waits for running and finished to drain
+// and for handlers (a rollback) to end, and is refused while budgetPaused,
+// stopReason or completedEarly hold the run; started and stepsThisRun
+// count for this run only.
 type execState struct {
-	started     bool
-	running     int
-	finished    []string
-	skips       []*confirmation
-	skipSeq     int
-	paused      bool
-	pauseReason string
-	// budgetPaused is set while a budget overrun holds the run paused;
-	// budgetWaived once a person resumed after it.
+	started  bool
+	running  int
+	finished []string
+	// answers holds the answers to open skip confirmations
+	// (st.SkipConfirmations) until settle applies them; the run never
+	// continues as new while a confirmation is open.
+	answers map[string]skipAnswer
+	// budgetPaused is set while a budget overrun holds the run paused.
 	budgetPaused   bool
-	budgetWaived   bool
 	stopReason     string
 	budgetExceeded string
 	completedEarly bool
@@ -134,13 +157,12 @@ type execState struct {
 	stepsThisRun   int
 }
 
-// confirmation is a skip waiting for a person.
-type confirmation struct {
-	signals.SkipConfirmation
-	answered bool
-	approve  bool
-	byUser   bool
-	note     string
+// skipAnswer is how a skip confirmation was answered: by a person, or by
+// its deadline's default outcome.
+type skipAnswer struct {
+	approve bool
+	byUser  bool
+	note    string
 }
 
 // newRun builds the run for req, restoring a checkpoint when the request
@@ -157,9 +179,9 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		opts:       o,
 		workflowID: info.WorkflowExecution.ID,
 		namespace:  info.Namespace,
-		goal:       req.Goal,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
-		startedAt:  workflow.Now(ctx),
+		st:         signals.Checkpoint{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
+		exec:       execState{answers: map[string]skipAnswer{}},
 	}
 	r.task = plan.Task{
 		ID:           r.workflowID,
