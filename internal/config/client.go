@@ -52,9 +52,9 @@ func (c Codec) PayloadCodec() (*codec.Codec, error) {
 
 // ClientOptions returns the connection options to dial Temporal with:
 // address, namespace, TLS when configured, and the API key as credentials
-// (which turns TLS on by itself). It sets no data converter: dial with
-// [Config.ClientOptions], which adds the payload codec. logger may be nil. It returns an error when a
-// TLS file cannot be read.
+// (which turns TLS on by itself). logger may be nil. It sets no data
+// converter: programs dial with [Config.ClientOptions], which adds the
+// payload codec. It returns an error when a TLS file cannot be read.
 func (t Temporal) ClientOptions(logger *slog.Logger) (client.Options, error) {
 	opts := client.Options{HostPort: t.Address, Namespace: t.Namespace}
 	if logger != nil {
