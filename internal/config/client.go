@@ -10,12 +10,51 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/planmode/planmode/codec"
 )
 
-// ClientOptions returns the options to dial Temporal with: address,
-// namespace, TLS when configured, and the API key as credentials (which
-// turns TLS on by itself). logger may be nil. It returns an error when a
-// TLS file cannot be read.
+// ClientOptions returns the options every planmode client dials Temporal
+// with: the connection of c.Temporal (see [Temporal.ClientOptions]) and,
+// when codec.keyFile is set, a data converter that encrypts every payload
+// (workflow inputs and results, signals, updates, queries, memos, details).
+// Workers built on the client and the typed client signals.NewClient use
+// that converter too. It returns an error when a TLS file or the key file
+// cannot be read; the key file's errors name the line, never a key.
+func (c Config) ClientOptions(logger *slog.Logger) (client.Options, error) {
+	opts, err := c.Temporal.ClientOptions(logger)
+	if err != nil {
+		return opts, err
+	}
+	pc, err := c.Codec.PayloadCodec()
+	if err != nil {
+		return opts, err
+	}
+	if pc != nil {
+		opts.DataConverter = codec.NewDataConverter(pc)
+	}
+	return opts, nil
+}
+
+// PayloadCodec returns the AES-256-GCM codec of the key file, or nil when
+// no key file is configured. It returns an error naming codec.keyFile and
+// the line when the file cannot be read or holds a bad line.
+func (c Codec) PayloadCodec() (*codec.Codec, error) {
+	if !c.Enabled() {
+		return nil, nil
+	}
+	keys, err := codec.LoadKeyFile(c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", KeyCodecKeyFile, err)
+	}
+	return codec.New(keys), nil
+}
+
+// ClientOptions returns the connection options to dial Temporal with:
+// address, namespace, TLS when configured, and the API key as credentials
+// (which turns TLS on by itself). logger may be nil. It sets no data
+// converter: programs dial with [Config.ClientOptions], which adds the
+// payload codec. It returns an error when a TLS file cannot be read.
 func (t Temporal) ClientOptions(logger *slog.Logger) (client.Options, error) {
 	opts := client.Options{HostPort: t.Address, Namespace: t.Namespace}
 	if logger != nil {

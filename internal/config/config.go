@@ -36,6 +36,14 @@
 //	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
 //	log.level                   info (debug, info, warn, error)
 //	log.format                  text (text, json)
+//	codec.keyFile               (payloads unencrypted) lines keyID:base64key; the first encrypts
+//	codec.corsOrigins           http://localhost:8233, http://127.0.0.1:8233 (may call the codec server)
+//	codec.authToken, codec.authTokenFile  (no token) bearer token of the codec server
+//	codec.listen                127.0.0.1:8081 (planmode codec-server --listen)
+//	metrics.address             (off) host:port of /metrics, /healthz and /readyz
+//	tracing.otlpEndpoint        (off) OTLP collector URL, e.g. http://127.0.0.1:4317
+//	tracing.otlpProtocol        grpc (grpc, http)
+//	tracing.serviceName         planmode
 package config
 
 import (
@@ -54,6 +62,9 @@ type Config struct {
 	Notify    Notify    `mapstructure:"notify"`
 	Outputs   Outputs   `mapstructure:"outputs"`
 	Log       Log       `mapstructure:"log"`
+	Codec     Codec     `mapstructure:"codec"`
+	Metrics   Metrics   `mapstructure:"metrics"`
+	Tracing   Tracing   `mapstructure:"tracing"`
 }
 
 // Outputs says where the worker keeps the whole of step and tool outputs

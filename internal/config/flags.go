@@ -19,6 +19,8 @@ const (
 	FlagBaseURL   = "llm-base-url"
 	FlagModel     = "llm-model"
 	FlagOffline   = "offline"
+	// FlagListen is the codec server's --listen.
+	FlagListen = "listen"
 )
 
 // flagKeys maps each flag to the key it sets.
@@ -32,6 +34,7 @@ var flagKeys = map[string]string{
 	FlagBaseURL:   KeyLLMBaseURL,
 	FlagModel:     KeyLLMModel,
 	FlagOffline:   KeyLLMOffline,
+	FlagListen:    KeyCodecListen,
 }
 
 // AddTemporalFlags adds --config, --address, --namespace and --task-queue,

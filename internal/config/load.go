@@ -87,6 +87,9 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeyMaxOutputBytes, DefaultMaxOutputBytes)
 	v.SetDefault(KeyLogLevel, DefaultLogLevel)
 	v.SetDefault(KeyLogFormat, string(LogText))
+	for k, val := range operationsDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)

@@ -53,6 +53,9 @@ func (c Config) Validate() error {
 	if c.Log.Format != LogText && c.Log.Format != LogJSON {
 		add("%s %q: want text or json", KeyLogFormat, c.Log.Format)
 	}
+	errs = append(errs, c.Codec.problems()...)
+	errs = append(errs, c.Metrics.problems()...)
+	errs = append(errs, c.Tracing.problems()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
 	}

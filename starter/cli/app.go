@@ -1,8 +1,9 @@
 // Package cli is the planmode command line: the operator's view of
 // PlanMode runs. It starts plans, lists and shows them, answers what they
 // wait for (selection, clarification, skip confirmation), edits, pauses,
-// resumes, cancels and rolls them back, and watches their progress. Every
-// contract name comes from the signals package.
+// resumes, cancels and rolls them back, and watches their progress; with
+// codec-server it decrypts payloads for the Web UI and the temporal CLI.
+// Every contract name comes from the signals package.
 //
 // # Exit codes
 //
@@ -24,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"golang.org/x/term"
 
 	"github.com/planmode/planmode/internal/config"
@@ -46,6 +48,9 @@ type app struct {
 	output      string
 	cfg         config.Config
 	client      client.Client
+	// payloads decodes what the client reads raw (memos in listings): the
+	// codec's converter when payloads are encrypted, else the default.
+	payloads converter.DataConverter
 	// interactive reports whether a person sits at the terminal; tests set
 	// it.
 	interactive func() bool
@@ -136,7 +141,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
 		a.confirmSkipCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(),
-		a.watchCmd(), a.resultCmd(), a.graphCmd())
+		a.watchCmd(), a.resultCmd(), a.graphCmd(), a.codecServerCmd())
 	return root
 }
 
@@ -159,7 +164,7 @@ func (a *app) temporal(ctx context.Context) (client.Client, error) {
 	if a.client != nil {
 		return a.client, nil
 	}
-	opts, err := a.cfg.Temporal.ClientOptions(a.cfg.Log.NewLogger(io.Discard))
+	opts, err := a.cfg.ClientOptions(a.cfg.Log.NewLogger(io.Discard))
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +175,10 @@ func (a *app) temporal(ctx context.Context) (client.Client, error) {
 		return nil, &unreachableError{address: a.cfg.Temporal.Address, err: err}
 	}
 	a.client = c
+	a.payloads = converter.GetDefaultDataConverter()
+	if opts.DataConverter != nil {
+		a.payloads = opts.DataConverter
+	}
 	return c, nil
 }
 

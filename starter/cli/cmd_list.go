@@ -80,7 +80,7 @@ func (a *app) list(ctx context.Context, query string, limit int) error {
 			return fmt.Errorf("list plans: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			plans = append(plans, summarize(e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(),
+			plans = append(plans, summarize(a.payloads, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(),
 				e.GetStatus().String(), e.GetSearchAttributes(), e.GetMemo(), e.GetStartTime().AsTime()))
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
@@ -91,8 +91,10 @@ func (a *app) list(ctx context.Context, query string, limit int) error {
 	return a.emit(plans, func(w io.Writer) error { return renderList(w, plans) })
 }
 
-// summarize builds a list line from what visibility returns.
-func summarize(id, runID, status string, sa *commonpb.SearchAttributes, memo *commonpb.Memo, started time.Time) planSummary {
+// summarize builds a list line from what visibility returns. The memo is
+// decoded with memos, the client's converter (it is encrypted when
+// payloads are); search attributes never are.
+func summarize(memos converter.DataConverter, id, runID, status string, sa *commonpb.SearchAttributes, memo *commonpb.Memo, started time.Time) planSummary {
 	dc := converter.GetDefaultDataConverter()
 	s := planSummary{WorkflowID: id, RunID: runID, Status: status, StartedAt: started}
 	fields := sa.GetIndexedFields()
@@ -106,7 +108,7 @@ func summarize(id, runID, status string, sa *commonpb.SearchAttributes, memo *co
 		_ = dc.FromPayload(p, &s.Progress)
 	}
 	if p, ok := memo.GetFields()[signals.MemoGoal]; ok {
-		_ = dc.FromPayload(p, &s.Goal)
+		_ = memos.FromPayload(p, &s.Goal)
 	}
 	return s
 }
