@@ -59,7 +59,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			"workspace", cfg.Workspace.Root)
 	}
 
-	c, err := dial(ctx, cfg.Temporal, logger)
+	opts, err := cfg.ClientOptions(logger)
+	if err != nil {
+		return err
+	}
+	ops, err := startOps(ctx, cfg, &opts, logger)
+	if err != nil {
+		return err
+	}
+	defer ops.close(ctx, logger)
+	c, err := dial(ctx, cfg.Temporal, opts)
 	if err != nil {
 		return err
 	}
@@ -87,9 +96,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger.Info("worker started", "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
 		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
-		"outputs", cfg.Outputs.Dir)
+		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled())
+	ops.started(c)
 	<-ctx.Done()
 	logger.Info("stopping worker")
+	ops.stopping()
 	w.Stop()
 	return nil
 }

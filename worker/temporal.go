@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -15,13 +14,9 @@ import (
 // address fails fast instead of hanging.
 const dialTimeout = 5 * time.Second
 
-// dial connects to Temporal as t says. It returns an error naming the
+// dial connects to Temporal with opts. It returns an error naming the
 // address and how to start a server when Temporal cannot be reached.
-func dial(ctx context.Context, t config.Temporal, logger *slog.Logger) (client.Client, error) {
-	opts, err := t.ClientOptions(logger)
-	if err != nil {
-		return nil, err
-	}
+func dial(ctx context.Context, t config.Temporal, opts client.Options) (client.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	c, err := client.DialContext(ctx, opts)
