@@ -83,6 +83,8 @@ type Notify struct {
 	WebhookURL string `mapstructure:"webhookURL"`
 	// WebhookSecret signs every body; empty sends them unsigned.
 	WebhookSecret string `mapstructure:"webhookSecret"`
+	// WebhookSecretFile holds the secret instead (a mounted secret file).
+	WebhookSecretFile string `mapstructure:"webhookSecretFile"`
 }
 
 // Temporal says where the Temporal service is and how to reach it.
@@ -93,6 +95,8 @@ type Temporal struct {
 	TLS       TLS    `mapstructure:"tls"`
 	// APIKey authenticates to Temporal Cloud; it turns TLS on.
 	APIKey string `mapstructure:"apiKey"`
+	// APIKeyFile holds the API key instead (a mounted secret file).
+	APIKeyFile string `mapstructure:"apiKeyFile"`
 }
 
 // TLS holds the files of a TLS connection to Temporal. CertFile and KeyFile
@@ -113,6 +117,7 @@ func (t TLS) Enabled() bool {
 type LLM struct {
 	BaseURL        string                `mapstructure:"baseURL"`
 	APIKey         string                `mapstructure:"apiKey"`
+	APIKeyFile     string                `mapstructure:"apiKeyFile"`
 	Model          string                `mapstructure:"model"`
 	Temperature    float64               `mapstructure:"temperature"`
 	RequestTimeout time.Duration         `mapstructure:"requestTimeout"`

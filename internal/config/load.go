@@ -27,12 +27,14 @@ const (
 	KeyNamespace       = "temporal.namespace"
 	KeyTaskQueue       = "temporal.taskQueue"
 	KeyTemporalAPIKey  = "temporal.apiKey"
+	KeyTemporalKeyFile = "temporal.apiKeyFile"
 	KeyTLSCertFile     = "temporal.tls.certFile"
 	KeyTLSKeyFile      = "temporal.tls.keyFile"
 	KeyTLSCAFile       = "temporal.tls.caFile"
 	KeyTLSServerName   = "temporal.tls.serverName"
 	KeyLLMBaseURL      = "llm.baseURL"
 	KeyLLMAPIKey       = "llm.apiKey"
+	KeyLLMAPIKeyFile   = "llm.apiKeyFile"
 	KeyLLMModel        = "llm.model"
 	KeyLLMTemperature  = "llm.temperature"
 	KeyLLMTimeout      = "llm.requestTimeout"
@@ -50,6 +52,7 @@ const (
 	KeyStickyTimeout   = "worker.stickyTimeout"
 	KeyWebhookURL      = "notify.webhookURL"
 	KeyWebhookSecret   = "notify.webhookSecret"
+	KeySecretFile      = "notify.webhookSecretFile"
 	KeyOutputsDir      = "outputs.dir"
 	KeyLogLevel        = "log.level"
 	KeyLogFormat       = "log.format"
@@ -143,6 +146,9 @@ func Load(v *viper.Viper) (Config, error) {
 		return c, err
 	}
 	c.LLM.Prices = prices
+	if err := c.readSecretFiles(); err != nil {
+		return c, err
+	}
 	if !v.IsSet(KeyLLMOffline) {
 		c.LLM.Offline = c.LLM.BaseURL == "" && c.LLM.APIKey == ""
 	}
