@@ -27,6 +27,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/version"
 )
 
 // defaultDialTimeout bounds the first connection to Temporal.
@@ -126,6 +127,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "planmode",
 		Short:         "Start, watch and steer PlanMode runs on Temporal",
+		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
