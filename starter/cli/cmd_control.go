@@ -24,7 +24,7 @@ func (a *app) controlCmd(name, short string, h signals.Handler[signals.ControlRe
 	cmd := &cobra.Command{
 		Use:   name + " <id>",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {
@@ -52,7 +52,7 @@ func (a *app) cancelCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "cancel <id>",
 		Short: "Cancel a plan; it stops its steps and writes a partial summary",
-		Args:  cobra.ExactArgs(1),
+		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {
@@ -74,7 +74,7 @@ func (a *app) rollbackCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "rollback <id>",
 		Short: "Restore the workspace files as they were before execution",
-		Args:  cobra.ExactArgs(1),
+		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {

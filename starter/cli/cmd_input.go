@@ -24,7 +24,7 @@ func (a *app) answerCmd() *cobra.Command {
 		Short: "Answer the clarifying questions (by question text or number)",
 		Example: `  planmode answer plan-42 --answer "1=JWT in cookies" --answer "2=no refresh tokens"
   planmode answer plan-42 --file answers.json   # {"answers": {"question": "answer"}}`,
-		Args: cobra.ExactArgs(1),
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := answerRequest(answers, file)
 			if err != nil {
@@ -83,7 +83,7 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 		Use:     "confirm-skip <id> <request-id> (--approve | --deny)",
 		Short:   "Approve or deny a skip the reflection proposed",
 		Example: `  planmode confirm-skip plan-42 skip-3 --deny --note "tests must run"`,
-		Args:    cobra.ExactArgs(2),
+		Args:    rejectArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if approve == deny {
 				return rejectf("give exactly one of --approve or --deny")
@@ -124,7 +124,7 @@ func (a *app) editCmd() *cobra.Command {
   #   - op: insertAfter
   #     stepId: s2
   #     step: {title: Run the linter, action: tool, config: {tool: {name: run_command, params: {command: make lint}}}}`,
-		Args: cobra.ExactArgs(1),
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := editRequest(file, reason)
 			if err != nil {

@@ -23,7 +23,7 @@ func (a *app) selectCmd() *cobra.Command {
 		Example: `  planmode select plan-42 opt-2
   planmode select plan-42 --rank 1 --feedback "keep it small"
   planmode select plan-42`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: rejectArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := signals.SelectOptionRequest{Rank: rank, Feedback: feedback}
 			if len(args) == 2 {
@@ -110,7 +110,7 @@ func (a *app) refineCmd() *cobra.Command {
 		Use:     "refine <id> --feedback <text>",
 		Short:   "Ask for new options from feedback",
 		Example: `  planmode refine plan-42 --feedback "avoid new dependencies"`,
-		Args:    cobra.ExactArgs(1),
+		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(feedback) == "" {
 				return rejectf("--feedback is required")
