@@ -134,6 +134,10 @@ func (a *app) rootCmd() *cobra.Command {
 			return a.configure(cmd)
 		},
 	}
+	// Defined now rather than when cobra executes, so that finding the
+	// command knows --version takes no value: `planmode --version
+	// --address x` must not read --address as its value.
+	root.InitDefaultVersionFlag()
 	config.AddTemporalFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
