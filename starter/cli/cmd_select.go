@@ -72,19 +72,44 @@ func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOpt
 	})
 }
 
+// maxChoiceTries bounds how often choose asks: a person who mistypes gets
+// the reason and another go, a script that pipes nonsense does not loop.
+const maxChoiceTries = 3
+
 // choose presents opts as seed 000's CLIOptionPresenter does and reads a
-// number (or an option id) from the terminal.
+// number (or an option id) from the terminal, asking again with the reason
+// after a bad answer, up to maxChoiceTries times. It returns the last
+// answer's rejection when none was good.
 func (a *app) choose(opts []plan.Option) (string, error) {
 	if len(opts) == 0 {
 		return "", rejectf("the plan has no options to choose from yet")
 	}
 	renderOptions(a.out, opts)
-	fmt.Fprintf(a.out, "Select an option (1-%d): ", len(opts))
-	line, err := bufio.NewReader(a.in).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("read the choice: %w", err)
+	// One reader for every try: a fresh one per try would drop what the
+	// previous one buffered.
+	in := bufio.NewReader(a.in)
+	var bad error
+	for try := 1; ; try++ {
+		fmt.Fprintf(a.out, "Select an option (1-%d): ", len(opts))
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			if bad != nil {
+				return "", bad // the input ended after a bad answer
+			}
+			return "", fmt.Errorf("read the choice: %w", err)
+		}
+		id, perr := pick(opts, line)
+		switch {
+		case perr == nil:
+			return id, nil
+		case try == maxChoiceTries:
+			return "", rejectf(fmt.Sprintf("%v (no valid choice in %d tries)", perr, maxChoiceTries))
+		case err != nil:
+			return "", perr // the input ended on this bad answer
+		}
+		bad = perr
+		fmt.Fprintf(a.out, "%v; try again.\n", perr)
 	}
-	return pick(opts, line)
 }
 
 // pick maps a typed answer, a number or an option id, to an option id.
