@@ -20,9 +20,9 @@ func (a *app) selectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "select <id> [option-id]",
 		Short: "Select an option by id or --rank; with a terminal and neither, choose interactively",
-		Example: `  planmode select plan-42 opt-2
+		Example: `  planmode select plan-42 r1-o2        # an option id from planmode show
   planmode select plan-42 --rank 1 --feedback "keep it small"
-  planmode select plan-42`,
+  planmode select plan-42              # at a terminal: pick an option by number`,
 		Args: rejectArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := signals.SelectOptionRequest{Rank: rank, Feedback: feedback}
