@@ -29,6 +29,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/version"
 )
 
 // defaultDialTimeout bounds the first connection to Temporal.
@@ -131,12 +132,17 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "planmode",
 		Short:         "Start, watch and steer PlanMode runs on Temporal",
+		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return a.configure(cmd)
 		},
 	}
+	// Defined now rather than when cobra executes, so that finding the
+	// command knows --version takes no value: `planmode --version
+	// --address x` must not read --address as its value.
+	root.InitDefaultVersionFlag()
 	config.AddTemporalFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),

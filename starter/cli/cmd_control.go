@@ -11,11 +11,15 @@ import (
 )
 
 func (a *app) pauseCmd() *cobra.Command {
-	return a.controlCmd("pause", "Pause a plan at the next step boundary", signals.Pause)
+	cmd := a.controlCmd("pause", "Pause a plan at the next step boundary", signals.Pause)
+	cmd.Example = `  planmode pause plan-42 --reason "review first"`
+	return cmd
 }
 
 func (a *app) resumeCmd() *cobra.Command {
-	return a.controlCmd("resume", "Resume a paused plan", signals.Resume)
+	cmd := a.controlCmd("resume", "Resume a paused plan", signals.Resume)
+	cmd.Example = `  planmode resume plan-42 --reason "reviewed"`
+	return cmd
 }
 
 // controlCmd builds pause or resume.
@@ -24,7 +28,7 @@ func (a *app) controlCmd(name, short string, h signals.Handler[signals.ControlRe
 	cmd := &cobra.Command{
 		Use:   name + " <id>",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {
@@ -50,9 +54,10 @@ func (a *app) controlCmd(name, short string, h signals.Handler[signals.ControlRe
 
 func (a *app) cancelCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "cancel <id>",
-		Short: "Cancel a plan; it stops its steps and writes a partial summary",
-		Args:  cobra.ExactArgs(1),
+		Use:     "cancel <id>",
+		Short:   "Cancel a plan; it stops its steps and writes a partial summary",
+		Example: `  planmode cancel plan-42`,
+		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {
@@ -72,9 +77,10 @@ func (a *app) cancelCmd() *cobra.Command {
 
 func (a *app) rollbackCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "rollback <id>",
-		Short: "Restore the workspace files as they were before execution",
-		Args:  cobra.ExactArgs(1),
+		Use:     "rollback <id>",
+		Short:   "Restore the workspace files as they were before execution",
+		Example: `  planmode rollback plan-42            # once execution has started, while the plan runs`,
+		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.temporal(cmd.Context())
 			if err != nil {

@@ -44,7 +44,7 @@ func (a *app) graphCmd() *cobra.Command {
 		Example: `  planmode graph plan-42 > plan.mmd
   planmode graph plan-42 --format dot | dot -Tsvg > plan.svg
   planmode graph plan-42 --option 2          # before selection: the option of rank 2 (or an option id)`,
-		Args: cobra.ExactArgs(1),
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.graph(cmd.Context(), args[0], option, format)
 		},

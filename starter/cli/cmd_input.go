@@ -23,8 +23,10 @@ func (a *app) answerCmd() *cobra.Command {
 		Use:   "answer <id> (--answer <question>=<answer>... | --file answers.json)",
 		Short: "Answer the clarifying questions (by question text or number)",
 		Example: `  planmode answer plan-42 --answer "1=JWT in cookies" --answer "2=no refresh tokens"
-  planmode answer plan-42 --file answers.json   # {"answers": {"question": "answer"}}`,
-		Args: cobra.ExactArgs(1),
+  planmode answer plan-42 --file answers.json
+  # answers.json (each question by its number or its text):
+  # {"answers": {"1": "JWT in cookies", "2": "no refresh tokens"}}`,
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := answerRequest(answers, file)
 			if err != nil {
@@ -80,10 +82,11 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 	var approve, deny bool
 	var note string
 	cmd := &cobra.Command{
-		Use:     "confirm-skip <id> <request-id> (--approve | --deny)",
-		Short:   "Approve or deny a skip the reflection proposed",
-		Example: `  planmode confirm-skip plan-42 skip-3 --deny --note "tests must run"`,
-		Args:    cobra.ExactArgs(2),
+		Use:   "confirm-skip <id> <request-id> (--approve | --deny)",
+		Short: "Approve or deny a skip the reflection proposed",
+		Example: `  planmode confirm-skip plan-42 skip-1 --approve      # request ids are in planmode show
+  planmode confirm-skip plan-42 skip-1 --deny --note "tests must run"`,
+		Args: rejectArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if approve == deny {
 				return rejectf("give exactly one of --approve or --deny")
@@ -118,13 +121,16 @@ func (a *app) editCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edit <id> --file edits.json|edits.yaml",
 		Short: "Edit the plan: insertAfter, insertBefore, append, remove, removeAfter, update",
-		Example: `  planmode edit plan-42 --file edits.yaml --reason "add a lint step"
-  # edits.yaml:
+		Example: `  planmode edit plan-42 --file edits.yaml --reason "vet before the tests"
+  # edits.yaml (steps as the plan query shows them; a new step without an id gets one):
   # edits:
   #   - op: insertAfter
   #     stepId: s2
-  #     step: {title: Run the linter, action: tool, config: {tool: {name: run_command, params: {command: make lint}}}}`,
-		Args: cobra.ExactArgs(1),
+  #     step:
+  #       title: Vet the code
+  #       action: tool
+  #       config: {tool: {name: run_command, params: {command: go, args: [vet, ./...]}}}`,
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := editRequest(file, reason)
 			if err != nil {

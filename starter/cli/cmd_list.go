@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -29,6 +30,16 @@ type planSummary struct {
 	StartedAt  time.Time `json:"startedAt"`
 }
 
+// awaitingValues are the values the PlanAwaiting search attribute takes.
+var awaitingValues = []signals.Awaiting{signals.AwaitingNone, signals.AwaitingSelection,
+	signals.AwaitingClarification, signals.AwaitingConfirmation, signals.AwaitingResume}
+
+// phaseValues are the values the PlanPhase search attribute takes, in the
+// order a run passes through them.
+var phaseValues = []plan.Phase{plan.PhaseClarifying, plan.PhasePlanning, plan.PhaseAwaitingSelection,
+	plan.PhaseExecuting, plan.PhaseReflecting, plan.PhaseSummarizing, plan.PhaseCompleted, plan.PhaseFailed,
+	plan.PhaseCancelled}
+
 func (a *app) listCmd() *cobra.Command {
 	var phase, awaiting string
 	var limit int
@@ -36,14 +47,17 @@ func (a *app) listCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List plans, optionally by phase or by what they wait for",
 		Example: `  planmode list --awaiting selection
-  planmode list --phase executing`,
-		Args: cobra.NoArgs,
+  planmode list --phase executing --limit 10`,
+		Args: rejectArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return rejectf(fmt.Sprintf("--limit %d: want 1 or more", limit))
+			}
 			return a.list(cmd.Context(), listQuery(phase, awaiting), limit)
 		},
 	}
-	cmd.Flags().StringVar(&phase, "phase", "", "only plans in this phase (e.g. awaiting-selection, executing, completed)")
-	cmd.Flags().StringVar(&awaiting, "awaiting", "", "only plans waiting for this: selection, clarification, confirmation, resume")
+	choiceVar(cmd.Flags(), &phase, "phase", "only plans in this phase", phaseValues...)
+	choiceVar(cmd.Flags(), &awaiting, "awaiting", "only plans waiting for this", awaitingValues...)
 	cmd.Flags().IntVar(&limit, "limit", 50, "most plans to show")
 	return cmd
 }

@@ -14,7 +14,9 @@ func (a *app) resultCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "result <id>",
 		Short: "Wait for a plan to end and print its result; exit 5 when it failed or was cancelled",
-		Args:  cobra.ExactArgs(1),
+		Example: `  planmode result plan-42
+  planmode result plan-42 --output json`,
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, err := a.result(cmd.Context(), args[0])
 			if err != nil {

@@ -20,10 +20,10 @@ func (a *app) selectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "select <id> [option-id]",
 		Short: "Select an option by id or --rank; with a terminal and neither, choose interactively",
-		Example: `  planmode select plan-42 opt-2
+		Example: `  planmode select plan-42 r1-o2        # an option id from planmode show
   planmode select plan-42 --rank 1 --feedback "keep it small"
-  planmode select plan-42`,
-		Args: cobra.RangeArgs(1, 2),
+  planmode select plan-42              # at a terminal: pick an option by number`,
+		Args: rejectArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := signals.SelectOptionRequest{Rank: rank, Feedback: feedback}
 			if len(args) == 2 {
@@ -72,19 +72,44 @@ func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOpt
 	})
 }
 
+// maxChoiceTries bounds how often choose asks: a person who mistypes gets
+// the reason and another go, a script that pipes nonsense does not loop.
+const maxChoiceTries = 3
+
 // choose presents opts as seed 000's CLIOptionPresenter does and reads a
-// number (or an option id) from the terminal.
+// number (or an option id) from the terminal, asking again with the reason
+// after a bad answer, up to maxChoiceTries times. It returns the last
+// answer's rejection when none was good.
 func (a *app) choose(opts []plan.Option) (string, error) {
 	if len(opts) == 0 {
 		return "", rejectf("the plan has no options to choose from yet")
 	}
 	renderOptions(a.out, opts)
-	fmt.Fprintf(a.out, "Select an option (1-%d): ", len(opts))
-	line, err := bufio.NewReader(a.in).ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("read the choice: %w", err)
+	// One reader for every try: a fresh one per try would drop what the
+	// previous one buffered.
+	in := bufio.NewReader(a.in)
+	var bad error
+	for try := 1; ; try++ {
+		fmt.Fprintf(a.out, "Select an option (1-%d): ", len(opts))
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			if bad != nil {
+				return "", bad // the input ended after a bad answer
+			}
+			return "", fmt.Errorf("read the choice: %w", err)
+		}
+		id, perr := pick(opts, line)
+		switch {
+		case perr == nil:
+			return id, nil
+		case try == maxChoiceTries:
+			return "", rejectf(fmt.Sprintf("%v (no valid choice in %d tries)", perr, maxChoiceTries))
+		case err != nil:
+			return "", perr // the input ended on this bad answer
+		}
+		bad = perr
+		fmt.Fprintf(a.out, "%v; try again.\n", perr)
 	}
-	return pick(opts, line)
 }
 
 // pick maps a typed answer, a number or an option id, to an option id.
@@ -110,7 +135,7 @@ func (a *app) refineCmd() *cobra.Command {
 		Use:     "refine <id> --feedback <text>",
 		Short:   "Ask for new options from feedback",
 		Example: `  planmode refine plan-42 --feedback "avoid new dependencies"`,
-		Args:    cobra.ExactArgs(1),
+		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(feedback) == "" {
 				return rejectf("--feedback is required")

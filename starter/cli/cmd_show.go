@@ -23,7 +23,9 @@ func (a *app) showCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "show <id>",
 		Short: "Show a plan: progress, options with their comparison, steps and what it waits for",
-		Args:  cobra.ExactArgs(1),
+		Example: `  planmode show plan-42
+  planmode show plan-42 --output json   # {"progress", "options", "plan", "pending"}`,
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := a.state(cmd.Context(), args[0])
 			if err != nil {

@@ -20,7 +20,9 @@ func (a *app) watchCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "watch <id>",
 		Short: "Follow a plan's progress until it ends or waits for you, then say what to run",
-		Args:  cobra.ExactArgs(1),
+		Example: `  planmode watch plan-42
+  planmode watch plan-42 --output json   # JSON Lines: progress events, then waiting or ended`,
+		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.watch(cmd.Context(), args[0])
 		},

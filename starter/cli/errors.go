@@ -99,10 +99,11 @@ func isNotFound(err error) bool {
 // isRejected finds the workflow's refusal of an update (a validator's error,
 // which the workflow marks with signals.ErrRejected and which reaches the
 // client as an application error), an invalid argument the service
-// refused, a plan id already in use, or the CLI's own refusal.
+// refused, a plan id already in use, or the CLI's own refusal, flags and
+// arguments included.
 func isRejected(err error) bool {
 	var r *rejectedError
-	if errors.As(err, &r) || errors.Is(err, signals.ErrRejected) {
+	if errors.As(err, &r) || errors.Is(err, signals.ErrRejected) || isUsageError(err) {
 		return true
 	}
 	var app *temporal.ApplicationError
