@@ -124,7 +124,7 @@ func TestCLIExitCodesAgainstAServer(t *testing.T) {
 	}{
 		{name: "unknown plan", args: []string{"show", "plan-does-not-exist"}, want: 3},
 		{name: "unknown plan select", args: []string{"select", "plan-does-not-exist", "--rank", "1"}, want: 3},
-		{name: "list with nothing", args: []string{"list", "--phase", "no-such-phase"}, want: 0},
+		{name: "list with an unknown phase", args: []string{"list", "--phase", "no-such-phase"}, want: 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/version"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/worker/planworker"
 )
@@ -94,7 +95,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
-	logger.Info("worker started", "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
+	logger.Info("worker started", "version", version.Version(), "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
 		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
 		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled())
 	ops.started(c)
