@@ -16,7 +16,9 @@ import (
 //
 // The checks run before each access; a process racing the tool to swap a
 // directory for a symlink between the check and the access is outside what
-// the sandbox defends against (commands are allowlisted for that reason).
+// the sandbox defends against. In the command sandbox no command is left
+// to mount that race: when a command ends, every process it started dies
+// with the sandbox.
 type Sandbox struct {
 	root string
 }
