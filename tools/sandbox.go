@@ -16,9 +16,9 @@ import (
 //
 // The checks run before each access; a process racing the tool to swap a
 // directory for a symlink between the check and the access is outside what
-// the sandbox defends against. In the command sandbox no command is left
-// to mount that race: when a command ends, every process it started dies
-// with the sandbox.
+// the sandbox defends against. Only a command running at the same time
+// (a parallel step's) could mount that race: in the command sandbox every
+// process a command started dies when it ends.
 type Sandbox struct {
 	root string
 }
