@@ -5,6 +5,15 @@
 #   docker build -t planmode:toolchain --target toolchain .   # plus go, make, git
 #   docker run --rm -e PLANMODE_TEMPORAL_ADDRESS=temporal.example:7233 planmode
 #   docker run --rm --entrypoint planmode planmode list --address temporal.example:7233
+#
+# The worker runs every command in bubblewrap, which needs user namespaces
+# and a /proc it may mount: Docker's default seccomp and AppArmor profiles
+# and its masked /proc refuse both, so run the worker with
+#   --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#   --security-opt systempaths=unconfined
+# (or a seccomp profile that allows unshare and clone with CLONE_NEWUSER).
+# Otherwise the worker refuses to run commands and says so; setting
+# PLANMODE_TOOLS_SANDBOX=none runs them unisolated, with the worker's secrets.
 
 ARG GO_VERSION=1.26
 
@@ -18,10 +27,11 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode-worker ./
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode ./starter
 
 # slim runs plans whose commands need nothing beyond coreutils (ls, cat,
-# echo); ca-certificates is for TLS to an LLM provider and to Temporal Cloud.
+# echo); ca-certificates is for TLS to an LLM provider and to Temporal Cloud,
+# bubblewrap is the command sandbox.
 FROM debian:bookworm-slim AS slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates \
+ && apt-get install -y --no-install-recommends ca-certificates bubblewrap \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 planmode \
  && useradd --system --uid 10001 --gid planmode --home-dir /home/planmode --create-home --shell /usr/sbin/nologin planmode \
@@ -45,10 +55,14 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends make git \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/go /usr/local/go
+# Commands inherit none of the worker's environment but PATH and LANG:
+# PLANMODE_TOOLS_ENV declares theirs (no toolchain downloads, as for the
+# worker).
 ENV PATH=/usr/local/go/bin:$PATH \
     GOTOOLCHAIN=local \
     GOCACHE=/home/planmode/.cache/go-build \
-    GOPATH=/home/planmode/go
+    GOPATH=/home/planmode/go \
+    PLANMODE_TOOLS_ENV=GOTOOLCHAIN=local
 USER planmode:planmode
 
 # The default target is the slim image.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh installs what a bare machine lacks for the whole test
-# suite: the Temporal CLI (cached under .cache/bin), Debian's chromium for the
-# Web UI browser test and docker-compose to validate the compose file.
+# suite: the Temporal CLI (cached under .cache/bin), bubblewrap for the
+# command sandbox (the worker needs it too), Debian's chromium for the Web UI
+# browser test and docker-compose to validate the compose file.
 # Without root or apt-get it says what is missing and leaves it: those tests
 # then skip outside CI.
 set -euo pipefail
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-temporal.sh >/dev/null
 
 missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 if [ ${#missing[@]} -eq 0 ]; then

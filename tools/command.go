@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -18,33 +19,41 @@ const (
 	waitDelay = 2 * time.Second
 )
 
-// runner runs commands directly (never through a shell) in the workspace.
+// runner runs commands directly (never through a shell) in the workspace,
+// inside the command sandbox.
 type runner struct {
 	cfg Config
+	// sandbox keeps the detected sandbox; nil detects it on every run.
+	sandbox *sandboxCache
 }
 
 // run executes name with args in the root with the configured timeout,
-// heartbeats and output cap. A non-zero exit, a timeout or a missing binary
-// is a [*ToolError] that quotes the output's tail; cancellation of ctx
-// kills the process group and returns ctx's error.
+// heartbeats and output cap, in the command sandbox. A non-zero exit, a
+// timeout or a missing binary is a [*ToolError] that quotes the output's
+// tail; cancellation of ctx kills the whole sandbox and returns ctx's
+// error. Without a usable sandbox (and tools.sandbox not none) it returns
+// an error wrapping [ErrNoSandbox]: a fault of the worker's setup.
 func (r runner) run(ctx context.Context, env Env, name string, args []string) (Result, error) {
+	sbx, err := r.sandbox.get(r.cfg)
+	if err != nil {
+		return Result{}, fmt.Errorf("run %s: %w", name, err)
+	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.CommandTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, name, args...)
-	if cmd.Err != nil {
-		return Result{}, Failf("command %q not found: %v", name, cmd.Err)
+	root := env.Root.Root()
+	cmd, err := sbx.command(cctx, root, sbx.env(r.cfg, root, os.LookupEnv), name, args)
+	if err != nil {
+		return Result{}, err
 	}
-	cmd.Dir = env.Root.Root()
-	cmd.Env = commandEnv(os.Environ(), r.cfg.Env)
 	out := &capture{max: r.cfg.MaxOutputBytes, full: env.FullOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = waitDelay
-	isolate(cmd)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	done, err := startLocked(cmd)
+	if err != nil {
 		return Result{}, Failf("start %s: %v", name, err)
 	}
-	err := r.wait(env, cmd, name, start)
+	err = r.wait(env, done, name, start)
 	text, cut := out.Output()
 	res := Result{Output: text, Truncated: cut, CommandsRun: 1}
 	if res.Output == "" {
@@ -66,10 +75,33 @@ func (r runner) run(ctx context.Context, env Env, name string, args []string) (R
 	return res, fmt.Errorf("run %s: %w", line, err)
 }
 
-// wait waits for cmd, heartbeating while it runs.
-func (r runner) wait(env Env, cmd *exec.Cmd, name string, start time.Time) error {
+// startLocked starts cmd from a goroutine locked to its OS thread until
+// cmd has ended, and returns a channel that receives Wait's result. The
+// kernel's parent-death signal, which bubblewrap's --die-with-parent and
+// Pdeathsig ask for, fires when the thread that started the child ends,
+// not the process; Go ends a thread whenever a goroutine locked to it
+// exits, so the starting thread is held for the command's whole life.
+func startLocked(cmd *exec.Cmd) (<-chan error, error) {
+	started := make(chan error, 1)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return done, nil
+}
+
+// wait waits for the command's result on done, heartbeating meanwhile.
+func (r runner) wait(env Env, done <-chan error, name string, start time.Time) error {
 	tick := time.NewTicker(r.beatInterval(env))
 	defer tick.Stop()
 	for {
@@ -101,45 +133,4 @@ func commandLine(name string, args []string) string {
 		parts = append(parts, a)
 	}
 	return strings.Join(parts, " ")
-}
-
-// commandEnv is the worker's environment without planmode's own settings
-// and anything named like a secret, plus extra.
-func commandEnv(base, extra []string) []string {
-	out := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		name, _, _ := strings.Cut(kv, "=")
-		if !secretName(strings.ToUpper(name)) {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
-
-// secretName reports whether an upper-cased variable name looks like it
-// holds a credential or planmode's configuration: PLANMODE_*, …_KEY, a
-// name containing APIKEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL,
-// or one with a word (between underscores) such as AUTH, PASS or PWD, so
-// SSH_AUTH_SOCK (the use of the worker's SSH keys), NPM_CONFIG__AUTH and
-// MYSQL_PWD go while GIT_AUTHOR_NAME and PWD stay.
-func secretName(name string) bool {
-	if strings.HasPrefix(name, "PLANMODE_") || strings.HasSuffix(name, "_KEY") {
-		return true
-	}
-	for _, s := range []string{"APIKEY", "API_KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"} {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	words := strings.Split(name, "_")
-	if len(words) < 2 {
-		return false
-	}
-	for _, w := range words {
-		switch w {
-		case "AUTH", "PASS", "PWD", "PAT", "PRIVATE", "COOKIE", "CREDS", "PASSPHRASE":
-			return true
-		}
-	}
-	return false
 }

@@ -16,9 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// cmdConfig allows a few commands found on any Debian system.
+// cmdConfig allows a few commands found on any Debian system, run in the
+// command sandbox when there is one (see testSandbox).
 func cmdConfig() Config {
-	return Config{AllowCommands: []string{"echo", "true", "false", "ls", "cat", "sleep", "timeout"}}
+	return Config{AllowCommands: []string{"echo", "true", "false", "ls", "cat", "sleep", "timeout"}, Sandbox: testSandbox()}
 }
 
 func requireBinary(t *testing.T, names ...string) {
@@ -204,43 +205,6 @@ func processesWith(arg string) []string {
 	return pids
 }
 
-func TestCommandEnvDropsSecrets(t *testing.T) {
-	got := commandEnv([]string{"PATH=/bin", "HOME=/root", "PLANMODE_LLM_APIKEY=k", "OPENAI_API_KEY=k",
-		"GITHUB_TOKEN=t", "DB_PASSWORD=p", "AWS_SECRET_ACCESS_KEY=s", "GOFLAGS=-mod=mod"}, []string{"EXTRA=1"})
-	assert.Equal(t, []string{"PATH=/bin", "HOME=/root", "GOFLAGS=-mod=mod", "EXTRA=1"}, got)
-}
-
-func TestSecretName(t *testing.T) {
-	tests := []struct {
-		name   string
-		secret bool
-	}{
-		{"SSH_AUTH_SOCK", true},
-		{"NPM_CONFIG__AUTH", true},
-		{"MYSQL_PWD", true},
-		{"REDIS_PASS", true},
-		{"GH_PAT", true},
-		{"GPG_PRIVATE_KEY_FILE", true},
-		{"SESSION_COOKIE", true},
-		{"DOCKER_CREDS", true},
-		{"SSH_KEY_PASSPHRASE", true},
-		{"GITHUB_TOKEN", true},
-		{"PLANMODE_LLM_MODEL", true},
-		{"PWD", false},
-		{"OLDPWD", false},
-		{"GIT_AUTHOR_NAME", false},
-		{"GIT_AUTHOR_EMAIL", false},
-		{"PATH", false},
-		{"GOPATH", false},
-		{"PASSENGER_ENV", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.secret, secretName(tt.name))
-		})
-	}
-}
-
 func TestRunTestsDetection(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -291,9 +255,12 @@ func TestRunTestsRuns(t *testing.T) {
 		{name: "failing tests", cfg: Config{AllowTests: true, TestCommand: []string{"false"}}, reject: "exited with code 1"},
 		{name: "bad scope", cfg: Config{AllowTests: true, TestCommand: []string{"echo"}}, args: `{"scope":1}`,
 			reject: `invalid argument "scope"`},
+		{name: "missing program", cfg: Config{AllowTests: true, TestCommand: []string{"no-such-program-here"}},
+			reject: `command "no-such-program-here" not found`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Sandbox = testSandbox()
 			res, err := call(t, Builtin(tt.cfg), sb, "run_tests", tt.args)
 			if tt.reject != "" {
 				requireToolError(t, err, tt.reject)
@@ -317,6 +284,7 @@ func TestRunTestsGoModule(t *testing.T) {
 		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 3 {\n\t\tt.Fatal(\"two is not three\")\n\t}\n}\n",
 	})
 	cfg := DefaultConfig()
+	cfg.Sandbox = testSandbox()
 	cfg.Env = []string{"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
 	res, err := call(t, Builtin(cfg), sb, "run_tests", `{}`)
 	requireToolError(t, err, "command go test ./... exited with code 1")

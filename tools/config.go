@@ -34,10 +34,30 @@ type Config struct {
 	// even when its binary is not in AllowCommands. When false the binary
 	// must be allowed. DefaultConfig sets it; the zero Config does not.
 	AllowTests bool
-	// Env holds extra environment variables ("KEY=value") for commands.
-	// Commands inherit the worker's environment minus PLANMODE_* variables
-	// and anything named like a secret (…KEY, …TOKEN, …SECRET, …PASSWORD).
+	// Env declares the environment of commands (tools.env) on top of the
+	// little they get without it: a PATH of the worker's PATH directories
+	// the command can see, HOME (the workspace root), the worker's LANG
+	// and, in bubblewrap, XDG_CACHE_HOME in the private /tmp.
+	// "KEY=value" sets KEY; a bare "KEY" passes the worker's value of KEY
+	// on, when it has one. Nothing else of the worker's environment reaches
+	// a command: it holds the worker's secrets.
 	Env []string
+	// Sandbox chooses how commands are isolated (tools.sandbox): auto
+	// (the zero value) and bwrap run them in bubblewrap and refuse to run
+	// them when it does not work; none runs them as the worker, unisolated.
+	Sandbox SandboxMode
+	// Network gives commands the worker's network (tools.network). Without
+	// it they have a network of their own with only a loopback interface.
+	Network bool
+	// ReadOnlyPaths are absolute host paths a sandboxed command may read,
+	// at the same place, besides the system directories (tools.readOnlyPaths):
+	// a toolchain under /opt, a prefilled Go module cache. A path inside
+	// the workspace is as writable as the rest of it.
+	ReadOnlyPaths []string
+
+	// bwrap, when set, is the bubblewrap binary to use instead of the
+	// one on the worker's PATH (tests point it at a broken one).
+	bwrap string
 }
 
 // DefaultConfig returns the default configuration: no commands allowed,

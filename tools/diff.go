@@ -1,38 +1,32 @@
 package tools
 
-import "strings"
+import (
+	"strings"
 
-// lineDelta approximates the lines added and removed between two versions
-// of a file without an LCS diff: a line is added when the new version holds
-// it more often than the old one, removed in the opposite case (multiset
-// difference). Moved lines count as unchanged.
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// lineDelta counts the lines added and removed between two versions of a
+// file the way a line diff (git diff --numstat) does: a changed line is
+// one removed and one added, and so is a moved one. The diff is udiff's
+// copy of the Go tools' own, whose work is bounded, so a write of a large
+// file stays cheap. Line endings do not count as changes: CRLF and LF
+// lines are equal, and so are a last line with and without its newline.
 func lineDelta(old, new string) (added, removed int) {
-	counts := map[string]int{}
-	for _, l := range splitLines(old) {
-		counts[l]--
-	}
-	for _, l := range splitLines(new) {
-		counts[l]++
-	}
-	for _, c := range counts {
-		if c > 0 {
-			added += c
-		} else {
-			removed -= c
-		}
+	old, new = normalizeLines(old), normalizeLines(new)
+	for _, e := range udiff.Lines(old, new) {
+		removed += strings.Count(old[e.Start:e.End], "\n")
+		added += strings.Count(e.New, "\n")
 	}
 	return added, removed
 }
 
-// splitLines splits s into lines without their endings; "" has no lines.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
+// normalizeLines turns CRLF endings into LF and ends a non-empty s with a
+// newline, so that every line, the last one too, ends with "\n".
+func normalizeLines(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
 	}
-	s = strings.TrimSuffix(s, "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
+	return s
 }

@@ -1,13 +1,39 @@
 // Package tools holds the tools an agent may call while it carries out a
 // plan: reading, writing, listing and searching files, and running allowed
-// commands and the workspace's tests. Every tool works inside a [Sandbox]
-// confined to one workspace root, so a path never leaves the workspace (no
-// "..", no absolute path outside it, no symlink escape) and a command never
-// runs through a shell. The sandbox confines paths the tools are given, not
-// what a started program does: run_command and run_tests run in the root
-// but with the worker's user and its reach, so the allowlist
-// ([Config.AllowCommands], [Config.AllowTests]) and the operating system
-// are the boundary for commands.
+// commands and the workspace's tests.
+//
+// # Files
+//
+// Every file tool works inside a [Sandbox] confined to one workspace root:
+// a path never leaves the workspace (no "..", no absolute path outside it,
+// no symlink that leads out), and a regular file with more than one hard
+// link is neither read nor written, since its other names may lie outside.
+//
+// # Commands
+//
+// run_command and run_tests start a program directly, never through a
+// shell, and only one the allowlist names ([Config.AllowCommands],
+// [Config.AllowTests]). The allowlist is a convenience, not the boundary:
+// make, go run or npm test run whatever the workspace holds. The boundary
+// is the command sandbox ([DetectCommandSandbox], [Config.Sandbox]):
+// bubblewrap gives every command its own PID, mount, IPC, UTS and network
+// namespaces, a private /proc (no process of the worker is visible) and
+// /tmp, a minimal /dev, read-only system directories and chosen entries of
+// /etc, and the workspace as the only writable place; the worker's
+// configuration, outputs, snapshots and home are not there. Its
+// environment is declared ([Config.Env]): nothing of the worker's is
+// inherited but the directories of PATH it can see and LANG, HOME is the
+// workspace and caches (XDG_CACHE_HOME) go to the private /tmp. It has no network unless [Config.Network] is set. On a
+// timeout, a cancellation or the worker's death the whole sandbox dies,
+// every process in it. Without a working sandbox commands are refused,
+// unless the operator chose [SandboxNone].
+//
+// What the sandbox does not bound: CPU, memory, disk and process counts
+// (a command may exhaust the machine until its timeout); the workspace
+// itself, which a command may rewrite or fill whole, .git and its hooks
+// included; and repetition: an activity that failed midway, or whose
+// worker died, runs its command again, so a command should be safe to
+// repeat (write to a fresh file and rename it, check before creating).
 //
 // # Registry
 //

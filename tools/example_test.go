@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -56,4 +57,25 @@ func ExampleRegistry_Register() {
 	// 2
 	// path "../notes.txt" leaves the workspace true
 	// register tool "count_lines": a tool with that name is already registered
+}
+
+// A worker checks the command sandbox at start: it logs what isolates
+// commands, warns loudly when nothing does, and learns at once, rather
+// than at a plan's first command, that commands would be refused.
+func ExampleDetectCommandSandbox() {
+	cfg := tools.DefaultConfig()
+	cfg.Sandbox = tools.SandboxNone // an operator's choice; auto is the default
+	sbx, err := tools.DetectCommandSandbox(cfg)
+	switch {
+	case errors.Is(err, tools.ErrNoSandbox):
+		fmt.Println("commands will be refused:", err)
+	case err != nil:
+		fmt.Println("bad tools settings:", err)
+	case !sbx.Isolated():
+		fmt.Println("WARNING:", sbx)
+	default:
+		fmt.Println("command sandbox:", sbx)
+	}
+	// Output:
+	// WARNING: none: commands run as the worker, NOT isolated: they can read every file and process environment the worker can (its secrets included) and use its network (tools.sandbox is none)
 }

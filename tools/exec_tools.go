@@ -15,8 +15,8 @@ type runCommandArgs struct {
 	Args    []string `json:"args,omitempty"`
 }
 
-// runCommandTool runs one allowlisted command, without a shell.
-func runCommandTool(cfg Config) Tool {
+// runCommandTool runs one allowlisted command with run, without a shell.
+func runCommandTool(cfg Config, run runner) Tool {
 	allowed := "none"
 	if len(cfg.AllowCommands) > 0 {
 		allowed = strings.Join(cfg.AllowCommands, ", ")
@@ -43,7 +43,7 @@ func runCommandTool(cfg Config) Tool {
 			if !cfg.allowed(a.Command) {
 				return Result{}, notAllowed(cfg, a.Command)
 			}
-			return runner{cfg: cfg}.run(ctx, env, a.Command, a.Args)
+			return run.run(ctx, env, a.Command, a.Args)
 		},
 	}
 }
@@ -66,8 +66,8 @@ type runTestsArgs struct {
 	Scope string `json:"scope,omitempty"`
 }
 
-// runTestsTool runs the workspace's test command.
-func runTestsTool(cfg Config) Tool {
+// runTestsTool runs the workspace's test command with run.
+func runTestsTool(cfg Config, run runner) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "run_tests",
@@ -90,7 +90,7 @@ func runTestsTool(cfg Config) Tool {
 				return Result{}, Failf("run_tests would run %s, but %q is not an allowed command and tests are not allowed",
 					commandLine(argv[0], argv[1:]), argv[0])
 			}
-			return runner{cfg: cfg}.run(ctx, env, argv[0], argv[1:])
+			return run.run(ctx, env, argv[0], argv[1:])
 		},
 	}
 }

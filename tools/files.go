@@ -146,24 +146,31 @@ func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
 }
 
 // existing returns the current content and mode of abs, or a zero mode when
-// it does not exist. Content of files over maxRead is not read.
+// it does not exist. Content of files over maxRead is not read. A file with
+// more than one hard link is refused: writing over its workspace name
+// would be harmless, but reading it to count the changed lines would not
+// (see readRegular).
 func existing(sb *Sandbox, abs string, maxRead int64) (string, fs.FileMode, error) {
+	rel := sb.Rel(abs)
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", 0, nil
 	}
 	if err != nil {
-		return "", 0, Failf("stat %s: %w", sb.Rel(abs), cleanPathErr(err))
+		return "", 0, Failf("stat %s: %w", rel, cleanPathErr(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return "", 0, Failf("%s is not a regular file", sb.Rel(abs))
+		return "", 0, Failf("%s is not a regular file", rel)
+	}
+	if err := refuseHardLinks("write", rel, fi); err != nil {
+		return "", 0, err
 	}
 	if fi.Size() > maxRead {
 		return "", fi.Mode().Perm(), nil
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readRegular(abs, rel, maxRead)
 	if err != nil {
-		return "", 0, Failf("read %s: %w", sb.Rel(abs), cleanPathErr(err))
+		return "", 0, err
 	}
 	return string(data), fi.Mode().Perm(), nil
 }

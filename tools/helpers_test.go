@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,4 +47,35 @@ func readFile(t *testing.T, sb *Sandbox, rel string) string {
 	data, err := os.ReadFile(filepath.Join(sb.Root(), filepath.FromSlash(rel)))
 	require.NoError(t, err)
 	return string(data)
+}
+
+// sandboxProblem is why no command sandbox works here; nil when one does.
+var sandboxProblem = sync.OnceValue(func() error {
+	_, err := DetectCommandSandbox(DefaultConfig())
+	return err
+})
+
+// requireCommandSandbox skips a test that needs the command sandbox when
+// none works here, outside CI; in CI (where scripts/install-deps.sh
+// installs bubblewrap) it fails it.
+func requireCommandSandbox(t *testing.T) {
+	t.Helper()
+	err := sandboxProblem()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "" {
+		t.Skipf("no command sandbox here (scripts/install-deps.sh installs bubblewrap; CI runs this test): %v", err)
+	}
+	t.Fatalf("the command sandbox is required when CI is set: %v", err)
+}
+
+// testSandbox is the sandbox mode of tests about running commands rather
+// than isolating them: auto when a sandbox works here, so that they run
+// as a worker runs them, else none, so that they still run.
+func testSandbox() SandboxMode {
+	if sandboxProblem() != nil {
+		return SandboxNone
+	}
+	return SandboxAuto
 }

@@ -145,7 +145,8 @@ func searchFilesTool(cfg Config) Tool {
 		Spec: Spec{
 			Name: "search_files",
 			Description: "Find workspace files whose path matches a glob: * and ? within a name, ** across " +
-				"directories (\"cmd/**/*.go\"); a pattern without / matches names at any depth (\"*_test.go\").",
+				"directories (\"cmd/**/*.go\"), {a,b} for either; a pattern without / matches names at any depth " +
+				"(\"*_test.go\").",
 			Parameters: schema(map[string]string{
 				"pattern": `{"type":"string","description":"glob such as **/*.go"}`,
 				"max":     `{"type":"integer","minimum":1,"description":"most paths to return"}`,
@@ -211,7 +212,7 @@ func walkFiles(ctx context.Context, env Env, g glob, visit func(rel, abs string)
 			env.Beat("walk", n)
 		}
 		rel := env.Root.Rel(p)
-		if len(g.segs) > 0 && !g.match(rel) {
+		if !g.match(rel) {
 			return nil
 		}
 		if !visit(rel, p) {

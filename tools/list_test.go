@@ -109,6 +109,11 @@ func TestGlobMatch(t *testing.T) {
 		{"*.go", "x/y.go", true},
 		{"x/*.go", "x/y/z.go", false},
 		{"x/?.go", "x/y.go", true},
+		{"/*.go", "a.go", true},
+		{"/*.go", "x/a.go", false},
+		{"**", "a/b/c", true},
+		{"*.{go,md}", "docs/readme.md", true},
+		{"a//b/./c", "a/b/c", true},
 	}
 	for _, tt := range tests {
 		g, err := compileGlob(tt.pattern)

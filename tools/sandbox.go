@@ -16,7 +16,9 @@ import (
 //
 // The checks run before each access; a process racing the tool to swap a
 // directory for a symlink between the check and the access is outside what
-// the sandbox defends against (commands are allowlisted for that reason).
+// the sandbox defends against. Only a command running at the same time
+// (a parallel step's) could mount that race: in the command sandbox every
+// process a command started dies when it ends.
 type Sandbox struct {
 	root string
 }
@@ -131,8 +133,8 @@ func (s *Sandbox) Rel(abs string) string {
 }
 
 // ReadFile reads the file at p, refusing files larger than max bytes
-// (DefaultMaxReadBytes when max <= 0) and anything that is not a regular
-// file. Failures are [*ToolError]s.
+// (DefaultMaxReadBytes when max <= 0), anything that is not a regular file
+// and a file with more than one hard link. Failures are [*ToolError]s.
 func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = DefaultMaxReadBytes
@@ -141,6 +143,17 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readRegular(abs, p, max)
+}
+
+// readRegular reads the regular file abs, named p in messages, up to max
+// bytes. It refuses a larger file, anything but a regular file and a file
+// with more than one hard link: a hard link is one more name of the same
+// file, and nothing leads from a file to its other names, so a link inside
+// the workspace may be the only name we see of a file outside it (a
+// secret the worker can read). Symlinks can be followed to check where they
+// lead; hard links cannot, so they are refused. Failures are [*ToolError]s.
+func readRegular(abs, p string, max int64) ([]byte, error) {
 	// Check before opening: opening a named pipe blocks until a writer
 	// comes, which would hang the tool past its cancellation.
 	if fi, err := os.Stat(abs); err != nil {
@@ -153,12 +166,17 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 		return nil, Failf("read %s: %w", p, cleanPathErr(err))
 	}
 	defer f.Close()
+	// The checks that matter run on the opened file, so that a name
+	// swapped after the Stat above changes nothing.
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, Failf("read %s: %w", p, cleanPathErr(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, Failf("read %s: not a regular file", p)
+	}
+	if err := refuseHardLinks("read", p, fi); err != nil {
+		return nil, err
 	}
 	if fi.Size() > max {
 		return nil, Failf("read %s: file is %d bytes, over the %d-byte read limit", p, fi.Size(), max)
@@ -171,6 +189,16 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 		return nil, Failf("read %s: file grew over the %d-byte read limit", p, max)
 	}
 	return data, nil
+}
+
+// refuseHardLinks returns a [*ToolError] when the regular file fi has more
+// than one hard link (see readRegular for why).
+func refuseHardLinks(op, p string, fi fs.FileInfo) error {
+	if n := linkCount(fi); n > 1 {
+		return Failf("%s %s: the file has %d hard links; a file with more than one name is neither read nor "+
+			"written, since its other names may lie outside the workspace (replace it with a copy to use it)", op, p, n)
+	}
+	return nil
 }
 
 // Within reports whether the clean absolute path p is root or lies below

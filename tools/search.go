@@ -90,7 +90,8 @@ func grepFile(abs, rel string, re *regexp.Regexp, maxRead int64, max int, out *[
 	if err != nil || fi.Size() > maxRead {
 		return true
 	}
-	data, err := os.ReadFile(abs)
+	// Hard-linked files are skipped as readRegular refuses them.
+	data, err := readRegular(abs, rel, maxRead)
 	if err != nil || bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
 		return true
 	}

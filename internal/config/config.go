@@ -31,6 +31,10 @@
 //	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
 //	tools.maxOutputBytes        65536
+//	tools.sandbox               auto (bubblewrap, else commands are refused; bwrap; none runs them unisolated)
+//	tools.network               false (commands get only a loopback network of their own)
+//	tools.env                   (commands' environment: KEY=value, or KEY to pass the worker's value on)
+//	tools.readOnlyPaths         (host paths commands may read besides the system directories)
 //	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
 //	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
@@ -163,6 +167,20 @@ type Tools struct {
 	AllowTests     bool          `mapstructure:"allowTests"`
 	CommandTimeout time.Duration `mapstructure:"commandTimeout"`
 	MaxOutputBytes int           `mapstructure:"maxOutputBytes"`
+	// Sandbox isolates commands from the worker: auto and bwrap run them
+	// in bubblewrap and refuse them when it does not work here; none runs
+	// them as the worker, with its files, environment and network.
+	Sandbox string `mapstructure:"sandbox"`
+	// Network gives commands the worker's network; without it they have
+	// one of their own with only a loopback interface.
+	Network bool `mapstructure:"network"`
+	// Env declares the environment of commands: "KEY=value", or "KEY" to
+	// pass the worker's value on. They get nothing else of the worker's
+	// but the PATH directories they can see, LANG, and HOME (the workspace).
+	Env []string `mapstructure:"env"`
+	// ReadOnlyPaths are absolute host paths commands may read, besides the
+	// system directories: a toolchain under /opt, a Go module cache.
+	ReadOnlyPaths []string `mapstructure:"readOnlyPaths"`
 }
 
 // Worker tunes the Temporal worker; zero keeps the SDK's defaults.
@@ -203,12 +221,20 @@ const (
 	DefaultLogLevel       = "info"
 	// DefaultTaskQueue is the contract's task queue.
 	DefaultTaskQueue = signals.DefaultTaskQueue
+	// DefaultSandbox runs commands in bubblewrap when it works here and
+	// refuses them otherwise.
+	DefaultSandbox = "auto"
 )
 
 // DefaultAllowCommands are the commands tools may run unless configured.
 func DefaultAllowCommands() []string {
 	return []string{"go", "make", "npm", "ls", "cat", "echo", "git"}
 }
+
+// SandboxModes are the values tools.sandbox takes: the tools package's
+// SandboxModes (a test keeps them equal), spelt here so that the CLI need
+// not import the tools.
+var SandboxModes = []string{"auto", "bwrap", "none"}
 
 // Phases lists the LLM phases llm.phases may override. They are the
 // activities package's Phase* names (a worker test keeps them equal); they

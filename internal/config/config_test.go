@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planmode/planmode/tools"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,6 +70,10 @@ func TestLoad(t *testing.T) {
 			assert.False(t, c.Temporal.TLS.Enabled())
 			assert.Equal(t, DefaultOutputsDir(), c.Outputs.Dir)
 			assert.Zero(t, c.Worker.StickyTimeout, "the SDK's own sticky timeout")
+			assert.Equal(t, "auto", c.Tools.Sandbox, "commands run in a sandbox unless told otherwise")
+			assert.False(t, c.Tools.Network, "and without the network")
+			assert.Empty(t, c.Tools.Env)
+			assert.Empty(t, c.Tools.ReadOnlyPaths)
 		}},
 		{name: "file", file: fileYAML, check: func(t *testing.T, c Config) {
 			assert.Equal(t, "10.0.0.1:7233", c.Temporal.Address)
@@ -82,6 +87,10 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, Price{Input: 2, Output: 8}, c.LLM.Prices["gpt-4.1"], "dots in model names survive")
 			assert.Equal(t, []string{"go", "make"}, c.Tools.AllowCommands)
 			assert.Equal(t, 30*time.Second, c.Tools.CommandTimeout)
+			assert.Equal(t, "bwrap", c.Tools.Sandbox)
+			assert.True(t, c.Tools.Network)
+			assert.Equal(t, []string{"GOFLAGS=-mod=mod", "GOPROXY"}, c.Tools.Env)
+			assert.Equal(t, []string{"/opt/go-mods"}, c.Tools.ReadOnlyPaths)
 			assert.Equal(t, 8, c.Worker.MaxConcurrentActivities)
 			assert.Equal(t, LogJSON, c.Log.Format)
 			assert.True(t, c.LLM.JSONSchema)
@@ -93,8 +102,12 @@ func TestLoad(t *testing.T) {
 			"PLANMODE_WORKER_MAXCONCURRENTACTIVITIES": "3",
 			"PLANMODE_WORKER_STICKYTIMEOUT":           "1s",
 			"PLANMODE_TOOLS_ALLOWTESTS":               "false",
+			"PLANMODE_TOOLS_SANDBOX":                  "None",
+			"PLANMODE_TOOLS_ENV":                      "CGO_ENABLED=0,GOFLAGS",
 		}, check: func(t *testing.T, c Config) {
 			assert.False(t, c.Tools.AllowTests)
+			assert.Equal(t, "none", c.Tools.Sandbox)
+			assert.Equal(t, []string{"CGO_ENABLED=0", "GOFLAGS"}, c.Tools.Env)
 			assert.Equal(t, time.Second, c.Worker.StickyTimeout)
 			assert.Equal(t, "127.0.0.1:7244", c.Temporal.Address)
 			assert.Equal(t, "plans", c.Temporal.Namespace, "unset variables leave the file's value")
@@ -177,6 +190,10 @@ llm:
 tools:
   allowCommands: [go, make]
   commandTimeout: 30s
+  sandbox: bwrap
+  network: true
+  env: [GOFLAGS=-mod=mod, GOPROXY]
+  readOnlyPaths: [/opt/go-mods]
 worker:
   maxConcurrentActivities: 8
 log:
@@ -190,6 +207,9 @@ llm:
 tools:
   allowCommands: ["/bin/rm"]
   maxOutputBytes: -1
+  sandbox: docker
+  env: ["=x", "A B=1"]
+  readOnlyPaths: [opt, /]
 log:
   level: loud
   format: xml
@@ -203,6 +223,11 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		"llm.requestTimeout must be positive",
 		`"/bin/rm" is not a bare command name`,
 		"tools.maxOutputBytes must be positive",
+		`tools.sandbox "docker": want one of auto, bwrap, none`,
+		`tools.env: "=x" is not KEY=value or KEY`,
+		`tools.env: "A B=1" is not KEY=value or KEY`,
+		`tools.readOnlyPaths: "opt" must be an absolute path`,
+		`tools.readOnlyPaths: "/" must be an absolute path other than /`,
 		`log.level "loud"`,
 		`log.format "xml"`,
 	} {
@@ -299,4 +324,13 @@ func TestDecodeErrorIsOneLineNamingTheKey(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "\n")
 	assert.Contains(t, err.Error(), "config: llm.temperature (PLANMODE_LLM_TEMPERATURE or the file): cannot parse")
+}
+
+func TestSandboxModesAreTheTools(t *testing.T) {
+	var want []string
+	for _, m := range tools.SandboxModes() {
+		want = append(want, string(m))
+	}
+	assert.Equal(t, want, SandboxModes)
+	assert.Contains(t, SandboxModes, DefaultSandbox)
 }

@@ -47,6 +47,10 @@ const (
 	KeyAllowTests      = "tools.allowTests"
 	KeyCommandTimeout  = "tools.commandTimeout"
 	KeyMaxOutputBytes  = "tools.maxOutputBytes"
+	KeySandbox         = "tools.sandbox"
+	KeyNetwork         = "tools.network"
+	KeyToolsEnv        = "tools.env"
+	KeyReadOnlyPaths   = "tools.readOnlyPaths"
 	KeyMaxActivities   = "worker.maxConcurrentActivities"
 	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
 	KeyStickyTimeout   = "worker.stickyTimeout"
@@ -88,6 +92,7 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeyAllowTests, true)
 	v.SetDefault(KeyCommandTimeout, DefaultCommandTimeout)
 	v.SetDefault(KeyMaxOutputBytes, DefaultMaxOutputBytes)
+	v.SetDefault(KeySandbox, DefaultSandbox)
 	v.SetDefault(KeyLogLevel, DefaultLogLevel)
 	v.SetDefault(KeyLogFormat, string(LogText))
 	for k, val := range operationsDefaults() {
@@ -163,6 +168,7 @@ func Load(v *viper.Viper) (Config, error) {
 	if c.Outputs.Dir, err = outputsDir(v, c.Outputs.Dir); err != nil {
 		return c, err
 	}
+	c.Tools.Sandbox = strings.ToLower(strings.TrimSpace(c.Tools.Sandbox))
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
 	return c, c.Validate()

@@ -111,6 +111,19 @@ func (t Tools) problems() []string {
 	if t.MaxOutputBytes <= 0 {
 		errs = append(errs, fmt.Sprintf("%s must be positive", KeyMaxOutputBytes))
 	}
+	if !slices.Contains(SandboxModes, t.Sandbox) {
+		errs = append(errs, fmt.Sprintf("%s %q: want one of %s", KeySandbox, t.Sandbox, strings.Join(SandboxModes, ", ")))
+	}
+	for _, kv := range t.Env {
+		if name, _, _ := strings.Cut(kv, "="); strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\x00") {
+			errs = append(errs, fmt.Sprintf("%s: %q is not KEY=value or KEY", KeyToolsEnv, kv))
+		}
+	}
+	for _, p := range t.ReadOnlyPaths {
+		if !filepath.IsAbs(p) || filepath.Clean(p) == "/" {
+			errs = append(errs, fmt.Sprintf("%s: %q must be an absolute path other than /", KeyReadOnlyPaths, p))
+		}
+	}
 	return errs
 }
 
