@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/version"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/worker/planworker"
 )
 
@@ -54,6 +56,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	logger := cfg.Log.NewLogger(stdout)
+	checkSandbox(cfg, logger)
 	if filepath.Dir(cfg.Workspace.Root) == cfg.Workspace.Root {
 		// The root of the file system confines nothing.
 		logger.Warn("workspace.root is the file system's root: the tools can reach every file the worker can; set workspace.root to the folder plans work in",
@@ -104,6 +107,24 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	ops.stopping()
 	w.Stop()
 	return nil
+}
+
+// checkSandbox says how the plans' commands are isolated. Without a
+// working sandbox the worker still runs (plans that run no command work),
+// but every command is refused until one is installed; with
+// tools.sandbox: none it warns loudly, since commands then run as the
+// worker with everything it can see.
+func checkSandbox(cfg config.Config, logger *slog.Logger) {
+	sbx, err := tools.DetectCommandSandbox(planworker.ToolsConfig(cfg.Tools))
+	switch {
+	case err != nil:
+		logger.Error("no command sandbox: plans' commands are refused until one works", "error", err)
+	case !sbx.Isolated():
+		logger.Warn("COMMANDS ARE NOT ISOLATED (tools.sandbox: none): a plan's commands can read the worker's files, environment and secrets and reach the network; use it only on a disposable machine",
+			"sandbox", sbx.String())
+	default:
+		logger.Info("commands run isolated", "sandbox", sbx.String())
+	}
 }
 
 // checkWorkspace makes sure the tools have a folder to work in.

@@ -78,6 +78,7 @@ func TestRunServesPlanModeUntilCancelled(t *testing.T) {
 		return err == nil && len(resp.GetPollers()) > 0
 	}, 20*time.Second, 50*time.Millisecond, "the worker polls its task queue")
 	assert.Contains(t, out.String(), "offline model at http://127.0.0.1:")
+	assert.Contains(t, out.String(), "commands run isolated", "the worker says how commands are isolated")
 	assert.Contains(t, out.String(), "outputs="+os.Getenv(config.EnvName(config.KeyOutputsDir)),
 		"the worker says where it keeps full outputs")
 

@@ -33,7 +33,7 @@ func NewActivities(cfg config.Config, llm activities.LLMConfig, offline bool, op
 		activities.WithLLMConfig(llm),
 		activities.WithPricing(pricing(cfg.LLM)),
 		activities.WithOffline(offline),
-		activities.WithTools(tools.Builtin(toolsConfig(cfg.Tools))),
+		activities.WithTools(tools.Builtin(ToolsConfig(cfg.Tools))),
 		activities.WithWorkspaceRoot(cfg.Workspace.Root),
 		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
 		activities.WithWebhooks(cfg.Notify.WebhookURL, cfg.Notify.WebhookSecret, nil),
@@ -71,13 +71,17 @@ func pricing(l config.LLM) activities.Pricing {
 	return p
 }
 
-// toolsConfig maps the configuration onto the tools' own; tools.Builtin
+// ToolsConfig maps the configuration onto the tools' own; tools.Builtin
 // fills what the configuration leaves zero with the tools' defaults.
-func toolsConfig(t config.Tools) tools.Config {
+func ToolsConfig(t config.Tools) tools.Config {
 	return tools.Config{
 		AllowCommands:  append([]string(nil), t.AllowCommands...),
 		AllowTests:     t.AllowTests,
 		CommandTimeout: t.CommandTimeout,
 		MaxOutputBytes: t.MaxOutputBytes,
+		Sandbox:        tools.SandboxMode(t.Sandbox),
+		Network:        t.Network,
+		Env:            append([]string(nil), t.Env...),
+		ReadOnlyPaths:  append([]string(nil), t.ReadOnlyPaths...),
 	}
 }

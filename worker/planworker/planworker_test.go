@@ -37,7 +37,7 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 }
 
 func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
-	tc := toolsConfig(config.Tools{AllowCommands: []string{"go"}, AllowTests: true, CommandTimeout: time.Minute,
+	tc := ToolsConfig(config.Tools{AllowCommands: []string{"go"}, AllowTests: true, CommandTimeout: time.Minute,
 		MaxOutputBytes: 1024})
 	assert.Equal(t, []string{"go"}, tc.AllowCommands)
 	assert.Equal(t, time.Minute, tc.CommandTimeout)
@@ -46,7 +46,7 @@ func TestToolsConfigKeepsTheConfiguredLimits(t *testing.T) {
 }
 
 func TestToolsConfigCanForbidTests(t *testing.T) {
-	reg := tools.Builtin(toolsConfig(config.Tools{AllowTests: false}))
+	reg := tools.Builtin(ToolsConfig(config.Tools{AllowTests: false}))
 	run, ok := reg.Get("run_tests")
 	require.True(t, ok)
 	ws := t.TempDir()
