@@ -158,6 +158,8 @@ func TestComposeWorkerHealthcheck(t *testing.T) {
 		require.NotNil(t, w.Healthcheck)
 		assert.Equal(t, []string{"CMD", "planmode", "healthcheck", "http://127.0.0.1:9090/readyz"}, w.Healthcheck.Test)
 		assert.Equal(t, ":9090", w.Environment[config.EnvName(keyMetricsAddress)], "readyz is served where the check asks")
+		assert.Subset(t, w.SecurityOpt, []string{"seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined"},
+			"bubblewrap needs user namespaces and an unmasked /proc to isolate commands")
 	}
 }
 

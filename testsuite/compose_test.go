@@ -49,7 +49,9 @@ type composeService struct {
 	Profiles []string        `yaml:"profiles"`
 	Ports    []composePort   `yaml:"ports"`
 	Secrets  []composeSecret `yaml:"secrets"`
-	Volumes  []composeVolume `yaml:"volumes"`
+	// SecurityOpt loosens the container's profiles for the command sandbox.
+	SecurityOpt []string        `yaml:"security_opt"`
+	Volumes     []composeVolume `yaml:"volumes"`
 }
 
 // composePort is a published port, from docker-compose 1.29's short form
