@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWorkspace(cfg.Workspace.Root); err != nil {
+	if err := checkWorkspace(cfg); err != nil {
 		return err
 	}
 	logger := cfg.Log.NewLogger(stdout)
@@ -127,14 +127,33 @@ func checkSandbox(cfg config.Config, logger *slog.Logger) {
 	}
 }
 
-// checkWorkspace makes sure the tools have a folder to work in.
-func checkWorkspace(root string) error {
+// checkWorkspace makes sure the tools have a folder to work in, and that
+// no file holding the worker's secrets lies in it, where a plan's file
+// tools could read it.
+func checkWorkspace(cfg config.Config) error {
+	root := cfg.Workspace.Root
 	fi, err := os.Stat(root)
 	if err != nil {
 		return fmt.Errorf("workspace.root: %w", err)
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("workspace.root %s is not a folder", root)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("workspace.root: %w", err)
+	}
+	for _, f := range cfg.SecretFiles() {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		if tools.Within(realRoot, abs) {
+			return fmt.Errorf("%s lies in workspace.root %s, where plans could read it: move it out or set workspace.root to the folder plans work in", f, root)
+		}
 	}
 	return nil
 }

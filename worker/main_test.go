@@ -114,6 +114,11 @@ func TestRunFailsClearly(t *testing.T) {
 			wantErr: []string{`log.level "loud"`}},
 		{name: "missing workspace", args: func() []string { return []string{"--workspace-root", "/nonexistent/planmode"} },
 			wantErr: []string{"workspace.root"}},
+		{name: "config file in the workspace", args: func() []string {
+			// cleanEnv made the current folder the default workspace root.
+			require.NoError(t, os.WriteFile(config.FileName, []byte("llm:\n  apiKey: sk-canary\n"), 0o600))
+			return nil
+		}, wantErr: []string{config.FileName, "lies in workspace.root", "plans could read it"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

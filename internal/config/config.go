@@ -69,6 +69,8 @@ type Config struct {
 	Codec     Codec     `mapstructure:"codec"`
 	Metrics   Metrics   `mapstructure:"metrics"`
 	Tracing   Tracing   `mapstructure:"tracing"`
+	// File is the configuration file read, "" when none.
+	File string `mapstructure:"-"`
 }
 
 // Outputs says where the worker keeps the whole of step and tool outputs

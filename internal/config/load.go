@@ -151,6 +151,7 @@ func Load(v *viper.Viper) (Config, error) {
 		return c, err
 	}
 	c.LLM.Prices = prices
+	c.File = v.ConfigFileUsed()
 	if err := c.readSecretFiles(); err != nil {
 		return c, err
 	}

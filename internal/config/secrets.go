@@ -58,3 +58,18 @@ func readSecretFile(path string) (string, error) {
 	}
 	return strings.TrimSpace(string(b)), nil
 }
+
+// SecretFiles lists the files that hold secrets or settings a plan must not
+// read: the configuration file, the secret files, the TLS key and the
+// codec's keys and token. The worker refuses to start when one lies in the
+// workspace, where the file tools could read it.
+func (c Config) SecretFiles() []string {
+	var out []string
+	for _, f := range []string{c.File, c.Temporal.APIKeyFile, c.LLM.APIKeyFile, c.Notify.WebhookSecretFile,
+		c.Temporal.TLS.KeyFile, c.Codec.KeyFile, c.Codec.AuthTokenFile} {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
