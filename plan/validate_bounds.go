@@ -118,7 +118,7 @@ func (v *validator) params(stepID string, params map[string]any) {
 	if len(params) == 0 {
 		return
 	}
-	b, err := json.Marshal(params)
+	b, err := json.Marshal(params) //workflowcheck:ignore
 	switch {
 	case err != nil:
 		v.err(CodeOutOfRange, stepID, "config.tool.params", "config.tool.params cannot be encoded as JSON: %v", err)
