@@ -20,7 +20,7 @@ func historyProblems(h []plan.Message) []string {
 		switch m.Role {
 		case plan.MessageUser, plan.MessageAssistant, plan.MessageSystem:
 		default:
-			errs = append(errs, fmt.Sprintf("history[%d].role %q: want user, assistant or system", i, m.Role))
+			errs = append(errs, fmt.Sprintf("history[%d].role %q: want user, assistant or system", i, short(string(m.Role))))
 		}
 		if strings.TrimSpace(m.Content) == "" {
 			errs = append(errs, fmt.Sprintf("history[%d].content is empty", i))

@@ -30,9 +30,30 @@ func (r StartRequest) Validate() error {
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	errs = append(errs, sizeProblems(r)...)
 	if len(errs) > 0 {
-		return fmt.Errorf("invalid start request: %s", strings.Join(errs, "; "))
+		return fmt.Errorf("invalid start request: %s", strings.Join(bounded(errs), "; "))
 	}
 	return nil
+}
+
+// Bounds of a refusal: it ends up in the failed run's history and in
+// logs, so it stays small whatever the request held.
+const (
+	maxProblems     = 20
+	maxProblemBytes = 512
+)
+
+// bounded cuts each problem to maxProblemBytes and keeps the first
+// maxProblems, counting the rest.
+func bounded(errs []string) []string {
+	out := make([]string, 0, min(len(errs), maxProblems)+1)
+	for i, e := range errs {
+		if i == maxProblems {
+			out = append(out, fmt.Sprintf("and %d more problems", len(errs)-maxProblems))
+			break
+		}
+		out = append(out, plan.TruncateBytes(e, maxProblemBytes))
+	}
+	return out
 }
 
 // textProblems checks the goal and every free text, list and name of r

@@ -103,3 +103,15 @@ func TestValidateAcceptsARequestAtTheBounds(t *testing.T) {
 	}
 	assert.NoError(t, r.Validate())
 }
+
+func TestValidateRefusalStaysSmall(t *testing.T) {
+	r := StartRequest{Goal: "g"}
+	for range 5000 {
+		r.Ranking = append(r.Ranking, plan.Criterion{Name: plan.CriterionName(strings.Repeat("n", 100))})
+		r.History = append(r.History, plan.Message{Role: plan.MessageRole(strings.Repeat("r", 100))})
+	}
+	err := r.Validate()
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 12<<10)
+	assert.Contains(t, err.Error(), "more problems")
+}
