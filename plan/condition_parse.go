@@ -50,9 +50,17 @@ type condParser struct {
 	toks []token
 	i    int
 	refs []stepRef
+	// depth counts the negations and parentheses open around the token
+	// being parsed; MaxConditionDepth bounds it, so that parsing and
+	// evaluating cannot recurse without end.
+	depth int
 }
 
 func parseCondition(expr string) (parsedCond, error) {
+	if len(expr) > MaxConditionBytes {
+		return parsedCond{}, &ConditionError{Expr: TruncateBytes(expr, 64), Pos: MaxConditionBytes + 1,
+			Msg: fmt.Sprintf("condition is %d bytes: at most %d", len(expr), MaxConditionBytes)}
+	}
 	toks, err := lexCondition(expr)
 	if err != nil {
 		return parsedCond{}, err
@@ -111,6 +119,13 @@ func (p *condParser) and() (condNode, error) {
 
 func (p *condParser) unary() (condNode, error) {
 	t := p.next()
+	if t.kind == tokNot || t.kind == tokLParen {
+		if p.depth == MaxConditionDepth {
+			return nil, p.fail(t, fmt.Sprintf("nested deeper than %d", MaxConditionDepth))
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+	}
 	switch {
 	case t.kind == tokNot:
 		x, err := p.unary()

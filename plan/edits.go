@@ -12,9 +12,10 @@ import "fmt"
 //   - new steps start pending, with no result; a step without an id gets
 //     "s<N>" from Plan.NextStepSeq, skipping any id used in the plan or in
 //     its update history so that an id never names two different steps;
-//   - the result is validated and the edit is refused when Validate reports
-//     an error the plan did not have before (unknown dependency, cycle,
-//     missing config...), so an already-invalid plan can still be repaired;
+//   - the result is validated within c.Within and the edit is refused when
+//     Validate reports an error the plan did not have before (unknown
+//     dependency, cycle, missing config, a bound of limits.go broken...),
+//     so an already-invalid plan can still be repaired;
 //   - steps are renumbered 1..n, Version goes up by one, UpdatedAt becomes
 //     c.At and every change is appended to UpdateHistory with c's actor and
 //     reason (ActorSystem when c names none).
@@ -124,7 +125,7 @@ func (p *Plan) commit(c Change, fn func(q *Plan) ([]Update, error)) error {
 		return err
 	}
 	q.renumber()
-	if err := newErrors(*p, q); err != nil {
+	if err := newErrors(*p, q, c.Within); err != nil {
 		return err
 	}
 	q.Version++
@@ -146,15 +147,15 @@ func (p *Plan) commit(c Change, fn func(q *Plan) ([]Update, error)) error {
 }
 
 // newErrors returns an EditInvalidPlan error listing the validation errors
-// of after that before did not have, or nil.
-func newErrors(before, after Plan) error {
+// of after, within lim, that before did not have, or nil.
+func newErrors(before, after Plan, lim Limits) error {
 	key := func(i Issue) string { return i.Code + "\x00" + i.StepID + "\x00" + i.Message }
 	had := map[string]int{}
-	for _, i := range Validate(before, Limits{}).Errors {
+	for _, i := range Validate(before, lim).Errors {
 		had[key(i)]++
 	}
 	var fresh []Issue
-	for _, i := range Validate(after, Limits{}).Errors {
+	for _, i := range Validate(after, lim).Errors {
 		if had[key(i)] > 0 {
 			had[key(i)]--
 			continue

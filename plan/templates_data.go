@@ -11,17 +11,6 @@ const (
 	TemplateAnalysis      = "analysis"
 )
 
-// Tool names the product provides, as templates and agent steps use them.
-const (
-	ToolReadFile    = "read_file"
-	ToolWriteFile   = "write_file"
-	ToolListFiles   = "list_files"
-	ToolSearchFiles = "search_files"
-	ToolSearchCode  = "search_code"
-	ToolRunCommand  = "run_command"
-	ToolRunTests    = "run_tests"
-)
-
 // readTools explore the workspace; writeTools change it.
 var (
 	readTools  = []string{ToolListFiles, ToolSearchFiles, ToolSearchCode, ToolReadFile}

@@ -20,6 +20,15 @@ const (
 	CodeSelfFallback       = "SELF_FALLBACK"
 	CodeInvalidRetries     = "INVALID_RETRIES"
 	CodeInvalidCondition   = "INVALID_CONDITION"
+	// CodeTooLarge: a text, a list or the params of a step are beyond
+	// their bound (see MaxStepTextBytes and its neighbours).
+	CodeTooLarge = "TOO_LARGE"
+	// CodeOutOfRange: a number or duration is negative or beyond its
+	// bound (estimate, iterations, tokens, temperature).
+	CodeOutOfRange = "OUT_OF_RANGE"
+	// CodeUnknownTool: a tool or agent step names a tool that Limits.Tools
+	// does not list.
+	CodeUnknownTool = "UNKNOWN_TOOL"
 
 	// Warnings.
 	CodeLongPlan     = "LONG_PLAN"
@@ -65,12 +74,6 @@ func (r ValidationResult) Messages() []string {
 	return out
 }
 
-// Limits bounds a plan. Zero values mean: no maximum, warn above 10 steps.
-type Limits struct {
-	MaxSteps  int `json:"maxSteps,omitempty"`
-	WarnSteps int `json:"warnSteps,omitempty"`
-}
-
 // validator collects issues in a deterministic order: plan-wide issues
 // first, then each step's in plan order, then dependency cycles.
 type validator struct {
@@ -85,18 +88,19 @@ func (v *validator) warn(code, stepID, field, format string, args ...any) {
 	v.res.Warnings = append(v.res.Warnings, Issue{Code: code, StepID: stepID, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// Validate checks p against the rules of seed 001 and returns every error
-// and warning, never stopping at the first. The result is Valid when there
-// are no errors.
+// Validate checks p against the rules of seed 001 and the bounds of
+// limits.go (lowered by lim), and returns every error and warning, never
+// stopping at the first. The result is Valid when there are no errors.
 func Validate(p Plan, lim Limits) ValidationResult {
 	v := &validator{}
 	n := len(p.Steps)
 	if n == 0 {
 		v.err(CodeEmptyPlan, "", "steps", "plan must have at least one step")
 	}
-	if lim.MaxSteps > 0 && n > lim.MaxSteps {
-		v.err(CodeTooManySteps, "", "steps", "plan has %d steps, more than the maximum of %d", n, lim.MaxSteps)
+	if most := lim.maxSteps(); n > most {
+		v.err(CodeTooManySteps, "", "steps", "plan has %d steps, more than the maximum of %d", n, most)
 	}
+	v.checkPlanBounds(&p)
 	warnAt := lim.WarnSteps
 	if warnAt <= 0 {
 		warnAt = DefaultWarnSteps
@@ -116,6 +120,8 @@ func Validate(p Plan, lim Limits) ValidationResult {
 		v.checkIdentity(s, i, seen)
 		v.checkAction(s)
 		v.checkLinks(s, ids)
+		v.checkStepBounds(s, lim)
+		v.checkTools(s, lim.Tools)
 	}
 	v.checkCycles(p.Steps)
 	v.res.Valid = len(v.res.Errors) == 0
@@ -133,8 +139,17 @@ func (v *validator) checkIdentity(s *Step, i int, seen map[string]bool) {
 	if strings.TrimSpace(s.Title) == "" {
 		v.warn(CodeMissingTitle, s.ID, "title", "step %d has no title", i+1)
 	}
-	if s.MaxRetries < 0 || s.RetryDelay < 0 {
-		v.err(CodeInvalidRetries, s.ID, "maxRetries", "maxRetries and retryDelay must not be negative")
+	switch {
+	case s.MaxRetries < 0:
+		v.err(CodeInvalidRetries, s.ID, "maxRetries", "maxRetries %d must not be negative", s.MaxRetries)
+	case s.MaxRetries > MaxStepRetries:
+		v.err(CodeInvalidRetries, s.ID, "maxRetries", "maxRetries %d: at most %d", s.MaxRetries, MaxStepRetries)
+	}
+	switch {
+	case s.RetryDelay < 0:
+		v.err(CodeInvalidRetries, s.ID, "retryDelay", "retryDelay %s must not be negative", s.RetryDelay)
+	case s.RetryDelay > MaxRetryDelay:
+		v.err(CodeInvalidRetries, s.ID, "retryDelay", "retryDelay %s: at most %s", s.RetryDelay, MaxRetryDelay)
 	}
 }
 

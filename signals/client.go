@@ -114,7 +114,9 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartReq
 	return out, nil
 }
 
-// startOptions validates req and returns the options to start it under id.
+// startOptions validates req, its size as JSON included, and returns the
+// options to start it under id: a request the workflow would refuse, or
+// one so large the server would, is refused before anything starts.
 func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflowOptions, error) {
 	if err := req.Validate(); err != nil {
 		return client.StartWorkflowOptions{}, fmt.Errorf("start plan %s: %w", id, err)

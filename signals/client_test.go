@@ -85,6 +85,22 @@ func TestStartRefusesBadInputWithoutCallingTemporal(t *testing.T) {
 	assert.ErrorContains(t, err, "workflow id is required")
 }
 
+func TestStartRefusesATooLargeRequestWithoutCallingTemporal(t *testing.T) {
+	c := NewClient(mocks.NewClient(t)) // any call fails the test
+	huge := StartRequest{Goal: strings.Repeat("g", 1<<20)}
+	_, err := c.Start(context.Background(), "plan-1", huge)
+	assert.ErrorContains(t, err, "goal is 1048576 bytes: at most 32768")
+	many := StartRequest{Goal: "g", Requirements: make([]string, MaxListItems)}
+	for i := range many.Requirements {
+		many.Requirements[i] = strings.Repeat("r", MaxTextBytes)
+	}
+	many.Constraints = many.Requirements
+	_, err = c.StartAndGetOptions(context.Background(), "plan-1", many)
+	assert.ErrorContains(t, err, "at most 262144 (256 KiB)")
+	_, err = c.Start(context.Background(), "plan-1", StartRequest{Goal: "g", Execution: ExecutionPolicy{Parallelism: 1000000}})
+	assert.ErrorContains(t, err, "execution.parallelism 1000000 must be within 0..32")
+}
+
 func TestStartAndGetOptionsUsesUpdateWithStart(t *testing.T) {
 	tc := mocks.NewClient(t)
 	req := StartRequest{Goal: "g"}

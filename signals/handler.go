@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
@@ -36,37 +37,115 @@ func (h Handler[Req, Resp]) Channel(ctx workflow.Context) workflow.ReceiveChanne
 	return workflow.GetSignalChannelWithOptions(ctx, h.Name, workflow.SignalChannelOptions{Description: h.Description})
 }
 
-// Decode decodes a signal payload strictly: unknown fields are errors, so a
-// misspelt field is reported rather than ignored.
+// Decode decodes a payload of h strictly and checks it on its own:
+// unknown fields and trailing data are errors, so a misspelt field is
+// reported rather than ignored, and the request type's Validate method
+// refuses contradictory fields and sizes beyond limits.go. No payload, or
+// null, is the zero request, which the same checks then judge. The
+// workflow decodes signals with it, and the validators SetUpdateHandler
+// registers decode updates with it, so both paths refuse the same inputs.
 func (h Handler[Req, Resp]) Decode(raw json.RawMessage) (Req, error) {
+	return decodeStrict[Req](h.Name, raw)
+}
+
+// Decode decodes a payload of u like [Handler.Decode].
+func (u UpdateOnly[Req, Resp]) Decode(raw json.RawMessage) (Req, error) {
+	return decodeStrict[Req](u.Name, raw)
+}
+
+// SetUpdateHandler registers fn as the update handler of h with validate as
+// its validator. The validator must only read state. The payload is
+// decoded by [Handler.Decode] before validate sees it: an update with an
+// unknown or contradictory field is rejected and changes nothing.
+func (h Handler[Req, Resp]) SetUpdateHandler(ctx workflow.Context, fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
+	return setUpdateHandler(ctx, h.Name, h.Description, fn, validate)
+}
+
+// SetUpdateHandler registers fn as the handler of u with validate as its
+// validator, decoding like [Handler.SetUpdateHandler].
+func (u UpdateOnly[Req, Resp]) SetUpdateHandler(ctx workflow.Context, fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
+	return setUpdateHandler(ctx, u.Name, u.Description, fn, validate)
+}
+
+// setUpdateHandler registers the update name on the raw JSON of its
+// payload, so that the validator decodes it strictly instead of through
+// the SDK's lenient JSON converter, then hands the typed request to
+// validate and fn.
+//
+// The handler itself decodes leniently, as the SDK's converter did: the
+// SDK runs no validator while replaying, so an update accepted before the
+// strict decoding existed must replay exactly as it first ran. A new
+// update reaches the handler only after the strict validator accepted it.
+func setUpdateHandler[Req, Resp any](ctx workflow.Context, name, description string,
+	fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
+	handler := func(ctx workflow.Context, raw json.RawMessage) (Resp, error) {
+		req, err := decodeLenient[Req](raw)
+		if err != nil {
+			var zero Resp
+			return zero, fmt.Errorf("%w: %s: bad payload: %v", ErrRejected, name, err)
+		}
+		return fn(ctx, req)
+	}
+	validator := func(ctx workflow.Context, raw json.RawMessage) error {
+		req, err := decodeStrict[Req](name, raw)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrRejected, err)
+		}
+		if validate == nil {
+			return nil
+		}
+		return validate(ctx, req)
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, name, handler, workflow.UpdateHandlerOptions{
+		Validator:   validator,
+		Description: description,
+	})
+}
+
+// decodeStrict is [Handler.Decode] for the payload of name.
+func decodeStrict[Req any](name string, raw json.RawMessage) (Req, error) {
 	var req Req
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return req, fmt.Errorf("%s: empty payload", h.Name)
+	if isEmpty(raw) {
+		return req, checkPayload(name, req)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, fmt.Errorf("%s: bad payload: %w", h.Name, err)
+		return req, fmt.Errorf("%s: bad payload: %w", name, err)
 	}
-	return req, nil
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return req, fmt.Errorf("%s: bad payload: data after the JSON value", name)
+	}
+	return req, checkPayload(name, req)
 }
 
-// SetUpdateHandler registers fn as the update handler of h with validate as
-// its validator. The validator must only read state.
-func (h Handler[Req, Resp]) SetUpdateHandler(ctx workflow.Context, fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, h.Name, fn, workflow.UpdateHandlerOptions{
-		Validator:   validate,
-		Description: h.Description,
-	})
+// decodeLenient decodes raw as the SDK's JSON converter does: unknown
+// fields are ignored, and no payload is the zero request.
+func decodeLenient[Req any](raw json.RawMessage) (Req, error) {
+	var req Req
+	if isEmpty(raw) {
+		return req, nil
+	}
+	err := json.Unmarshal(raw, &req)
+	return req, err
 }
 
-// SetUpdateHandler registers fn as the handler of u with validate as its
-// validator.
-func (u UpdateOnly[Req, Resp]) SetUpdateHandler(ctx workflow.Context, fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, u.Name, fn, workflow.UpdateHandlerOptions{
-		Validator:   validate,
-		Description: u.Description,
-	})
+// isEmpty reports whether raw carries no payload: nothing, or null.
+func isEmpty(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// checkPayload runs req's own Validate method, if its type has one.
+func checkPayload(name string, req any) error {
+	v, ok := req.(interface{ Validate() error })
+	if !ok {
+		return nil
+	}
+	if err := v.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // SetHandler registers fn as the query handler of q. fn must only read state.

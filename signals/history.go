@@ -7,14 +7,6 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// Bounds of StartRequest.History. The history travels in the workflow's
-// input (and again at every continue-as-new), so it stays small; prompts
-// show only a tail of it anyway.
-const (
-	MaxHistoryMessages = 50
-	MaxHistoryBytes    = 32 << 10
-)
-
 // historyProblems lists what is wrong with a request's history: an
 // unknown role, an empty message, too many messages or too many bytes.
 func historyProblems(h []plan.Message) []string {
@@ -28,7 +20,7 @@ func historyProblems(h []plan.Message) []string {
 		switch m.Role {
 		case plan.MessageUser, plan.MessageAssistant, plan.MessageSystem:
 		default:
-			errs = append(errs, fmt.Sprintf("history[%d].role %q: want user, assistant or system", i, m.Role))
+			errs = append(errs, fmt.Sprintf("history[%d].role %q: want user, assistant or system", i, short(string(m.Role))))
 		}
 		if strings.TrimSpace(m.Content) == "" {
 			errs = append(errs, fmt.Sprintf("history[%d].content is empty", i))

@@ -12,6 +12,14 @@
 // caller wants the answer and a synchronous rejection of bad input. A signal
 // whose payload is rejected changes nothing and is listed in the pending
 // query's rejected inputs.
+//
+// # Strict inputs
+//
+// Signals and updates are decoded alike by [Handler.Decode]: unknown
+// fields are refused, and each payload's Validate method refuses
+// contradictory fields and sizes beyond the bounds of limits.go. A
+// [StartRequest] is bounded the same way by [StartRequest.Validate], which
+// the workflow, [Client.Start] and the CLI all call.
 package signals
 
 import (

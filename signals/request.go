@@ -1,9 +1,6 @@
 package signals
 
 import (
-	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/planmode/planmode/plan"
@@ -134,15 +131,10 @@ type StartRequest struct {
 // Defaults used when a StartRequest leaves a field zero.
 const (
 	DefaultOptionCount             = 3
-	MaxOptionCount                 = 5
 	DefaultSkipConfidenceThreshold = 0.8
 	DefaultMaxIterationsPerStep    = 16
 	DefaultMaxSteps                = 50
 	DefaultHeartbeatTimeout        = plan.Duration(30 * time.Second)
-	// MinHeartbeatTimeout is the shortest heartbeat timeout a request may
-	// set: activities heartbeat at a third of it, and much shorter would
-	// make a busy worker look dead.
-	MinHeartbeatTimeout = plan.Duration(time.Second)
 )
 
 // WithDefaults returns r with every zero policy field set to its default.
@@ -184,84 +176,6 @@ func (r StartRequest) WithDefaults() StartRequest {
 		r.Budget.OnExceed = BudgetStop
 	}
 	return r
-}
-
-// priorityAndTimeoutProblems reports an unknown priority and negative
-// waits, which would otherwise read as "no timeout" or fire at once.
-func priorityAndTimeoutProblems(r StartRequest) []string {
-	var errs []string
-	switch r.Priority {
-	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
-	default:
-		errs = append(errs, fmt.Sprintf("priority %q: want low, medium, high or critical", r.Priority))
-	}
-	if r.Selection.Timeout < 0 || r.Execution.ConfirmTimeout < 0 || r.Clarify.Timeout < 0 {
-		errs = append(errs, "timeouts must not be negative")
-	}
-	return errs
-}
-
-// Validate reports every problem of a request, all at once.
-func (r StartRequest) Validate() error {
-	var errs []string
-	if strings.TrimSpace(r.Goal) == "" {
-		errs = append(errs, "goal is required")
-	}
-	if r.OptionCount < 0 || r.OptionCount > MaxOptionCount {
-		errs = append(errs, fmt.Sprintf("optionCount must be 1..%d", MaxOptionCount))
-	}
-	if err := plan.ValidateCriteria(r.Ranking); err != nil {
-		errs = append(errs, "ranking: "+err.Error())
-	}
-	switch r.Selection.Mode {
-	case "", SelectManual, SelectAuto:
-	default:
-		errs = append(errs, fmt.Sprintf("selection.mode %q: want manual or auto", r.Selection.Mode))
-	}
-	switch r.Selection.OnTimeout {
-	case "", OnTimeoutRecommended, OnTimeoutCancel:
-	default:
-		errs = append(errs, fmt.Sprintf("selection.onTimeout %q: want recommended or cancel", r.Selection.OnTimeout))
-	}
-	switch r.Execution.Mode {
-	case "", ExecComplete, ExecBalanced, ExecEfficient:
-	default:
-		errs = append(errs, fmt.Sprintf("execution.mode %q: want complete, balanced or efficient", r.Execution.Mode))
-	}
-	switch r.Execution.OnConfirmTimeout {
-	case "", OnTimeoutApprove, OnTimeoutDeny:
-	default:
-		errs = append(errs, fmt.Sprintf("execution.onConfirmTimeout %q: want approve or deny", r.Execution.OnConfirmTimeout))
-	}
-	if t := r.Execution.SkipConfidenceThreshold; t < 0 || t > 1 {
-		errs = append(errs, "execution.skipConfidenceThreshold must be within 0..1")
-	}
-	if r.Execution.MaxIterationsPerStep < 0 || r.Execution.MaxSteps < 0 || r.Execution.Parallelism < 0 {
-		errs = append(errs, "execution limits must not be negative")
-	}
-	if h := r.Execution.HeartbeatTimeout; h != 0 && h < MinHeartbeatTimeout {
-		errs = append(errs, fmt.Sprintf("execution.heartbeatTimeout %s: want at least %s", h, MinHeartbeatTimeout))
-	}
-	switch r.Budget.OnExceed {
-	case "", BudgetStop, BudgetPause:
-	default:
-		errs = append(errs, fmt.Sprintf("budget.onExceed %q: want stop or pause", r.Budget.OnExceed))
-	}
-	if r.Budget.MaxTokens < 0 || r.Budget.MaxCostUSD < 0 {
-		errs = append(errs, "budget limits must not be negative")
-	}
-	errs = append(errs, priorityAndTimeoutProblems(r)...)
-	errs = append(errs, historyProblems(r.History)...)
-	errs = append(errs, checkpointProblems(r.Checkpoint)...)
-	if u := r.Notify.WebhookURL; u != "" {
-		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			errs = append(errs, "notify.webhookURL must be an http or https URL")
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("invalid start request: %s", strings.Join(errs, "; "))
-	}
-	return nil
 }
 
 // Status is how a run ended.

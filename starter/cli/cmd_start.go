@@ -33,6 +33,7 @@ type startFlags struct {
 	confirmTimeout time.Duration
 	onConfirm      string
 	maxSteps       int
+	maxIterations  int
 	parallelism    int
 	heartbeat      time.Duration
 	askQuestions   bool
@@ -84,8 +85,11 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.skipThreshold, "skip-threshold", 0, "skip confidence threshold 0..1 (default 0.8)")
 	fl.DurationVar(&f.confirmTimeout, "confirm-timeout", 0, "how long a skip confirmation waits (default for ever)")
 	fl.StringVar(&f.onConfirm, "on-confirm-timeout", "", "when a skip confirmation times out: approve or deny (default deny)")
-	fl.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("most steps a plan may have (default %d)", signals.DefaultMaxSteps))
-	fl.IntVar(&f.parallelism, "parallelism", 0, "steps run at once (default 1)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, fmt.Sprintf("most steps a plan may have, at most %d (default %d)",
+		signals.MaxSteps, signals.DefaultMaxSteps))
+	fl.IntVar(&f.maxIterations, "max-iterations", 0, fmt.Sprintf("most LLM turns an agent step may take, at most %d (default %d)",
+		signals.MaxIterationsPerStep, signals.DefaultMaxIterationsPerStep))
+	fl.IntVar(&f.parallelism, "parallelism", 0, fmt.Sprintf("steps run at once, at most %d (default 1)", signals.MaxParallelism))
 	fl.DurationVar(&f.heartbeat, "heartbeat-timeout", 0, fmt.Sprintf(
 		"how long a silent LLM or tool call runs before it is retried on another worker, at least %s (default %s)",
 		signals.MinHeartbeatTimeout, signals.DefaultHeartbeatTimeout))
@@ -99,7 +103,9 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
 }
 
-// request maps the flags onto a StartRequest and validates it.
+// request maps the flags onto a StartRequest and validates it, bounds and
+// size as JSON included, so that a request the workflow or the server
+// would refuse is refused here before anything is dialled or started.
 func (f startFlags) request(goal string) (signals.StartRequest, error) {
 	ranking, err := parseRanking(f.rankBy)
 	if err != nil {
@@ -128,6 +134,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 			ConfirmTimeout:          plan.Duration(f.confirmTimeout),
 			OnConfirmTimeout:        signals.TimeoutOutcome(f.onConfirm),
 			MaxSteps:                f.maxSteps,
+			MaxIterationsPerStep:    f.maxIterations,
 			Parallelism:             f.parallelism,
 			HeartbeatTimeout:        plan.Duration(f.heartbeat),
 		},
