@@ -69,6 +69,7 @@ const (
 	awaitingConfirmation  fixture = "a plan that has run a step and waits for the confirmation of skip-1"
 	heldBeforeExecution   fixture = "a selected plan paused before its first step"
 	completedPlan         fixture = "a completed plan"
+	parsedOnly            fixture = "a service command: the example must parse, its own tests run it"
 )
 
 // commandFixtures says what plan each command's examples need. A command
@@ -82,6 +83,10 @@ var commandFixtures = map[string]fixture{
 	"edit": heldBeforeExecution, "resume": heldBeforeExecution,
 	"graph":  heldBeforeExecution,
 	"result": completedPlan,
+	// Commands that serve or probe a service are not run here: their own
+	// tests run them (starter/cli codec and healthcheck tests, worker's
+	// metrics test). Their examples must still parse.
+	"codec-server": parsedOnly, "healthcheck": parsedOnly,
 }
 
 // fixtureFiles are files examples name without spelling them out.
@@ -273,6 +278,13 @@ func (r *exampleRig) run(t *testing.T, ex example) {
 		var ok bool
 		f, ok = commandFixtures[first[1]]
 		require.True(t, ok, "no fixture for `planmode %s`: say in commandFixtures what plan its examples need", first[1])
+	}
+	if f == parsedOnly {
+		cmd, rest, err := cli.CommandTree().Find(first[1:])
+		require.NoError(t, err, "%s: %q names a command", ex.source, ex.line)
+		require.NoError(t, cmd.ParseFlags(rest), "%s: %q parses", ex.source, ex.line)
+		require.NoError(t, cmd.ValidateArgs(cmd.Flags().Args()), "%s: %q has the arguments it needs", ex.source, ex.line)
+		return
 	}
 	id := planID(first)
 	r.prepare(t, f, id)

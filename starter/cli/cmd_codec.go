@@ -29,7 +29,8 @@ Point the Web UI's codec endpoint at it (the origin must be in codec.corsOrigins
   temporal workflow show -w PLAN --codec-endpoint http://127.0.0.1:8081
 With codec.authToken set, every request must carry "Authorization: Bearer TOKEN"
 (temporal --codec-auth "Bearer TOKEN"). It runs until interrupted.`,
-		Args: cobra.NoArgs,
+		Example: `  planmode codec-server --listen 127.0.0.1:8081`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.serveCodec(cmd.Context())
 		},

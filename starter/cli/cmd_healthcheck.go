@@ -16,9 +16,10 @@ const healthcheckTimeout = 3 * time.Second
 // health checks in images that have no curl.
 func (a *app) healthcheckCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "healthcheck <url>",
-		Short: "Exit 0 when a worker's health endpoint answers 2xx, 1 otherwise",
-		Args:  cobra.ExactArgs(1),
+		Use:     "healthcheck <url>",
+		Short:   "Exit 0 when a worker's health endpoint answers 2xx, 1 otherwise",
+		Example: `  planmode healthcheck http://127.0.0.1:9090/readyz`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return probe(cmd.Context(), args[0])
 		},

@@ -118,6 +118,8 @@ var validArgs = map[string][]string{
 	"list":         nil,
 	"start":        {"Fix the cart"},
 	"confirm-skip": {"plan-42", "skip-1", "--approve"},
+	"codec-server": nil,
+	"healthcheck":  {"http://127.0.0.1:9/readyz"},
 }
 
 // TestEveryCommandRefusesUnknownFlags checks that cobra refuses a flag a
