@@ -9,7 +9,7 @@ TEMPORAL_DB ?= .cache/temporal.db
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: test vet lint deps build install-temporal dev-server demo
+.PHONY: test vet lint fuzz deps build install-temporal dev-server demo
 
 # test runs every test with the race detector. It is the command CI runs.
 test: vet
@@ -17,6 +17,16 @@ test: vet
 
 vet:
 	$(GO) vet ./...
+
+# fuzz runs every fuzz target for FUZZTIME each (their seed corpora in
+# testdata/fuzz also run as ordinary tests in make test).
+FUZZTIME ?= 30s
+PLAN_FUZZ = FuzzDuration FuzzConditionParse FuzzValidate FuzzApplyEdits
+SIGNALS_FUZZ = FuzzSelectOption FuzzRefinePlan FuzzAnswerClarification FuzzConfirmSkip FuzzEditPlan FuzzControl \
+	FuzzRollback FuzzAwaitOptions FuzzStartRequest
+fuzz:
+	@set -e; for f in $(PLAN_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./plan; done
+	@set -e; for f in $(SIGNALS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./signals; done
 
 # lint checks that go.mod is tidy, formatting, staticcheck's findings and the workflow's
 # determinism (workflowcheck).
