@@ -22,10 +22,12 @@ vet:
 # testdata/fuzz also run as ordinary tests in make test).
 FUZZTIME ?= 30s
 PLAN_FUZZ = FuzzDuration FuzzConditionParse FuzzValidate FuzzApplyEdits
+TOOLS_FUZZ = FuzzResolve
 SIGNALS_FUZZ = FuzzSelectOption FuzzRefinePlan FuzzAnswerClarification FuzzConfirmSkip FuzzEditPlan FuzzControl \
 	FuzzRollback FuzzAwaitOptions FuzzStartRequest
 fuzz:
 	@set -e; for f in $(PLAN_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./plan; done
+	@set -e; for f in $(TOOLS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./tools; done
 	@set -e; for f in $(SIGNALS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./signals; done
 
 # lint checks that go.mod is tidy, formatting, staticcheck's findings and the workflow's
