@@ -9,10 +9,10 @@ TEMPORAL_DB ?= .cache/temporal.db
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: test vet lint fuzz deps build install-temporal dev-server demo
+.PHONY: test vet lint fuzz deps sandbox build install-temporal dev-server demo
 
 # test runs every test with the race detector. It is the command CI runs.
-test: vet
+test: sandbox vet
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 vet:
@@ -44,6 +44,11 @@ lint:
 deps:
 	./scripts/install-deps.sh
 
+# sandbox installs bubblewrap, which isolates the commands plans run,
+# when it is missing (root and apt-get), and the Temporal CLI.
+sandbox:
+	@./scripts/install-deps.sh sandbox
+
 # build writes bin/planmode (the CLI) and bin/planmode-worker.
 build:
 	$(GO) build -o bin/planmode ./starter
@@ -61,5 +66,5 @@ dev-server: install-temporal
 # demo runs a plan end to end with the offline model: a dev server, the
 # worker on a copy of demo/workspace, and the CLI. From a terminal it keeps
 # them running for the Web UI until Ctrl-C; DEMO_FLAGS=-keep=false ends at once.
-demo: install-temporal
+demo: sandbox
 	$(GO) run ./scripts/demo $(DEMO_FLAGS)

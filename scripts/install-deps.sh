@@ -10,10 +10,14 @@ cd "$(dirname "$0")/.."
 
 ./scripts/install-temporal.sh >/dev/null
 
+# With "sandbox" it installs only bubblewrap, which isolates plans'
+# commands: the demo and the tests need it, the rest only some tests.
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+if [ "${1:-}" != "sandbox" ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
