@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 )
@@ -70,7 +71,7 @@ func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan) {
 // overhead of the client path, with no model time in it.
 func BenchmarkExecuteLLMStepOffline(b *testing.B) {
 	srv := benchServer(b)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	p := llmPlan(8)
 	runLLMPlan(b, a, p) // warm the connection and the templates
 	in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, "s5")}
@@ -96,7 +97,7 @@ func BenchmarkPromptTokensPerPlan(b *testing.B) {
 	for _, n := range []int{8, 16, 32, 50} {
 		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
 			srv := benchServer(b)
-			a := over(srv, activities.LLMConfig{})
+			a := over(srv, llm.Config{})
 			fixture := llmPlan(n)
 			b.ReportAllocs()
 			tokens := 0

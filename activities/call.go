@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -15,22 +16,22 @@ import (
 // Errors are ApplicationErrors to return as they are: Temporal reads the
 // type and retryability of an activity error only at the top level, so
 // wrapping them would make every failure retryable.
-func (a *Activities) complete(ctx context.Context, req Request) (Response, plan.Usage, error) {
+func (a *Activities) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
 	if a.llm == nil {
-		return Response{}, plan.Usage{}, fail(ErrConfig, nil,
+		return llm.Response{}, plan.Usage{}, llm.Fail(llm.ErrConfig, nil,
 			"no LLM is configured: set llm.baseURL, llm.apiKey and llm.model, or use the offline model")
 	}
 	stop := a.startHeartbeat(ctx, req.Phase)
 	resp, err := a.llm.Complete(ctx, req)
 	stop()
 	if err != nil {
-		return Response{}, plan.Usage{}, ClassifyError(err)
+		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)
 	}
 	return resp, a.usage(req, resp), nil
 }
 
 // usage returns a call's token counts, one call, and its cost.
-func (a *Activities) usage(req Request, resp Response) plan.Usage {
+func (a *Activities) usage(req llm.Request, resp llm.Response) plan.Usage {
 	u := resp.Usage
 	u.Calls = 1
 	if u.TotalTokens == 0 {
@@ -47,9 +48,9 @@ func (a *Activities) usage(req Request, resp Response) plan.Usage {
 }
 
 // prices returns the price table, DefaultPricing when none was set.
-func (a *Activities) prices() Pricing {
+func (a *Activities) prices() llm.Pricing {
 	if a.pricing == nil {
-		return DefaultPricing()
+		return llm.DefaultPricing()
 	}
 	return a.pricing
 }

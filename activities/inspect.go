@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -41,14 +42,14 @@ type inspection struct {
 // The adapter of ToolSpecsOf implements it.
 type ReadOnlyToolSpecs interface {
 	ToolSpecs
-	ReadOnlySpecs() []ToolSpec
+	ReadOnlySpecs() []llm.ToolSpec
 }
 
 // inspectTools returns the specs to offer for an inspection: none without
 // a workspace or with one that cannot be used (the prompt's file listing
 // still applies), else the read-only tools of WithToolSpecs when it can
 // tell them, else those of the registry RunTool runs.
-func (a *Activities) inspectTools(ins inspection) []ToolSpec {
+func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
@@ -68,7 +69,7 @@ func (a *Activities) inspectTools(ins inspection) []ToolSpec {
 // a retry of the activity repeats them safely. It returns the last
 // response, the messages that request was made with (for a repair) and
 // the usage of every call.
-func (a *Activities) inspect(ctx context.Context, req Request, ins inspection) (Response, []Message, plan.Usage,
+func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
 	error) {
 	specs := a.inspectTools(ins)
 	if len(specs) == 0 {
@@ -91,12 +92,12 @@ func (a *Activities) inspect(ctx context.Context, req Request, ins inspection) (
 		}
 		results, err := a.runInspectCalls(ctx, ins, round, resp.ToolCalls)
 		if err != nil {
-			return Response{}, msgs, usage, err
+			return llm.Response{}, msgs, usage, err
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
+		msgs = append(msgs, Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
 		msgs = append(msgs, results.messages...)
 		if round == MaxInspectRounds {
-			msgs = append(msgs, Message{Role: RoleUser, Content: inspectDone})
+			msgs = append(msgs, Message{Role: llm.RoleUser, Content: inspectDone})
 		}
 		if beat != nil {
 			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
@@ -134,7 +135,7 @@ func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, round 
 			res = ToolOutput{Error: err.Error()}
 		}
 		out.calls = append(out.calls, c)
-		out.messages = append(out.messages, Message{Role: RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
+		out.messages = append(out.messages, Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
 	}
 	return out, nil
 }
@@ -155,7 +156,7 @@ func inspectResult(res ToolOutput) string {
 
 // withInspectNote returns a copy of msgs whose system message ends with
 // inspectNote; without a system message the note leads.
-func withInspectNote(msgs []Message, specs []ToolSpec) []Message {
+func withInspectNote(msgs []Message, specs []llm.ToolSpec) []Message {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -163,10 +164,10 @@ func withInspectNote(msgs []Message, specs []ToolSpec) []Message {
 	note := fmt.Sprintf(inspectNote, strings.Join(names, ", "), MaxInspectRounds)
 	out := append([]Message(nil), msgs...)
 	for i, m := range out {
-		if m.Role == RoleSystem {
+		if m.Role == llm.RoleSystem {
 			out[i].Content = strings.TrimSpace(m.Content + "\n\n" + note)
 			return out
 		}
 	}
-	return append([]Message{{Role: RoleSystem, Content: note}}, out...)
+	return append([]Message{{Role: llm.RoleSystem, Content: note}}, out...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 )
@@ -68,7 +69,7 @@ func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
 	srv.Enqueue(activities.PhasePlan,
 		offline.Reply{ToolCalls: []offline.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
 		oneOption())
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Revision: 1, Count: 1,
 		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)
@@ -98,7 +99,7 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseReflect, offline.Reply{ToolCalls: []offline.ToolCall{{Name: "write_file",
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
 		Context: plan.StepContext{Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
 	require.NoError(t, err)
@@ -123,7 +124,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	}
 	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})
 	require.NoError(t, err, "a reply that calls tools after the cap gets one repair")
 	assert.Equal(t, "seen enough", r.Reason)
@@ -143,7 +144,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 
 func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	task := plan.Task{ID: "wf", Goal: "Add a discount to the cart",
 		Context: plan.TaskContext{CurrentFiles: []string{"cart.go"}}}
 	_, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 1, Revision: 1})
@@ -161,7 +162,7 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 func TestOfflineModelLooksBeforeItPlans(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{}, activities.WithOffline(true))
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Count: 2, Revision: 1,
 		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)

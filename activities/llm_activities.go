@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -25,9 +26,9 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 		Files: files, MoreFiles: more}
 	msgs, err := buildMessages(PhaseClarify, in.Prompts, data)
 	if err != nil {
-		return ClarifyOutput{}, fail(ErrConfig, err, "cannot build the clarify prompt")
+		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
 	}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
+	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
 		clarifySchema, checkClarify)
 	if err != nil {
 		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
@@ -73,11 +74,11 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 	count := optionCount(in.Count)
 	msgs, err := buildMessages(PhasePlan, in.Prompts, a.planData(in, count))
 	if err != nil {
-		return OptionsOutput{}, fail(ErrConfig, err, "cannot build the plan prompt")
+		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
 	}
 	check := func(r *OptionsReply) error { return checkOptionsLimit(r, in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhasePlan, Messages: msgs}, ins, optionsSchema,
+	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins, optionsSchema,
 		check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
@@ -110,16 +111,16 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	data := stepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
 	msgs, err := buildMessages(PhaseExecute, in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
-		return plan.StepResult{}, fail(ErrConfig, err, "cannot build the step prompt")
+		return plan.StepResult{}, llm.Fail(llm.ErrConfig, err, "cannot build the step prompt")
 	}
 	start := time.Now()
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
 		MaxTokens: cfg.MaxTokens, Messages: msgs})
 	if err != nil {
 		return plan.StepResult{}, err
 	}
 	content := resp.Content
-	if resp.FinishReason == finishLength {
+	if resp.FinishReason == llm.FinishLength {
 		content += "\n[the reply stopped at the token limit]"
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
@@ -145,7 +146,7 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 		agent = *step.Config.Agent
 	}
 	data := agentData(in, agent)
-	var specs []ToolSpec
+	var specs []llm.ToolSpec
 	if !data.Final {
 		specs = a.specs().Specs(agent.Tools)
 		for _, s := range specs {
@@ -154,15 +155,15 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	}
 	msgs, err := buildMessages(PhaseAgent, in.Prompts, data)
 	if err != nil {
-		return AgentTurnOutput{}, fail(ErrConfig, err, "cannot build the agent prompt")
+		return AgentTurnOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the agent prompt")
 	}
 	for _, m := range in.Transcript {
-		if m.Role == RoleTool {
+		if m.Role == llm.RoleTool {
 			m.Content = plan.TruncateBytes(m.Content, maxToolMessageLen)
 		}
 		msgs = append(msgs, m)
 	}
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
 	if err != nil {
 		return AgentTurnOutput{}, err
 	}
@@ -206,10 +207,10 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	}
 	msgs, err := buildMessages(PhaseReflect, in.Prompts, data)
 	if err != nil {
-		return plan.Reflection{}, fail(ErrConfig, err, "cannot build the reflect prompt")
+		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
 	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseReflect, Messages: msgs}, ins,
+	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reflectSchema, checkReflect)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
@@ -225,9 +226,9 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	data := newSummarizeData(in)
 	msgs, err := buildMessages(PhaseSummarize, in.Prompts, data)
 	if err != nil {
-		return SummarizeOutput{}, fail(ErrConfig, err, "cannot build the summary prompt")
+		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")
 	}
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseSummarize, Messages: msgs})
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseSummarize, Messages: msgs})
 	if err != nil {
 		return SummarizeOutput{}, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -22,13 +23,13 @@ import (
 // guided by the classified errors the adapter returns.
 type OpenAI struct {
 	client *openai.Client
-	cfg    LLMConfig
+	cfg    llm.Config
 }
 
 // NewOpenAI returns the adapter for cfg. It returns an error when the base
 // URL is not an http(s) URL, when an Azure API type has no base URL, or
 // when the API type is unknown.
-func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
+func NewOpenAI(cfg llm.Config) (*OpenAI, error) {
 	cc, err := clientConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	} else {
 		timeout := cfg.RequestTimeout
 		if timeout <= 0 {
-			timeout = DefaultRequestTimeout
+			timeout = llm.DefaultRequestTimeout
 		}
 		cc.HTTPClient = &http.Client{Timeout: timeout}
 	}
@@ -47,7 +48,7 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 }
 
 // clientConfig picks go-openai's default config for the API type.
-func clientConfig(cfg LLMConfig) (openai.ClientConfig, error) {
+func clientConfig(cfg llm.Config) (openai.ClientConfig, error) {
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -55,18 +56,18 @@ func clientConfig(cfg LLMConfig) (openai.ClientConfig, error) {
 		}
 	}
 	switch cfg.APIType {
-	case "", APITypeOpenAI:
+	case "", llm.APITypeOpenAI:
 		cc := openai.DefaultConfig(cfg.APIKey)
 		if cfg.BaseURL != "" {
 			cc.BaseURL = cfg.BaseURL
 		}
 		return cc, nil
-	case APITypeAzure, APITypeAzureAD:
+	case llm.APITypeAzure, llm.APITypeAzureAD:
 		if cfg.BaseURL == "" {
 			return openai.ClientConfig{}, errors.New("llm.baseURL is required for Azure")
 		}
 		cc := openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		if cfg.APIType == APITypeAzureAD {
+		if cfg.APIType == llm.APITypeAzureAD {
 			cc.APIType = openai.APITypeAzureAD
 		}
 		if cfg.AzureAPIVersion != "" {
@@ -78,24 +79,24 @@ func clientConfig(cfg LLMConfig) (openai.ClientConfig, error) {
 }
 
 // Config returns the adapter's configuration.
-func (o *OpenAI) Config() LLMConfig { return o.cfg }
+func (o *OpenAI) Config() llm.Config { return o.cfg }
 
 // Complete sends one chat completion request and returns the first choice.
 // Errors are classified with ClassifyError.
-func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+func (o *OpenAI) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	creq, err := o.chatRequest(req)
 	if err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	resp, err := o.client.CreateChatCompletion(ctx, creq)
 	if err != nil {
-		return Response{}, ClassifyError(providerError(err, resp.Header(), creq.Model))
+		return llm.Response{}, llm.ClassifyError(providerError(err, resp.Header(), creq.Model))
 	}
 	if len(resp.Choices) == 0 {
-		return Response{}, retry(ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+		return llm.Response{}, llm.Retry(llm.ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
 	}
 	choice := resp.Choices[0]
-	out := Response{
+	out := llm.Response{
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
 		Model:        resp.Model,
@@ -117,13 +118,13 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 
 // chatRequest maps a Request to go-openai's, applying the phase's model
 // and temperature.
-func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) {
+func (o *OpenAI) chatRequest(req llm.Request) (openai.ChatCompletionRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = o.cfg.ModelFor(req.Phase)
 	}
 	if model == "" {
-		return openai.ChatCompletionRequest{}, fail(ErrConfig, nil, "no model configured: set llm.model")
+		return openai.ChatCompletionRequest{}, llm.Fail(llm.ErrConfig, nil, "no model configured: set llm.model")
 	}
 	creq := openai.ChatCompletionRequest{Model: model, Messages: chatMessages(req.Messages)}
 	temp := req.Temperature
@@ -146,7 +147,7 @@ func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 	for _, t := range req.Tools {
 		creq.Tools = append(creq.Tools, chatTool(t))
 	}
-	if req.Format == FormatJSON {
+	if req.Format == llm.FormatJSON {
 		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 		if o.cfg.JSONSchema && req.Schema != nil {
 			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{
@@ -177,7 +178,7 @@ func chatMessages(msgs []Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
 		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		if m.Role == RoleTool && cm.Content == "" {
+		if m.Role == llm.RoleTool && cm.Content == "" {
 			cm.Content = "(no output)" // providers refuse a tool message without content
 		}
 		for _, tc := range m.ToolCalls {
@@ -193,7 +194,7 @@ func chatMessages(msgs []Message) []openai.ChatCompletionMessage {
 }
 
 // chatTool maps a tool spec to a function tool.
-func chatTool(t ToolSpec) openai.Tool {
+func chatTool(t llm.ToolSpec) openai.Tool {
 	params := t.Parameters
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -220,13 +221,13 @@ var requestSentinels = []error{
 func providerError(err error, h http.Header, model string) error {
 	for _, s := range requestSentinels {
 		if errors.Is(err, s) {
-			return fail(ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
+			return llm.Fail(llm.ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
 		}
 	}
-	wait := ParseRetryAfter(h, time.Now())
+	wait := llm.ParseRetryAfter(h, time.Now())
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
-		pe := &ProviderError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type, Message: apiErr.Message,
+		pe := &llm.ProviderError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type, Message: apiErr.Message,
 			Model: model, RetryAfter: wait}
 		if apiErr.Code != nil {
 			pe.Code = fmt.Sprint(apiErr.Code)
@@ -239,7 +240,7 @@ func providerError(err error, h http.Header, model string) error {
 		if msg == "" && reqErr.Err != nil {
 			msg = reqErr.Err.Error()
 		}
-		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: plan.TruncateBytes(msg, 500), Model: model,
+		return &llm.ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: plan.TruncateBytes(msg, 500), Model: model,
 			RetryAfter: wait}
 	}
 	return err

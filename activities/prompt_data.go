@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -57,7 +58,7 @@ type planData struct {
 	Invalid   []plan.DroppedOption
 	Files     []string
 	MoreFiles bool
-	Tools     []ToolSpec
+	Tools     []llm.ToolSpec
 	Example   string
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -59,8 +60,8 @@ func buildMessages(phase string, p Prompts, data any, extra ...string) ([]Messag
 		}
 	}
 	return []Message{
-		{Role: RoleSystem, Content: strings.Join(system, "\n\n")},
-		{Role: RoleUser, Content: user},
+		{Role: llm.RoleSystem, Content: strings.Join(system, "\n\n")},
+		{Role: llm.RoleUser, Content: user},
 	}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -57,23 +58,23 @@ func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
 			if reply == "" {
 				reply = "ok"
 			}
-			a, llm := newScripted(text(reply))
+			a, model := newScripted(text(reply))
 			require.NoError(t, call(a))
-			req := llm.requests[0]
+			req := model.requests[0]
 			assert.Equal(t, phase, req.Phase)
 			system := req.Messages[0]
-			assert.Equal(t, RoleSystem, system.Role)
+			assert.Equal(t, llm.RoleSystem, system.Role)
 			assert.Equal(t, PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
 			assert.Contains(t, system.Content, "\n\nBe careful.")
 			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+string(phasePromptKeys[phase])), system.Content)
-			assert.Equal(t, RoleUser, req.Messages[1].Role)
+			assert.Equal(t, llm.RoleUser, req.Messages[1].Role)
 			assert.NotContains(t, req.Messages[1].Content, "<no value>")
 		})
 	}
 }
 
 func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
-	a, llm := newScripted(text(goodReflect))
+	a, model := newScripted(text(goodReflect))
 	var remaining []plan.StepDigest
 	for i := 1; i <= 30; i++ {
 		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
@@ -83,7 +84,7 @@ func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
 		Result:    &plan.StepResult{Success: false, Error: "2 tests failed", Output: "FAIL TestLogin"},
 		Remaining: remaining})
 	require.NoError(t, err)
-	user := llm.requests[0].Messages[1].Content
+	user := model.requests[0].Messages[1].Content
 	assert.Contains(t, user, "Result of step s0: FAILED")
 	assert.Contains(t, user, "Error: 2 tests failed")
 	assert.Contains(t, user, "FAIL TestLogin")
@@ -119,12 +120,12 @@ func TestWorkspaceFilesBounded(t *testing.T) {
 type slowLLM struct{ delay time.Duration }
 
 // Complete waits, then answers "done".
-func (s slowLLM) Complete(ctx context.Context, _ Request) (Response, error) {
+func (s slowLLM) Complete(ctx context.Context, _ llm.Request) (llm.Response, error) {
 	select {
 	case <-time.After(s.delay):
-		return Response{Content: "done"}, nil
+		return llm.Response{Content: "done"}, nil
 	case <-ctx.Done():
-		return Response{}, ctx.Err()
+		return llm.Response{}, ctx.Err()
 	}
 }
 

@@ -1,6 +1,9 @@
 package activities
 
-import "github.com/planmode/planmode/plan"
+import (
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/plan"
+)
 
 // The JSON documents the model is asked to return, one per structured
 // phase. They are the contract between the prompts, the adapter's parser
@@ -12,12 +15,12 @@ import "github.com/planmode/planmode/plan"
 
 // LLM phases as named in prompts, per-phase settings and usage counts.
 const (
-	PhaseClarify   = "clarify"
-	PhasePlan      = "plan"
-	PhaseExecute   = "execute"
-	PhaseAgent     = "agent"
-	PhaseReflect   = "reflect"
-	PhaseSummarize = "summarize"
+	PhaseClarify   = llm.PhaseClarify
+	PhasePlan      = llm.PhasePlan
+	PhaseExecute   = llm.PhaseExecute
+	PhaseAgent     = llm.PhaseAgent
+	PhaseReflect   = llm.PhaseReflect
+	PhaseSummarize = llm.PhaseSummarize
 )
 
 // PhaseLine is the first line of every request's system message.

@@ -1,6 +1,10 @@
 package activities
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/planmode/planmode/llm"
+)
 
 // The JSON schemas of the structured replies, sent as response_format
 // json_schema when the provider supports it (LLMConfig.JSONSchema). They are
@@ -33,12 +37,12 @@ const stepSchema = stepProperties + `,"required":["title","action","config"]}`
 const stepPatchSchema = stepProperties + `}`
 
 // clarifySchema is the schema of ClarifyReply.
-var clarifySchema = &JSONSchema{Name: "clarify_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
+var clarifySchema = &llm.JSONSchema{Name: "clarify_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
 	`"goal":{"type":"string"},"needsPlan":{"type":"boolean"},"directAnswer":{"type":"string"},` +
 	`"questions":{"type":"array","items":{"type":"string"}}},"required":["goal","needsPlan"]}`)}
 
 // optionsSchema is the schema of OptionsReply.
-var optionsSchema = &JSONSchema{Name: "options_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
+var optionsSchema = &llm.JSONSchema{Name: "options_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
 	`"options":{"type":"array","minItems":1,"items":{"type":"object","properties":{` +
 	`"title":{"type":"string"},"description":{"type":"string"},` +
 	`"pros":{"type":"array","items":{"type":"string"}},"cons":{"type":"array","items":{"type":"string"}},` +
@@ -53,7 +57,7 @@ var optionsSchema = &JSONSchema{Name: "options_reply", Schema: json.RawMessage(`
 	`"required":["title","description","steps"]}}},"required":["options"]}`)}
 
 // reflectSchema is the schema of ReflectReply.
-var reflectSchema = &JSONSchema{Name: "reflect_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
+var reflectSchema = &llm.JSONSchema{Name: "reflect_reply", Schema: json.RawMessage(`{"type":"object","properties":{` +
 	`"decision":{"type":"string","enum":["continue","skip","insert","append","remove","update","replan",` +
 	`"complete"]},` +
 	`"stepIds":{"type":"array","items":{"type":"string"}},"reason":{"type":"string"},` +

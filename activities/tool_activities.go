@@ -11,18 +11,8 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/tools"
-)
-
-// Error types of the tool side. Both are non-retryable: a retry cannot
-// move a workspace back under the root or shrink it.
-const (
-	// ErrWorkspace is a workspace that is missing, not a directory or
-	// outside the worker's workspace root.
-	ErrWorkspace ErrorType = "WorkspaceRejected"
-	// ErrSnapshot is a snapshot that cannot be taken (too large) or
-	// restored (unknown id, another workspace's snapshot).
-	ErrSnapshot ErrorType = "SnapshotError"
 )
 
 // DefaultSnapshotLimit is the largest workspace SnapshotWorkspace copies.
@@ -80,16 +70,16 @@ func ToolSpecsOf(reg *tools.Registry) ToolSpecs { return registrySpecs{reg} }
 type registrySpecs struct{ reg *tools.Registry }
 
 // Specs returns the named tools' specs; nil or empty names return all.
-func (r registrySpecs) Specs(names []string) []ToolSpec { return toToolSpecs(r.reg.Specs(names)) }
+func (r registrySpecs) Specs(names []string) []llm.ToolSpec { return toToolSpecs(r.reg.Specs(names)) }
 
 // ReadOnlySpecs returns the specs of the tools planning and reflection may
 // use.
-func (r registrySpecs) ReadOnlySpecs() []ToolSpec { return toToolSpecs(r.reg.ReadOnlySpecs()) }
+func (r registrySpecs) ReadOnlySpecs() []llm.ToolSpec { return toToolSpecs(r.reg.ReadOnlySpecs()) }
 
-func toToolSpecs(specs []tools.Spec) []ToolSpec {
-	out := make([]ToolSpec, len(specs))
+func toToolSpecs(specs []tools.Spec) []llm.ToolSpec {
+	out := make([]llm.ToolSpec, len(specs))
 	for i, s := range specs {
-		out[i] = ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+		out[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
 	}
 	return out
 }

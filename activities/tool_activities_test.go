@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 )
@@ -42,7 +43,7 @@ func toolCall(ws, name, args string) ToolInput {
 
 // requireAppError asserts err is a non-retryable ApplicationError of type
 // typ whose message holds msg.
-func requireAppError(t *testing.T, err error, typ ErrorType, msg string) {
+func requireAppError(t *testing.T, err error, typ string, msg string) {
 	t.Helper()
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
@@ -249,7 +250,7 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	assert.Equal(t, "read_file", specs[0].Name)
 	assert.JSONEq(t, string(reg.Specs([]string{"read_file"})[0].Parameters), string(specs[0].Parameters))
 	assert.Len(t, offered.Specs(nil), 9)
-	ro, ok := offered.(interface{ ReadOnlySpecs() []ToolSpec })
+	ro, ok := offered.(interface{ ReadOnlySpecs() []llm.ToolSpec })
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 

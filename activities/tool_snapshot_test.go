@@ -167,7 +167,7 @@ func TestRestoreRefusals(t *testing.T) {
 	tests := []struct {
 		name string
 		in   RestoreInput
-		typ  ErrorType
+		typ  string
 		want string
 	}{
 		{name: "unknown id", in: RestoreInput{SnapshotID: "nope-00000000", Workspace: ws}, typ: ErrSnapshot, want: "not found"},

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -68,20 +69,12 @@ type StepInput struct {
 }
 
 // ToolCall is a call to a tool, as the LLM asked for it or a tool step
-// configures it.
-type ToolCall struct {
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// configures it. The llm package owns its shape.
+type ToolCall = llm.ToolCall
 
-// Message is one message of an agent step's own short transcript.
-type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string     `json:"toolCallId,omitempty"`
-}
+// Message is one message of an agent step's own short transcript. The llm
+// package owns its shape.
+type Message = llm.Message
 
 // AgentTurnInput asks for the next turn of an agent step.
 type AgentTurnInput struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/testsuite"
@@ -33,7 +34,7 @@ func offlineActivities(t *testing.T) (*activities.Activities, *offline.Server) {
 	srv := offline.New()
 	t.Cleanup(srv.Close)
 	a := activities.New(
-		activities.WithLLMConfig(activities.LLMConfig{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}),
+		activities.WithLLMConfig(llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}),
 		activities.WithTools(tools.Builtin(tools.DefaultConfig())),
 		activities.WithOffline(true),
 	)
@@ -111,12 +112,12 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 			final = turn.Content
 			break
 		}
-		in.Transcript = append(in.Transcript, activities.Message{Role: activities.RoleAssistant, ToolCalls: turn.ToolCalls})
+		in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleAssistant, ToolCalls: turn.ToolCalls})
 		for _, tc := range turn.ToolCalls {
 			out, err := a.RunTool(ctx, activities.ToolInput{PlanID: "p", StepID: "s2", Workspace: ws, Call: tc})
 			require.NoError(t, err)
 			assert.True(t, out.Success, "%s %s: %s", tc.Name, tc.Arguments, out.Error)
-			in.Transcript = append(in.Transcript, activities.Message{Role: activities.RoleTool, ToolCallID: tc.ID,
+			in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleTool, ToolCallID: tc.ID,
 				Content: out.Output})
 		}
 	}

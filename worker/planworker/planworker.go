@@ -10,6 +10,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workflows"
@@ -17,20 +18,20 @@ import (
 
 // Register registers the PlanMode workflow under the contract's type name
 // and the activities built by NewActivities on w.
-func Register(w sdkworker.Registry, cfg config.Config, llm activities.LLMConfig, offline bool, opts ...activities.Option) {
+func Register(w sdkworker.Registry, cfg config.Config, model llm.Config, offline bool, opts ...activities.Option) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(NewActivities(cfg, llm, offline, opts...))
+	w.RegisterActivity(NewActivities(cfg, model, offline, opts...))
 }
 
 // NewActivities builds the activities from the configuration: the LLM side
-// on llm (offline when the offline model answers), the built-in tools
+// on model (offline when the offline model answers), the built-in tools
 // confined to workspace.root with the configured command allowlist and
 // limits, the webhooks, and the folder that keeps the whole of truncated
 // outputs (none when outputs.dir is empty). opts come last, so they may
 // set what the configuration does not say (a test's snapshot folder).
-func NewActivities(cfg config.Config, llm activities.LLMConfig, offline bool, opts ...activities.Option) *activities.Activities {
+func NewActivities(cfg config.Config, model llm.Config, offline bool, opts ...activities.Option) *activities.Activities {
 	base := []activities.Option{
-		activities.WithLLMConfig(llm),
+		activities.WithLLMConfig(model),
 		activities.WithPricing(pricing(cfg.LLM)),
 		activities.WithOffline(offline),
 		activities.WithTools(tools.Builtin(toolsConfig(cfg.Tools))),
@@ -43,9 +44,9 @@ func NewActivities(cfg config.Config, llm activities.LLMConfig, offline bool, op
 }
 
 // LLMConfig maps the configuration onto the adapter's.
-func LLMConfig(l config.LLM) activities.LLMConfig {
+func LLMConfig(l config.LLM) llm.Config {
 	temp := l.Temperature
-	cfg := activities.LLMConfig{
+	cfg := llm.Config{
 		BaseURL:        l.BaseURL,
 		APIKey:         l.APIKey,
 		Model:          l.Model,
@@ -54,19 +55,19 @@ func LLMConfig(l config.LLM) activities.LLMConfig {
 		JSONSchema:     l.JSONSchema,
 	}
 	if len(l.Phases) > 0 {
-		cfg.Phases = make(map[string]activities.PhaseConfig, len(l.Phases))
+		cfg.Phases = make(map[string]llm.PhaseConfig, len(l.Phases))
 		for name, p := range l.Phases {
-			cfg.Phases[name] = activities.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
+			cfg.Phases[name] = llm.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
 		}
 	}
 	return cfg
 }
 
 // pricing is the default price table with the configured prices on top.
-func pricing(l config.LLM) activities.Pricing {
-	p := activities.DefaultPricing()
+func pricing(l config.LLM) llm.Pricing {
+	p := llm.DefaultPricing()
 	for name, pr := range l.Prices {
-		p[name] = activities.Price{Input: pr.Input, Output: pr.Output}
+		p[name] = llm.Price{Input: pr.Input, Output: pr.Output}
 	}
 	return p
 }

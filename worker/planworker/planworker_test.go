@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -31,7 +31,7 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 	assert.True(t, got.JSONSchema)
 
 	p := pricing(config.LLM{Prices: map[string]config.Price{"mine": {Input: 1, Output: 2}}})
-	assert.Equal(t, activities.Price{Input: 1, Output: 2}, p["mine"])
+	assert.Equal(t, llm.Price{Input: 1, Output: 2}, p["mine"])
 	_, known := p.Lookup("gpt-4o")
 	assert.True(t, known, "defaults stay")
 }
