@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -238,7 +239,7 @@ func TestWithLLMWinsOverConfig(t *testing.T) {
 	} {
 		assert.Same(t, model, a.llm)
 	}
-	_, isAdapter := New(WithLLMConfig(llm.Config{Model: "m"})).llm.(*OpenAI)
+	_, isAdapter := New(WithLLMConfig(llm.Config{Model: "m"})).llm.(*openai.Client)
 	assert.True(t, isAdapter)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/openai"
 )
 
 // Default limits of the LLM side.
@@ -39,18 +40,18 @@ func WithLLM(model llm.Client) Option {
 	return func(a *Activities) { a.llm = model }
 }
 
-// WithLLMConfig builds the go-openai adapter from cfg (see NewOpenAI). A
-// config NewOpenAI refuses makes every LLM activity fail with a
+// WithLLMConfig builds the go-openai adapter from cfg (see openai.New). A
+// config openai.New refuses makes every LLM activity fail with a
 // non-retryable LLMConfigError that says why.
 func WithLLMConfig(cfg llm.Config) Option {
 	return func(a *Activities) {
 		a.llmConfig = cfg
 		switch a.llm.(type) {
-		case nil, *OpenAI, brokenLLM:
+		case nil, *openai.Client, brokenLLM:
 		default:
 			return // WithLLM came first and wins
 		}
-		o, err := NewOpenAI(cfg)
+		o, err := openai.New(cfg)
 		if err != nil {
 			a.llm = brokenLLM{err: err}
 			return
