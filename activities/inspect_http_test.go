@@ -13,6 +13,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -52,10 +53,10 @@ func toolResults(r offline.Recorded) []openai.ChatCompletionMessage {
 
 // oneOption is an options reply of one single-step option.
 func oneOption() offline.Reply {
-	return offline.JSONReply(activities.OptionsReply{Options: []activities.OptionReply{{
+	return offline.JSONReply(reply.Options{Options: []reply.Option{{
 		Title: "Apply the discount in Total", Description: "Change cart.Total",
-		Steps: []activities.StepReply{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
-			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
+		Steps: []reply.Step{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
+			Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
 	}}})
 }
 
@@ -122,7 +123,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	for i := 0; i < activities.MaxInspectRounds+1; i++ {
 		srv.Enqueue(activities.PhaseReflect, list)
 	}
-	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
+	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
 	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})

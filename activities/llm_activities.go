@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -28,31 +29,22 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 	if err != nil {
 		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
 	}
-	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
-		clarifySchema, checkClarify)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
+		reply.ClarifySchema, (*reply.Clarify).Check)
 	if err != nil {
 		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
 	}
-	out := ClarifyOutput{Goal: strings.TrimSpace(reply.Goal), Usage: usage, Offline: a.offline}
+	out := ClarifyOutput{Goal: strings.TrimSpace(answer.Goal), Usage: usage, Offline: a.offline}
 	if out.Goal == "" {
 		out.Goal = in.Task.Goal
 	}
-	if !reply.NeedsPlan {
-		out.DirectAnswer = reply.DirectAnswer
+	if !answer.NeedsPlan {
+		out.DirectAnswer = answer.DirectAnswer
 	}
-	if in.AskQuestions && reply.NeedsPlan {
-		out.Questions = reply.Questions
+	if in.AskQuestions && answer.NeedsPlan {
+		out.Questions = answer.Questions
 	}
 	return out, nil
-}
-
-// checkClarify normalizes a clarify reply: a reply that says no plan is
-// needed but gives no answer is read as needing a plan.
-func checkClarify(r *ClarifyReply) error {
-	if !r.NeedsPlan && strings.TrimSpace(r.DirectAnswer) == "" {
-		r.NeedsPlan = true
-	}
-	return nil
 }
 
 // GenerateOptions produces plan options, not yet scored: from a template
@@ -76,21 +68,21 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 	if err != nil {
 		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
 	}
-	check := func(r *OptionsReply) error { return checkOptionsLimit(r, in.MaxSteps) }
+	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
-	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins, optionsSchema,
-		check)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
+		reply.OptionsSchema, check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
 	}
-	if len(reply.Options) > count {
-		reply.Options = reply.Options[:count]
+	if len(answer.Options) > count {
+		answer.Options = answer.Options[:count]
 	}
 	now := time.Now()
 	out := OptionsOutput{Usage: usage}
-	for i, r := range reply.Options {
+	for i, r := range answer.Options {
 		id := optionID(in.Revision, i+1)
-		o := optionFromReply(r, id, planID(in.Task, id), taskFor(in), now)
+		o := r.PlanOption(id, planID(in.Task, id), taskFor(in), now)
 		a.estimate(&o.Plan)
 		out.Options = append(out.Options, o)
 	}
@@ -104,7 +96,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 // empty reply is a failed step, not an activity error.
 func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
-	cfg := plan.LLMConfig{Prompt: defaultPrompt(step.Title, step.Description)}
+	cfg := plan.LLMConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
 	if step.Config.LLM != nil {
 		cfg = *step.Config.LLM
 	}
@@ -141,7 +133,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 // offered, so the model answers.
 func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
-	agent := plan.AgentConfig{Prompt: defaultPrompt(step.Title, step.Description)}
+	agent := plan.AgentConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
 	if step.Config.Agent != nil {
 		agent = *step.Config.Agent
 	}
@@ -210,12 +202,12 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
 	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
-	reply, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
-		reflectSchema, checkReflect)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
+		reply.ReflectSchema, (*reply.Reflect).Check)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
 	}
-	r := reflectionFromReply(reply)
+	r := answer.Reflection()
 	r.Usage = usage
 	return r, nil
 }

@@ -12,14 +12,15 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/openai"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
 func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
-	reply := `{"goal":"Add JWT login","needsPlan":true,"questions":["Which library?"]}`
+	answer := `{"goal":"Add JWT login","needsPlan":true,"questions":["Which library?"]}`
 	for _, allowed := range []bool{false, true} {
 		t.Run(fmt.Sprint(allowed), func(t *testing.T) {
-			a, model := newScripted(text(reply))
+			a, model := newScripted(text(answer))
 			out, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "auth"}, AskQuestions: allowed})
 			require.NoError(t, err)
 			assert.Equal(t, "Add JWT login", out.Goal)
@@ -87,11 +88,13 @@ func TestGenerateOptionsUnknownTemplate(t *testing.T) {
 // optionsJSON returns an options reply with n options of steps steps each.
 func optionsJSON(t *testing.T, n, steps int) string {
 	t.Helper()
-	var r OptionsReply
+	var r reply.Options
 	for i := 0; i < n; i++ {
-		o := OptionReply{Title: fmt.Sprintf("Option %d", i+1), Description: "d"}
+		o := reply.Option{Title: fmt.Sprintf("Option %d", i+1), Description: "d"}
 		for j := 0; j < steps; j++ {
-			o.Steps = append(o.Steps, llmStep("", fmt.Sprintf("step %d", j+1)))
+			title := fmt.Sprintf("step %d", j+1)
+			o.Steps = append(o.Steps, reply.Step{Title: title, Action: plan.ActionLLM,
+				Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "do " + title}}})
 		}
 		r.Options = append(r.Options, o)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -85,7 +86,7 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 func TestUsageAndCostAddUp(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseClarify, offline.Reply{Content: "oops"},
-		offline.JSONReply(activities.ClarifyReply{Goal: "Add a README", NeedsPlan: true}))
+		offline.JSONReply(reply.Clarify{Goal: "Add a README", NeedsPlan: true}))
 	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Content: "All done."})
 	prices := llm.Pricing{"priced": {Input: 3, Output: 15}}
 	a := over(srv, llm.Config{Model: "priced-2026"}, activities.WithPricing(prices))

@@ -14,6 +14,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -136,7 +137,7 @@ func TestCancelledCallIsNotClassified(t *testing.T) {
 }
 
 // goodReflect is a valid reflect reply.
-var goodReflect = activities.ReflectReply{Decision: plan.DecisionContinue, Reason: "on track"}
+var goodReflect = reply.Reflect{Decision: plan.DecisionContinue, Reason: "on track"}
 
 func TestRepairOverHTTP(t *testing.T) {
 	t.Run("second reply good", func(t *testing.T) {

@@ -105,21 +105,6 @@ func (a *Activities) planData(in OptionsInput, count int) planData {
 	return d
 }
 
-// checkOptionsLimit checks an options reply and that no option has more
-// steps than maxSteps (zero: no limit).
-func checkOptionsLimit(r *OptionsReply, maxSteps int) error {
-	if err := checkOptions(r); err != nil {
-		return err
-	}
-	for i, o := range r.Options {
-		if maxSteps > 0 && len(o.Steps) > maxSteps {
-			return fmt.Errorf("option %d (%q) has %d steps; the most allowed is %d", i+1, o.Title, len(o.Steps),
-				maxSteps)
-		}
-	}
-	return nil
-}
-
 // Rough token needs of running a step, used for plan estimates.
 const (
 	estTokensLLMStep   = 2000

@@ -54,11 +54,11 @@ func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
 		PhaseReflect: goodReflect}
 	for phase, call := range calls {
 		t.Run(phase, func(t *testing.T) {
-			reply := replies[phase]
-			if reply == "" {
-				reply = "ok"
+			answer := replies[phase]
+			if answer == "" {
+				answer = "ok"
 			}
-			a, model := newScripted(text(reply))
+			a, model := newScripted(text(answer))
 			require.NoError(t, call(a))
 			req := model.requests[0]
 			assert.Equal(t, phase, req.Phase)

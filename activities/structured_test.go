@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -64,14 +65,8 @@ func TestStructuredRepairOfACutOffReplyAsksForAShorterOne(t *testing.T) {
 func TestOptionsExampleIsAnOptionsReply(t *testing.T) {
 	dec := json.NewDecoder(strings.NewReader(optionsExample))
 	dec.DisallowUnknownFields()
-	var r OptionsReply
+	var r reply.Options
 	require.NoError(t, dec.Decode(&r))
-	require.NoError(t, checkOptions(&r))
+	require.NoError(t, r.Check(0))
 	assert.Len(t, r.Options[0].Steps, 3)
-}
-
-func TestSchemasAreJSON(t *testing.T) {
-	for _, s := range []*llm.JSONSchema{clarifySchema, optionsSchema, reflectSchema} {
-		assert.True(t, json.Valid(s.Schema), s.Name)
-	}
 }

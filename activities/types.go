@@ -5,6 +5,20 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
+// LLM phases as named in prompts, per-phase settings and usage counts
+// (the llm package's).
+const (
+	PhaseClarify   = llm.PhaseClarify
+	PhasePlan      = llm.PhasePlan
+	PhaseExecute   = llm.PhaseExecute
+	PhaseAgent     = llm.PhaseAgent
+	PhaseReflect   = llm.PhaseReflect
+	PhaseSummarize = llm.PhaseSummarize
+)
+
+// PhaseLine is the first line of every request's system message.
+const PhaseLine = "planmode phase: "
+
 // Prompts are the caller's system prompts: one for every phase and extra
 // ones per phase name (clarifying, planning, executing, reflecting,
 // summarizing).
