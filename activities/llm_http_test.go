@@ -22,7 +22,7 @@ import (
 // against the fake OpenAI-compatible server on loopback.
 
 // serve starts a fake server closed with the test.
-func serve(t *testing.T, opts ...offline.Option) *offline.Server {
+func serve(t *testing.T, opts ...offline.ServerOption) *offline.Server {
 	t.Helper()
 	srv := offline.New(opts...)
 	t.Cleanup(srv.Close)
