@@ -7,6 +7,7 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // Bounds of a workspace inspection while planning or reflecting.
@@ -18,15 +19,6 @@ const (
 	// maxInspectOutput bounds one tool result in the prompt.
 	maxInspectOutput = 8 << 10
 )
-
-// inspectNote tells the model, in the system message, that it may look
-// before it answers; %s names the tools, %d is MaxInspectRounds.
-const inspectNote = "Before you answer you may inspect the workspace with the read-only tools offered (%s); " +
-	"they change nothing. You have at most %d rounds of tool calls. When you have seen enough, reply with the " +
-	"JSON object."
-
-// inspectDone asks for the answer once the rounds are used up.
-const inspectDone = "You have used every round of tool calls. Reply now with the JSON object only."
 
 // inspection says where planning or reflection may look: the workspace,
 // and the plan and step the tool calls are made for (for logs). An empty
@@ -76,7 +68,11 @@ func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspectio
 		resp, usage, err := a.complete(ctx, req)
 		return resp, req.Messages, usage, err
 	}
-	msgs := withInspectNote(req.Messages, specs)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	msgs := prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
 	beat := heartbeater(ctx)
 	var usage plan.Usage
 	for round := 1; ; round++ {
@@ -97,7 +93,7 @@ func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspectio
 		msgs = append(msgs, Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
 		msgs = append(msgs, results.messages...)
 		if round == MaxInspectRounds {
-			msgs = append(msgs, Message{Role: llm.RoleUser, Content: inspectDone})
+			msgs = append(msgs, Message{Role: llm.RoleUser, Content: prompts.InspectDone})
 		}
 		if beat != nil {
 			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
@@ -152,22 +148,4 @@ func inspectResult(res ToolOutput) string {
 	}
 	text, _ = boundOutput(text, maxInspectOutput)
 	return text
-}
-
-// withInspectNote returns a copy of msgs whose system message ends with
-// inspectNote; without a system message the note leads.
-func withInspectNote(msgs []Message, specs []llm.ToolSpec) []Message {
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
-	note := fmt.Sprintf(inspectNote, strings.Join(names, ", "), MaxInspectRounds)
-	out := append([]Message(nil), msgs...)
-	for i, m := range out {
-		if m.Role == llm.RoleSystem {
-			out[i].Content = strings.TrimSpace(m.Content + "\n\n" + note)
-			return out
-		}
-	}
-	return append([]Message{{Role: llm.RoleSystem, Content: note}}, out...)
 }

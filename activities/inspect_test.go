@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // calling scripts a reply that calls tools, with fixed usage.
@@ -67,7 +68,7 @@ func TestPlanningReadsAFileThenAnswers(t *testing.T) {
 	assert.Equal(t, readOnlyTools, toolNames(first.Tools), "only read-only tools are offered")
 	assert.Equal(t, llm.FormatJSON, first.Format, "tools and JSON mode go together")
 	assert.Contains(t, first.Messages[0].Content, "inspect the workspace with the read-only tools offered")
-	assert.True(t, strings.HasPrefix(first.Messages[0].Content, PhaseLine+PhasePlan), "the phase line stays first")
+	assert.True(t, strings.HasPrefix(first.Messages[0].Content, prompts.PhaseLine+PhasePlan), "the phase line stays first")
 
 	second := model.requests[1].Messages
 	require.Len(t, second, 4)
@@ -117,7 +118,7 @@ func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
 	}
 	last := model.requests[MaxInspectRounds]
 	assert.Empty(t, last.Tools, "the answer round offers no tools")
-	assert.Equal(t, inspectDone, last.Messages[len(last.Messages)-1].Content)
+	assert.Equal(t, prompts.InspectDone, last.Messages[len(last.Messages)-1].Content)
 	ids := map[string]bool{}
 	for _, m := range toolMessages(last.Messages) {
 		assert.Contains(t, m.Content, "a.go")

@@ -8,6 +8,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // The LLM activities. Each returns its usage (tokens, calls, cost) in its
@@ -23,9 +24,9 @@ import (
 // task's own.
 func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
 	files, more := workspaceFiles(in.Task.Context)
-	data := clarifyData{Task: in.Task, AskQuestions: in.AskQuestions, Answers: sortedAnswers(in.Answers),
-		Files: files, MoreFiles: more}
-	msgs, err := buildMessages(PhaseClarify, in.Prompts, data)
+	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
+		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
+	msgs, err := prompts.Clarify(in.Prompts, data)
 	if err != nil {
 		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
 	}
@@ -64,7 +65,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		return out, nil
 	}
 	count := optionCount(in.Count)
-	msgs, err := buildMessages(PhasePlan, in.Prompts, a.planData(in, count))
+	msgs, err := prompts.Plan(in.Prompts, a.planData(in, count))
 	if err != nil {
 		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
 	}
@@ -100,8 +101,8 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	if step.Config.LLM != nil {
 		cfg = *step.Config.LLM
 	}
-	data := stepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
-	msgs, err := buildMessages(PhaseExecute, in.Prompts, data, cfg.SystemPrompt)
+	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
+	msgs, err := prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
 		return plan.StepResult{}, llm.Fail(llm.ErrConfig, err, "cannot build the step prompt")
 	}
@@ -145,15 +146,9 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 			data.Tools = append(data.Tools, s.Name)
 		}
 	}
-	msgs, err := buildMessages(PhaseAgent, in.Prompts, data)
+	msgs, err := prompts.Agent(in.Prompts, data, in.Transcript)
 	if err != nil {
 		return AgentTurnOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the agent prompt")
-	}
-	for _, m := range in.Transcript {
-		if m.Role == llm.RoleTool {
-			m.Content = plan.TruncateBytes(m.Content, maxToolMessageLen)
-		}
-		msgs = append(msgs, m)
 	}
 	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
 	if err != nil {
@@ -165,7 +160,7 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 // agentData fills the agent templates' data. Iterations count from 1;
 // the cap is the smaller of the input's and the step's, DefaultMaxIterations
 // when neither sets one.
-func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
+func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 	it := max(in.Iteration, 1)
 	maxIt := in.MaxIterations
 	if agent.MaxIterations > 0 && (maxIt <= 0 || agent.MaxIterations < maxIt) {
@@ -176,7 +171,7 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
 	}
 	final := it >= maxIt
 	maxIt = max(maxIt, it)
-	return stepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
+	return prompts.StepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
 		MaxIterations: maxIt, Remaining: maxIt - it, Final: final}
 }
 
@@ -184,20 +179,8 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
 // context, its result and the first of the steps not yet done. The model
 // may first inspect in.Workspace with read-only tools.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
-	data := reflectData{Context: in.Context, Result: in.Result, Remaining: in.Remaining, Mode: in.Mode}
-	if data.Result == nil {
-		data.Result = in.Context.Step.Result
-	}
-	if data.Mode == "" {
-		data.Mode = "balanced"
-	}
-	if n := len(data.Remaining); n > maxRemainingListed {
-		data.Remaining, data.MoreRemaining = data.Remaining[:maxRemainingListed], n-maxRemainingListed
-	}
-	if data.Context.Goal == "" {
-		data.Context.Goal = in.Goal
-	}
-	msgs, err := buildMessages(PhaseReflect, in.Prompts, data)
+	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.Mode)
+	msgs, err := prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
@@ -215,8 +198,8 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
 func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
-	data := newSummarizeData(in)
-	msgs, err := buildMessages(PhaseSummarize, in.Prompts, data)
+	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, in.Plan)
+	msgs, err := prompts.Summarize(in.Prompts, data)
 	if err != nil {
 		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")
 	}
@@ -226,7 +209,7 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	}
 	summary := strings.TrimSpace(resp.Content)
 	if summary == "" {
-		summary = plainSummary(data)
+		summary = data.Plain()
 	}
 	return SummarizeOutput{Summary: summary, Usage: usage}, nil
 }

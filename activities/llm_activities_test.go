@@ -202,7 +202,7 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	assert.Empty(t, last.Tools, "the last iteration offers no tools")
 	assert.Contains(t, last.Messages[0].Content, "This is your last iteration")
 	require.Len(t, last.Messages, 4)
-	assert.LessOrEqual(t, len(last.Messages[3].Content), maxToolMessageLen)
+	assert.LessOrEqual(t, len(last.Messages[3].Content), 8<<10, "a tool result is cut to 8 KiB")
 }
 
 func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
@@ -217,7 +217,7 @@ func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
 	assert.Contains(t, out.Summary, "100 of 100 steps completed")
 	user := model.requests[0].Messages[1].Content
 	assert.Contains(t, user, "(40 more steps are not listed.)")
-	assert.Less(t, len(user), maxSummaryStepsListed*(summaryDigestLen+40)+1000)
+	assert.Less(t, len(user), 60*(200+40)+1000, "60 steps listed, each digest cut to 200 bytes")
 }
 
 func TestNoLLMConfigured(t *testing.T) {

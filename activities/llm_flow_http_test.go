@@ -15,6 +15,7 @@ import (
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // toolSpecs offers fixed tools.
@@ -138,13 +139,13 @@ func TestPerPhaseModelAndStepModel(t *testing.T) {
 func TestPromptsReachTheServer(t *testing.T) {
 	srv := serve(t)
 	a := over(srv, llm.Config{})
-	prompts := activities.Prompts{System: "You work for ACME.", Phases: map[string]string{"summarizing": "Use bullets."}}
-	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g", Prompts: prompts})
+	custom := activities.Prompts{System: "You work for ACME.", Phases: map[string]string{"summarizing": "Use bullets."}}
+	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g", Prompts: custom})
 	require.NoError(t, err)
 	rec := srv.Requests()[0]
 	assert.Equal(t, activities.PhaseSummarize, rec.Phase, "the server reads the phase line")
 	system := rec.Request.Messages[0].Content
-	assert.True(t, strings.HasPrefix(system, activities.PhaseLine+activities.PhaseSummarize+"\n"))
+	assert.True(t, strings.HasPrefix(system, prompts.PhaseLine+activities.PhaseSummarize+"\n"))
 	assert.Contains(t, system, "You work for ACME.")
 	assert.Contains(t, system, "Use bullets.")
 }

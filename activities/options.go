@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // Option counts: the default and the most one request may ask for.
@@ -94,10 +95,10 @@ func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool
 }
 
 // planData fills the plan templates' data.
-func (a *Activities) planData(in OptionsInput, count int) planData {
+func (a *Activities) planData(in OptionsInput, count int) prompts.PlanData {
 	files, more := workspaceFiles(in.Task.Context)
-	d := planData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
-		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more, Example: optionsExample}
+	d := prompts.PlanData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
+		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more}
 	for _, p := range in.Previous {
 		d.Previous = append(d.Previous, p.Title)
 	}

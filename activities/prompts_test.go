@@ -17,39 +17,43 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
-	prompts := Prompts{System: "Be careful.", Phases: map[string]string{
+	custom := Prompts{System: "Be careful.", Phases: map[string]string{
 		"clarifying": "P-clarifying", "planning": "P-planning", "executing": "P-executing",
 		"reflecting": "P-reflecting", "summarizing": "P-summarizing"}}
 	ctx := context.Background()
 	calls := map[string]func(a *Activities) error{
 		PhaseClarify: func(a *Activities) error {
-			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
 		PhasePlan: func(a *Activities) error {
-			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
 		PhaseExecute: func(a *Activities) error {
-			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: prompts})
+			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: custom})
 			return err
 		},
 		PhaseAgent: func(a *Activities) error {
-			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: prompts}})
+			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: custom}})
 			return err
 		},
 		PhaseReflect: func(a *Activities) error {
-			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: prompts})
+			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: custom})
 			return err
 		},
 		PhaseSummarize: func(a *Activities) error {
-			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: prompts})
+			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: custom})
 			return err
 		},
 	}
+	// keys are the run's phase names the caller's prompts are given under.
+	keys := map[string]string{PhaseClarify: "clarifying", PhasePlan: "planning", PhaseExecute: "executing",
+		PhaseAgent: "executing", PhaseReflect: "reflecting", PhaseSummarize: "summarizing"}
 	replies := map[string]string{PhaseClarify: `{"goal":"g","needsPlan":true}`, PhasePlan: optionsJSON(t, 1, 1),
 		PhaseReflect: goodReflect}
 	for phase, call := range calls {
@@ -64,9 +68,9 @@ func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
 			assert.Equal(t, phase, req.Phase)
 			system := req.Messages[0]
 			assert.Equal(t, llm.RoleSystem, system.Role)
-			assert.Equal(t, PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
+			assert.Equal(t, prompts.PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
 			assert.Contains(t, system.Content, "\n\nBe careful.")
-			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+string(phasePromptKeys[phase])), system.Content)
+			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+keys[phase]), system.Content)
 			assert.Equal(t, llm.RoleUser, req.Messages[1].Role)
 			assert.NotContains(t, req.Messages[1].Content, "<no value>")
 		})

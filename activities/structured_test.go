@@ -2,15 +2,12 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/llm"
-	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -60,13 +57,4 @@ func TestStructuredRepairOfACutOffReplyAsksForAShorterOne(t *testing.T) {
 	repair := model.requests[1].Messages
 	assert.Contains(t, repair[len(repair)-1].Content, "stopped at the token limit before its JSON was complete")
 	assert.Contains(t, repair[len(repair)-1].Content, "answer again, shorter")
-}
-
-func TestOptionsExampleIsAnOptionsReply(t *testing.T) {
-	dec := json.NewDecoder(strings.NewReader(optionsExample))
-	dec.DisallowUnknownFields()
-	var r reply.Options
-	require.NoError(t, dec.Decode(&r))
-	require.NoError(t, r.Check(0))
-	assert.Len(t, r.Options[0].Steps, 3)
 }

@@ -3,6 +3,7 @@ package activities
 import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // LLM phases as named in prompts, per-phase settings and usage counts
@@ -16,16 +17,10 @@ const (
 	PhaseSummarize = llm.PhaseSummarize
 )
 
-// PhaseLine is the first line of every request's system message.
-const PhaseLine = "planmode phase: "
-
 // Prompts are the caller's system prompts: one for every phase and extra
 // ones per phase name (clarifying, planning, executing, reflecting,
-// summarizing).
-type Prompts struct {
-	System string            `json:"system,omitempty"`
-	Phases map[string]string `json:"phases,omitempty"`
-}
+// summarizing). The prompts package owns their shape.
+type Prompts = prompts.Custom
 
 // ClarifyInput asks to clarify a task's goal.
 type ClarifyInput struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/tools"
 )
@@ -154,5 +155,5 @@ func TestPhaseNamesMatchActivities(t *testing.T) {
 	assert.Equal(t, activities.PhaseAgent, offline.PhaseAgent)
 	assert.Equal(t, activities.PhaseReflect, offline.PhaseReflect)
 	assert.Equal(t, activities.PhaseSummarize, offline.PhaseSummarize)
-	assert.Equal(t, activities.PhaseLine, "planmode phase: ")
+	assert.Equal(t, prompts.PhaseLine, "planmode phase: ")
 }

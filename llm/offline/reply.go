@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/prompts"
 )
 
 // Reply is one answer of the server: a scripted one from Enqueue or the
@@ -79,8 +80,8 @@ const (
 )
 
 // phasePrefix is the first line's prefix of every planmode request's first
-// system message (activities.PhaseLine).
-const phasePrefix = "planmode phase: "
+// system message.
+const phasePrefix = prompts.PhaseLine
 
 // ParsePhase returns the phase named by the first line of the first system
 // message, or PhaseUnknown.
