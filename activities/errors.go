@@ -1,6 +1,12 @@
 package activities
 
-import "go.temporal.io/sdk/temporal"
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/workspace"
+)
 
 // Types of the ApplicationErrors the activities return besides the LLM's
 // (llm.ErrorType). All are non-retryable: a retry cannot fix them.
@@ -21,4 +27,19 @@ func fail(typ string, cause error, msg string) error {
 		NonRetryable: true,
 		Cause:        cause,
 	})
+}
+
+// refusal turns a refusal of the workspace package into the non-retryable
+// ApplicationError of its kind (ErrWorkspace, ErrSnapshot). Other errors
+// are faults of the worker, returned as they are for Temporal to retry.
+func refusal(err error) error {
+	var r *workspace.Refusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	typ := ErrWorkspace
+	if errors.Is(r.Kind, workspace.ErrSnapshot) {
+		typ = ErrSnapshot
+	}
+	return fail(typ, r.Err, r.Msg)
 }

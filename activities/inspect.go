@@ -45,7 +45,7 @@ func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
-	if _, err := a.resolveWorkspace(ins.workspace, true); err != nil {
+	if _, err := a.root.Resolve(ins.workspace, true); err != nil {
 		return nil
 	}
 	if ro, ok := a.specs().(ReadOnlyToolSpecs); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/workspace"
 )
 
 // The LLM activities. Each returns its usage (tokens, calls, cost) in its
@@ -23,7 +24,7 @@ import (
 // Questions are dropped when not allowed; a reply with no goal keeps the
 // task's own.
 func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
-	files, more := workspaceFiles(in.Task.Context)
+	files, more := workspace.ListFiles(in.Task.Context)
 	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
 	msgs, err := prompts.Clarify(in.Prompts, data)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/workspace"
 )
 
 // Option counts: the default and the most one request may ask for.
@@ -96,7 +97,7 @@ func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool
 
 // planData fills the plan templates' data.
 func (a *Activities) planData(in OptionsInput, count int) prompts.PlanData {
-	files, more := workspaceFiles(in.Task.Context)
+	files, more := workspace.ListFiles(in.Task.Context)
 	d := prompts.PlanData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
 		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more}
 	for _, p := range in.Previous {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,18 +11,14 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
-
-// DefaultSnapshotLimit is the largest workspace SnapshotWorkspace copies.
-const DefaultSnapshotLimit = 200 << 20
 
 // toolDeps are the tool side's dependencies.
 type toolDeps struct {
 	tools *tools.Registry
-	// workspaceRoot, when set, is the directory every workspace must lie in.
-	workspaceRoot string
-	snapshotDir   string
-	snapshotLimit int64
+	// root confines the workspaces and keeps their snapshots.
+	root workspace.Root
 	// toolOutputLimit caps ToolOutput.Output; zero means
 	// tools.DefaultMaxOutputBytes.
 	toolOutputLimit int
@@ -41,20 +35,21 @@ func WithTools(reg *tools.Registry) Option {
 // must lie inside it (a relative one is taken relative to it) and an empty
 // one means root itself. Without it a plan must name its workspace.
 func WithWorkspaceRoot(root string) Option {
-	return func(a *Activities) { a.workspaceRoot = root }
+	return func(a *Activities) { a.root.Dir = root }
 }
 
 // WithSnapshotDir sets where workspace snapshots are kept. The default is
 // planmode/snapshots in the user's cache directory, or in the temporary
 // directory when there is none. It must not overlap a workspace.
 func WithSnapshotDir(dir string) Option {
-	return func(a *Activities) { a.snapshotDir = dir }
+	return func(a *Activities) { a.root.SnapshotDir = dir }
 }
 
 // WithSnapshotLimit sets the largest workspace, in bytes, that
-// SnapshotWorkspace copies. Default DefaultSnapshotLimit (200 MiB).
+// SnapshotWorkspace copies. Default workspace.DefaultSnapshotLimit
+// (200 MiB).
 func WithSnapshotLimit(bytes int64) Option {
-	return func(a *Activities) { a.snapshotLimit = bytes }
+	return func(a *Activities) { a.root.SnapshotLimit = bytes }
 }
 
 // WithToolOutputLimit caps the output RunTool returns, in bytes; longer
@@ -103,9 +98,9 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	ws, err := a.resolveWorkspace(in.Workspace, true)
+	ws, err := a.root.Resolve(in.Workspace, true)
 	if err != nil {
-		return ToolOutput{}, err
+		return ToolOutput{}, refusal(err)
 	}
 	sb, err := tools.NewSandbox(ws)
 	if err != nil {
@@ -216,21 +211,9 @@ func heartbeater(ctx context.Context) func(details ...any) {
 // retry replaces the same snapshot. A workspace over the snapshot limit is
 // a non-retryable ErrSnapshot error.
 func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	if strings.TrimSpace(in.PlanID) == "" {
-		return SnapshotOutput{}, fail(ErrSnapshot, nil, "snapshot: the plan id is empty")
-	}
-	ws, err := a.resolveWorkspace(in.Workspace, true)
+	id, files, err := a.root.Snapshot(ctx, in.PlanID, in.Workspace, heartbeater(ctx))
 	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	dir, err := a.snapshotStore(ws)
-	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	id := snapshotID(in.PlanID, ws)
-	files, err := takeSnapshot(ctx, ws, dir, id, in.PlanID, a.limitOfSnapshots(), heartbeater(ctx))
-	if err != nil {
-		return SnapshotOutput{}, err
+		return SnapshotOutput{}, refusal(err)
 	}
 	return SnapshotOutput{SnapshotID: id, Files: files}, nil
 }
@@ -241,52 +224,9 @@ func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (S
 // retries are safe. An unknown snapshot, or one of another workspace, is a
 // non-retryable ErrSnapshot error.
 func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	if !validSnapshotID(in.SnapshotID) {
-		return RestoreOutput{}, fail(ErrSnapshot, nil, fmt.Sprintf("restore: invalid snapshot id %q", in.SnapshotID))
-	}
-	ws, err := a.resolveWorkspace(in.Workspace, false)
+	restored, removed, err := a.root.Restore(ctx, in.SnapshotID, in.Workspace, heartbeater(ctx))
 	if err != nil {
-		return RestoreOutput{}, err
+		return RestoreOutput{}, refusal(err)
 	}
-	dir, err := a.snapshotStore(ws)
-	if err != nil {
-		return RestoreOutput{}, err
-	}
-	snap, err := openSnapshot(dir, in.SnapshotID, ws)
-	if err != nil {
-		return RestoreOutput{}, err
-	}
-	return restoreTree(ctx, snap, ws, heartbeater(ctx))
-}
-
-// snapshotStore returns the snapshot directory, created, after checking it
-// does not overlap the workspace.
-func (a *Activities) snapshotStore(ws string) (string, error) {
-	dir := a.snapshotDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "planmode", "snapshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
-	}
-	if tools.Within(ws, real) || tools.Within(real, ws) {
-		return "", fail(ErrSnapshot, nil, fmt.Sprintf("the snapshot directory %s overlaps the workspace %s", real, ws))
-	}
-	return real, nil
-}
-
-// limitOfSnapshots returns the snapshot size limit.
-func (a *Activities) limitOfSnapshots() int64 {
-	if a.snapshotLimit > 0 {
-		return a.snapshotLimit
-	}
-	return DefaultSnapshotLimit
+	return RestoreOutput{Restored: restored, Removed: removed}, nil
 }

@@ -257,3 +257,25 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	custom := New(WithToolSpecs(ToolSpecsOf(tools.NewRegistry())), WithTools(reg))
 	assert.Empty(t, custom.specs().Specs(nil), "WithToolSpecs keeps precedence")
 }
+
+func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
+	ctx := context.Background()
+	_, err := New(WithSnapshotDir(t.TempDir()), WithSnapshotLimit(1024)).
+		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
+	_, err = New(WithWorkspaceRoot(toolWorkspace(t, nil)), WithSnapshotDir(t.TempDir())).
+		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
+	_, err = New(WithSnapshotDir(t.TempDir())).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
+	requireAppError(t, err, ErrSnapshot, "invalid snapshot id")
+
+	a := New(WithSnapshotDir(t.TempDir()))
+	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, 1, snap.Files)
+	require.NoError(t, os.Remove(filepath.Join(ws, "big.bin")))
+	out, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: snap.SnapshotID, Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, RestoreOutput{Restored: []string{"big.bin"}, Removed: []string{}}, out)
+}
