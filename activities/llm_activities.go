@@ -7,6 +7,7 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/reply"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/workspace"
@@ -120,7 +121,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
 	res.Output, res.OutputTruncated = boundOutput(content, a.limit())
 	if res.OutputTruncated {
-		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, OutputLLM, ""), content)
+		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
 	}
 	if strings.TrimSpace(resp.Content) == "" {
 		res.Success, res.Error = false, "the model returned an empty reply"

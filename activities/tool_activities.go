@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
 )
@@ -118,12 +119,12 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	case err == nil:
 		out.Success = true
 	case ctx.Err() != nil:
-		full.discard()
+		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, ctx.Err())
 	case tools.IsToolError(err):
 		out.Error = err.Error()
 	default:
-		full.discard()
+		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
 	}
 	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated, res.Output)
@@ -133,26 +134,26 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 // fullToolOutput starts the file that keeps a call's whole output, or
 // returns nil when there is no output store or the call is read-only
 // workspace inspection, whose output never reaches workflow history.
-func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputFile {
+func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File {
 	if a.outputs == nil || in.ReadOnly {
 		return nil
 	}
-	return a.outputs.begin(outputNameFor(ctx, in.PlanID, in.StepID, OutputTool, in.Call.ID))
+	return a.outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
 }
 
 // keepToolOutput puts the whole output of a truncated call in place and
 // returns its path: what the command streamed, or the tool's own output
 // when nothing was streamed (a tool that is not a command). An output that
 // was not truncated leaves no file.
-func (a *Activities) keepToolOutput(ctx context.Context, full *outputFile, truncated bool, output string) string {
+func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, truncated bool, output string) string {
 	if !truncated {
-		full.discard()
+		full.Discard()
 		return ""
 	}
 	if full == nil {
 		return ""
 	}
-	ref, err := full.commit(output)
+	ref, err := full.Commit(output)
 	if err != nil {
 		logOutputError(ctx, err)
 		return ""
