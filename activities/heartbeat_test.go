@@ -15,29 +15,6 @@ import (
 	"github.com/planmode/planmode/tools"
 )
 
-func TestHeartbeatIntervalFollowsTheTimeout(t *testing.T) {
-	tests := []struct {
-		name       string
-		configured time.Duration
-		limit      time.Duration
-		want       time.Duration
-	}{
-		{name: "no timeout keeps the configured interval", configured: 10 * time.Second, want: 10 * time.Second},
-		{name: "the default timeout leaves the default alone", limit: 30 * time.Second / heartbeatsPerTimeout, want: DefaultHeartbeatInterval},
-		{name: "a long timeout leaves it alone", configured: 10 * time.Second, limit: 5 * time.Minute / heartbeatsPerTimeout, want: 10 * time.Second},
-		{name: "a short timeout shortens it", configured: 10 * time.Second, limit: 2 * time.Second / heartbeatsPerTimeout, want: 666666666},
-		{name: "the shortest timeout", limit: time.Second / heartbeatsPerTimeout, want: 333333333},
-		{name: "a short configured interval stays", configured: 20 * time.Millisecond, limit: time.Second / heartbeatsPerTimeout, want: 20 * time.Millisecond},
-		{name: "unset uses the default", want: DefaultHeartbeatInterval},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, heartbeatInterval(tt.configured, tt.limit))
-		})
-	}
-	assert.Zero(t, heartbeatCap(context.Background()), "no cap outside an activity")
-}
-
 // runWithHeartbeatTimeout runs fn with in as an activity under a heartbeat
 // timeout and a single attempt, in the SDK's workflow test environment,
 // which times out an activity whose heartbeats stop for longer than that.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
@@ -73,7 +74,7 @@ func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspectio
 		names[i] = s.Name
 	}
 	msgs := prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
-	beat := heartbeater(ctx)
+	beat := heartbeat.Recorder(ctx)
 	var usage plan.Usage
 	for round := 1; ; round++ {
 		r := req

@@ -13,8 +13,6 @@ import (
 const (
 	// DefaultOutputLimit bounds a step's output kept in workflow history.
 	DefaultOutputLimit = 4 << 10
-	// DefaultHeartbeatInterval is how often a long LLM call heartbeats.
-	DefaultHeartbeatInterval = 10 * time.Second
 	// DefaultMaxIterations caps an agent step's turns when neither the
 	// turn's input nor the step says (gollem's default).
 	DefaultMaxIterations = 16
@@ -85,7 +83,8 @@ func WithOutputLimit(n int) Option {
 }
 
 // WithHeartbeatInterval sets how often an LLM call heartbeats while it
-// runs inside an activity. Default DefaultHeartbeatInterval.
+// runs inside an activity, at most a third of the activity's heartbeat
+// timeout. Default heartbeat.DefaultInterval (10s).
 func WithHeartbeatInterval(d time.Duration) Option {
 	return func(a *Activities) { a.heartbeat = d }
 }

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"go.temporal.io/sdk/activity"
-
+	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
@@ -107,8 +106,8 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	if err != nil {
 		return ToolOutput{}, fail(ErrWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
 	}
-	env := tools.Env{Root: sb, Heartbeat: heartbeater(ctx), PlanID: in.PlanID, StepID: in.StepID,
-		MaxHeartbeatInterval: heartbeatCap(ctx)}
+	env := tools.Env{Root: sb, Heartbeat: heartbeat.Recorder(ctx), PlanID: in.PlanID, StepID: in.StepID,
+		MaxHeartbeatInterval: heartbeat.Cap(ctx)}
 	full := a.fullToolOutput(ctx, in)
 	if full != nil {
 		env.FullOutput = full
@@ -198,21 +197,12 @@ func (a *Activities) usableTools(readOnly bool) []string {
 	return a.registry().Names()
 }
 
-// heartbeater records heartbeats when ctx is an activity's; in a plain
-// unit test it does nothing (activity.RecordHeartbeat would panic).
-func heartbeater(ctx context.Context) func(details ...any) {
-	if !activity.IsActivity(ctx) {
-		return nil
-	}
-	return func(details ...any) { activity.RecordHeartbeat(ctx, details...) }
-}
-
 // SnapshotWorkspace copies the workspace, .git included, into the snapshot
 // directory under an id derived from the plan id and the workspace, so a
 // retry replaces the same snapshot. A workspace over the snapshot limit is
 // a non-retryable ErrSnapshot error.
 func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	id, files, err := a.root.Snapshot(ctx, in.PlanID, in.Workspace, heartbeater(ctx))
+	id, files, err := a.root.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
 	if err != nil {
 		return SnapshotOutput{}, refusal(err)
 	}
@@ -225,7 +215,7 @@ func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (S
 // retries are safe. An unknown snapshot, or one of another workspace, is a
 // non-retryable ErrSnapshot error.
 func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	restored, removed, err := a.root.Restore(ctx, in.SnapshotID, in.Workspace, heartbeater(ctx))
+	restored, removed, err := a.root.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
 	if err != nil {
 		return RestoreOutput{}, refusal(err)
 	}
