@@ -13,6 +13,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/workspace"
 )
 
 // These benchmarks measure the worker side of a step: the LLM client path
@@ -153,7 +154,7 @@ func runTool(b *testing.B, a *activities.Activities, ws, name, args string) acti
 // sandbox checks, the read and the output cap.
 func BenchmarkRunToolReadFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := activities.New(activities.WithWorkspaceRoot(ws))
+	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	want := benchSource(0)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -168,7 +169,7 @@ func BenchmarkRunToolReadFile(b *testing.B) {
 // and the line counts of the change.
 func BenchmarkRunToolWriteFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := activities.New(activities.WithWorkspaceRoot(ws))
+	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	args := [2]string{}
 	for v := range args {
 		raw, err := json.Marshal(map[string]string{"path": "main.go", "content": benchSource(v + 1)})

@@ -14,12 +14,8 @@ import (
 // type and retryability of an activity error only at the top level, so
 // wrapping them would make every failure retryable.
 func (a *Activities) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
-	if a.llm == nil {
-		return llm.Response{}, plan.Usage{}, llm.Fail(llm.ErrConfig, nil,
-			"no LLM is configured: set llm.baseURL, llm.apiKey and llm.model, or use the offline model")
-	}
-	stop := heartbeat.Start(ctx, a.heartbeat, "waiting for the LLM: "+req.Phase)
-	resp, err := a.llm.Complete(ctx, req)
+	stop := heartbeat.Start(ctx, a.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
+	resp, err := a.model().Complete(ctx, req)
 	stop()
 	if err != nil {
 		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)
@@ -39,15 +35,19 @@ func (a *Activities) usage(req llm.Request, resp llm.Response) plan.Usage {
 		model = req.Model
 	}
 	if model == "" {
-		model = a.llmConfig.ModelFor(req.Phase)
+		model = a.LLMConfig.ModelFor(req.Phase)
 	}
 	return a.prices().Price(model, u)
 }
 
-// prices returns the price table, DefaultPricing when none was set.
-func (a *Activities) prices() llm.Pricing {
-	if a.pricing == nil {
-		return llm.DefaultPricing()
+// completeStructured asks for a JSON reply of the given schema, decoded
+// into a T and checked with check (see llm.Structured). With a workspace
+// in ins the model may first inspect it through read-only tools (see
+// inspect); the one repair request offers no tools.
+func completeStructured[T any](ctx context.Context, a *Activities, req llm.Request, ins inspection,
+	schema *llm.JSONSchema, check func(*T) error) (T, plan.Usage, error) {
+	first := func(ctx context.Context, req llm.Request) (llm.Response, []llm.Message, plan.Usage, error) {
+		return a.inspect(ctx, req, ins)
 	}
-	return a.pricing
+	return llm.Structured(ctx, req, schema, first, a.complete, check)
 }

@@ -55,7 +55,7 @@ func (s *scriptLLM) calls() int {
 // newScripted returns Activities over a scriptLLM answering replies.
 func newScripted(replies ...scripted) (*Activities, *scriptLLM) {
 	model := &scriptLLM{replies: replies}
-	return New(WithLLM(model)), model
+	return &Activities{LLM: model}, model
 }
 
 // appError asserts err is an ApplicationError and returns it.

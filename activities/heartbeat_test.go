@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
 
 // runWithHeartbeatTimeout runs fn with in as an activity under a heartbeat
@@ -46,7 +47,7 @@ func runWithHeartbeatTimeout[In, Out any](t *testing.T, timeout time.Duration, f
 func TestLLMCallOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	// The worker's interval (10s) is far above the timeout: only the cap
 	// keeps the call alive.
-	a := New(WithLLM(slowLLM{delay: 900 * time.Millisecond}))
+	a := &Activities{LLM: slowLLM{delay: 900 * time.Millisecond}}
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err, "the call heartbeats at a third of the timeout")
 	assert.Equal(t, "done", out.Summary)
@@ -60,7 +61,7 @@ func TestCommandOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	cfg := tools.DefaultConfig()
 	cfg.AllowCommands = []string{"sleep"}
 	require.Equal(t, tools.DefaultHeartbeatInterval, cfg.HeartbeatInterval, "the configured interval is far above the timeout")
-	a := New(WithWorkspaceRoot(ws), WithTools(tools.Builtin(cfg)))
+	a := &Activities{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: ws}}
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.RunTool,
 		toolCall("", "run_command", `{"command":"sleep","args":["0.9"]}`))
 	require.NoError(t, err, "the command heartbeats at a third of the timeout")

@@ -30,23 +30,15 @@ type inspection struct {
 	stepID    string
 }
 
-// ReadOnlyToolSpecs is a ToolSpecs that can also hand out the specs of
-// its read-only tools, the only ones planning and reflection are offered.
-// The adapter of ToolSpecsOf implements it.
-type ReadOnlyToolSpecs interface {
-	ToolSpecs
-	ReadOnlySpecs() []llm.ToolSpec
-}
-
 // inspectTools returns the specs to offer for an inspection: none without
 // a workspace or with one that cannot be used (the prompt's file listing
-// still applies), else the read-only tools of WithToolSpecs when it can
+// still applies), else the read-only tools of ToolSpecs when it can
 // tell them, else those of the registry RunTool runs.
 func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
-	if _, err := a.root.Resolve(ins.workspace, true); err != nil {
+	if _, err := a.Workspace.Resolve(ins.workspace, true); err != nil {
 		return nil
 	}
 	if ro, ok := a.specs().(ReadOnlyToolSpecs); ok {

@@ -163,7 +163,8 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 func TestOfflineModelLooksBeforeItPlans(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
 	srv := serve(t)
-	a := over(srv, llm.Config{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Count: 2, Revision: 1,
 		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)

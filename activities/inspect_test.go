@@ -17,6 +17,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/workspace"
 )
 
 // calling scripts a reply that calls tools, with fixed usage.
@@ -135,10 +136,10 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 		a    func(llm.Client) *Activities
 		ws   string
 	}{
-		{"no workspace", func(l llm.Client) *Activities { return New(WithLLM(l)) }, ""},
-		{"no workspace under a root", func(l llm.Client) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, ""},
-		{"missing workspace", func(l llm.Client) *Activities { return New(WithLLM(l)) }, filepath.Join(root, "missing")},
-		{"outside the root", func(l llm.Client) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, outside},
+		{"no workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, ""},
+		{"no workspace under a root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, ""},
+		{"missing workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, filepath.Join(root, "missing")},
+		{"outside the root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, outside},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,7 +205,7 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	a := New(WithLLM(&scriptLLM{}))
+	a := &Activities{LLM: &scriptLLM{}}
 	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, 1,
 		[]ToolCall{{Name: "read_file", Arguments: `{"path":"a.go"}`}})
 	require.ErrorIs(t, err, context.Canceled)
@@ -212,12 +213,12 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 
 func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	custom := New(WithToolSpecs(staticSpecs{{Name: "read_file"}, {Name: "write_file"}}))
+	custom := &Activities{ToolSpecs: staticSpecs{{Name: "read_file"}, {Name: "write_file"}}}
 	assert.Equal(t, readOnlyTools, toolNames(custom.inspectTools(inspection{workspace: ws})),
 		"specs that cannot tell read-only tools apart give way to the registry's")
-	assert.Equal(t, readOnlyTools, toolNames(New().inspectTools(inspection{workspace: ws})))
+	assert.Equal(t, readOnlyTools, toolNames((&Activities{}).inspectTools(inspection{workspace: ws})))
 	require.NoError(t, os.RemoveAll(ws))
-	assert.Empty(t, New().inspectTools(inspection{workspace: ws}))
+	assert.Empty(t, (&Activities{}).inspectTools(inspection{workspace: ws}))
 }
 
 func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/workspace"
 )
 
@@ -35,9 +36,9 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
 		reply.ClarifySchema, (*reply.Clarify).Check)
 	if err != nil {
-		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
+		return ClarifyOutput{Usage: usage, Offline: a.Offline}, err
 	}
-	out := ClarifyOutput{Goal: strings.TrimSpace(answer.Goal), Usage: usage, Offline: a.offline}
+	out := ClarifyOutput{Goal: strings.TrimSpace(answer.Goal), Usage: usage, Offline: a.Offline}
 	if out.Goal == "" {
 		out.Goal = in.Task.Goal
 	}
@@ -119,7 +120,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 		content += "\n[the reply stopped at the token limit]"
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
-	res.Output, res.OutputTruncated = boundOutput(content, a.limit())
+	res.Output, res.OutputTruncated = boundOutput(content, a.outputLimit())
 	if res.OutputTruncated {
 		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
 	}
@@ -160,8 +161,8 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 }
 
 // agentData fills the agent templates' data. Iterations count from 1;
-// the cap is the smaller of the input's and the step's, DefaultMaxIterations
-// when neither sets one.
+// the cap is the smaller of the input's and the step's,
+// signals.DefaultMaxIterationsPerStep when neither sets one.
 func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 	it := max(in.Iteration, 1)
 	maxIt := in.MaxIterations
@@ -169,7 +170,7 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 		maxIt = agent.MaxIterations
 	}
 	if maxIt <= 0 {
-		maxIt = DefaultMaxIterations
+		maxIt = signals.DefaultMaxIterationsPerStep
 	}
 	final := it >= maxIt
 	maxIt = max(maxIt, it)
@@ -214,21 +215,4 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		summary = data.Plain()
 	}
 	return SummarizeOutput{Summary: summary, Usage: usage}, nil
-}
-
-// specs returns where tool specs come from: WithToolSpecs, else the tools
-// RunTool runs (WithTools or the built-in default).
-func (a *Activities) specs() ToolSpecs {
-	if a.toolSpecs != nil {
-		return a.toolSpecs
-	}
-	return ToolSpecsOf(a.registry())
-}
-
-// limit returns the step output limit.
-func (a *Activities) limit() int {
-	if a.outputLimit > 0 {
-		return a.outputLimit
-	}
-	return DefaultOutputLimit
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
@@ -40,7 +41,7 @@ func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
 func TestClarifyDirectAnswerAndOffline(t *testing.T) {
 	model := &scriptLLM{replies: []scripted{text(`{"goal":"What is 2+2?","needsPlan":false,"directAnswer":"4"}`),
 		text(`{"goal":"","needsPlan":false}`)}}
-	a := New(WithLLM(model), WithOffline(true))
+	a := &Activities{LLM: model, Offline: true}
 	out, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "What is 2+2?"}})
 	require.NoError(t, err)
 	assert.Equal(t, "4", out.DirectAnswer)
@@ -128,7 +129,7 @@ func TestGenerateOptionsFromLLM(t *testing.T) {
 func TestExecuteLLMStep(t *testing.T) {
 	long := strings.Repeat("x", 10_000)
 	model := &scriptLLM{replies: []scripted{text(long), text("  ")}}
-	a := New(WithLLM(model), WithOutputLimit(1000))
+	a := &Activities{LLM: model, OutputLimit: 1000}
 	temp := 0.2
 	step := plan.Step{ID: "s1", Title: "Explain", Action: plan.ActionLLM, Config: plan.StepConfig{LLM: &plan.LLMConfig{
 		Prompt: "Explain the code", Model: "gpt-4o-mini", Temperature: &temp, MaxTokens: 300, SystemPrompt: "Be brief."}}}
@@ -178,7 +179,7 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	model := &scriptLLM{replies: []scripted{
 		{resp: llm.Response{ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
 		text("done")}}
-	a := New(WithLLM(model), WithToolSpecs(specs))
+	a := &Activities{LLM: model, ToolSpecs: specs}
 	step := plan.Step{ID: "s2", Title: "Edit", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Fix a.go", Tools: []string{"read_file", "write_file"}}}}
 	in := AgentTurnInput{StepInput: StepInput{Context: plan.StepContext{Step: step, Position: 2, Total: 3}},
@@ -221,29 +222,31 @@ func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
 }
 
 func TestNoLLMConfigured(t *testing.T) {
-	for name, a := range map[string]*Activities{
-		"none":    New(),
-		"bad url": New(WithLLMConfig(llm.Config{BaseURL: "ftp://x", Model: "m"})),
+	for name, tt := range map[string]struct {
+		a    *Activities
+		says string
+	}{
+		"none":    {&Activities{}, "no LLM is configured"},
+		"bad url": {&Activities{LLMConfig: llm.Config{BaseURL: "ftp://x", Model: "m"}}, "the LLM is misconfigured"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
+			_, err := tt.a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
 			appErr := appError(t, err)
 			assert.Equal(t, string(llm.ErrConfig), appErr.Type())
 			assert.True(t, appErr.NonRetryable())
+			assert.Contains(t, appErr.Message(), tt.says)
 		})
 	}
 }
 
-func TestWithLLMWinsOverConfig(t *testing.T) {
+func TestLLMWinsOverConfig(t *testing.T) {
 	model := &scriptLLM{}
-	for _, a := range []*Activities{
-		New(WithLLM(model), WithLLMConfig(llm.Config{Model: "m"})),
-		New(WithLLMConfig(llm.Config{Model: "m"}), WithLLM(model)),
-	} {
-		assert.Same(t, model, a.llm)
-	}
-	_, isAdapter := New(WithLLMConfig(llm.Config{Model: "m"})).llm.(*openai.Client)
-	assert.True(t, isAdapter)
+	a := &Activities{LLM: model, LLMConfig: llm.Config{Model: "m"}}
+	assert.Same(t, model, a.model())
+	built := &Activities{LLMConfig: llm.Config{Model: "m"}}
+	_, isAdapter := built.model().(*openai.Client)
+	assert.True(t, isAdapter, "without an LLM the adapter is built from the config")
+	assert.Same(t, built.model(), built.model(), "once")
 }
 
 func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
@@ -267,7 +270,7 @@ func TestAgentIterationCaps(t *testing.T) {
 	}{
 		{"input cap", 2, 5, 0, 5, 3, false},
 		{"step cap is smaller", 2, 5, 3, 3, 1, false},
-		{"no cap", 1, 0, 0, DefaultMaxIterations, DefaultMaxIterations - 1, false},
+		{"no cap", 1, 0, 0, signals.DefaultMaxIterationsPerStep, signals.DefaultMaxIterationsPerStep - 1, false},
 		{"last", 4, 4, 0, 4, 0, true},
 		{"past the cap", 6, 4, 0, 6, 0, true},
 	}

@@ -45,7 +45,8 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 	specs := toolSpecs{{Name: "read_file", Description: "Read a file",
 		Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 		{Name: "write_file", Description: "Write a file"}}
-	a := over(srv, llm.Config{}, activities.WithToolSpecs(specs))
+	a := over(srv, llm.Config{})
+	a.ToolSpecs = specs
 	step := plan.Step{ID: "s1", Title: "Read main", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "What does main.go print?", Tools: []string{"read_file"}}}}
 	in := activities.AgentTurnInput{StepInput: activities.StepInput{
@@ -90,7 +91,8 @@ func TestUsageAndCostAddUp(t *testing.T) {
 		offline.JSONReply(reply.Clarify{Goal: "Add a README", NeedsPlan: true}))
 	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Content: "All done."})
 	prices := llm.Pricing{"priced": {Input: 3, Output: 15}}
-	a := over(srv, llm.Config{Model: "priced-2026"}, activities.WithPricing(prices))
+	a := over(srv, llm.Config{Model: "priced-2026"})
+	a.Pricing = prices
 
 	c, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: plan.Task{Goal: "readme"}})
 	require.NoError(t, err)
@@ -107,7 +109,8 @@ func TestUsageAndCostAddUp(t *testing.T) {
 	assert.InDelta(t, want, total.CostUSD, 1e-12)
 	assert.Positive(t, total.CostUSD)
 
-	unpriced := over(srv, llm.Config{Model: "mystery"}, activities.WithPricing(prices))
+	unpriced := over(srv, llm.Config{Model: "mystery"})
+	unpriced.Pricing = prices
 	u, err := unpriced.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	require.NoError(t, err)
 	assert.Positive(t, u.Usage.TotalTokens)

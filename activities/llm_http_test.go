@@ -30,12 +30,12 @@ func serve(t *testing.T, opts ...offline.ServerOption) *offline.Server {
 }
 
 // over returns Activities whose adapter talks to srv with cfg's settings.
-func over(srv *offline.Server, cfg llm.Config, opts ...activities.Option) *activities.Activities {
+func over(srv *offline.Server, cfg llm.Config) *activities.Activities {
 	cfg.BaseURL = srv.URL()
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
 	}
-	return activities.New(append([]activities.Option{activities.WithLLMConfig(cfg)}, opts...)...)
+	return &activities.Activities{LLMConfig: cfg}
 }
 
 // appErr asserts err is an ApplicationError and returns it.
@@ -118,7 +118,7 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close()) // nothing listens there now
-	a := activities.New(activities.WithLLMConfig(llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"}))
+	a := &activities.Activities{LLMConfig: llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"}}
 	_, err = a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
 	assert.Equal(t, string(llm.ErrNetwork), ae.Type())

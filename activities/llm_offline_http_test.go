@@ -14,7 +14,8 @@ import (
 
 func TestOfflineModelPlansThroughTheAdapter(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, llm.Config{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	task := plan.Task{ID: "wf", Goal: "Add input validation to the signup handler",
 		Context: plan.TaskContext{CurrentFiles: []string{"go.mod", "main.go", "signup.go"}}}
 	c, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: task})
@@ -71,7 +72,8 @@ func runStep(t *testing.T, a *activities.Activities, goal string, p *plan.Plan, 
 
 func TestOfflineModelRunsEveryPhase(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, llm.Config{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	ctx := context.Background()
 	goal := "Add input validation to the signup handler"
 	task := plan.Task{ID: "wf", Goal: goal, Context: plan.TaskContext{CurrentFiles: []string{"go.mod", "signup.go"}}}

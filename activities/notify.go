@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -43,21 +42,6 @@ const (
 	ErrWebhookFailed   = "WebhookFailed"
 )
 
-// notifyDeps are the webhook side of Activities.
-type notifyDeps struct {
-	webhook webhook.Sender
-}
-
-// WithWebhooks sets the webhook URL used when a plan names none (empty: no
-// webhook unless the plan names one), the secret that signs every body
-// (empty: bodies are not signed) and the HTTP client (nil: one with a
-// webhook.DefaultTimeout timeout that does not follow redirects).
-func WithWebhooks(defaultURL, secret string, client *http.Client) Option {
-	return func(a *Activities) {
-		a.webhook = webhook.Sender{URL: defaultURL, Secret: secret, Client: client}
-	}
-}
-
 // NotifyInput asks to deliver one event. The workflow sets At and
 // IdempotencyKey deterministically (for example "<workflowID>/<event>/<seq>"),
 // so every retry sends the same body under the same key.
@@ -91,10 +75,10 @@ type NotifyOutput struct {
 // 408, 429 or network failure a retryable ErrWebhookFailed one (honouring
 // Retry-After). Errors never quote the URL, which may hold a token.
 func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, error) {
-	if in.URL == "" && a.webhook.URL == "" {
+	if in.URL == "" && a.Webhook.URL == "" {
 		return NotifyOutput{NoReceiver: true}, nil
 	}
-	code, err := a.webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
+	code, err := a.Webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
 	if err != nil {
 		return NotifyOutput{StatusCode: code}, deliveryError(err)
 	}

@@ -96,7 +96,7 @@ func stepInput(url string) activities.NotifyInput {
 
 func TestNotifyPostsASignedBody(t *testing.T) {
 	r := newReceiver(t)
-	a := activities.New(activities.WithWebhooks("", testSecret, nil))
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
 	out, err := notify(t, a, stepInput(r.URL+"/hooks/plan"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{Sent: true, StatusCode: http.StatusOK}, out)
@@ -116,7 +116,7 @@ func TestNotifyPostsASignedBody(t *testing.T) {
 
 func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 	r := newReceiver(t)
-	a := activities.New(activities.WithWebhooks(r.URL, "", nil))
+	a := &activities.Activities{Webhook: webhook.Sender{URL: r.URL}}
 	in := stepInput("")
 	in.IdempotencyKey = ""
 	out, err := notify(t, a, in)
@@ -130,14 +130,14 @@ func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 }
 
 func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
-	out, err := notify(t, activities.New(), stepInput(""))
+	out, err := notify(t, &activities.Activities{}, stepInput(""))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{NoReceiver: true}, out, "the workflow stops scheduling deliveries")
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	r := newReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
-	a := activities.New(activities.WithWebhooks("", testSecret, nil))
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
 	in := stepInput(r.URL)
 
 	// The test environment does not retry: each call stands for one attempt.
@@ -164,7 +164,7 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
 	r := newReceiver(t, http.StatusBadRequest)
 	for _, url := range []string{r.URL, "ftp://127.0.0.1/x?token=topsecret"} {
-		out, err := notify(t, activities.New(), stepInput(url))
+		out, err := notify(t, &activities.Activities{}, stepInput(url))
 		ae := appErr(t, err)
 		assert.True(t, ae.NonRetryable(), url)
 		assert.Equal(t, activities.ErrWebhookRejected, ae.Type(), url)
@@ -178,7 +178,7 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	in := stepInput(r.URL)
 	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
-	_, err := notify(t, activities.New(), in)
+	_, err := notify(t, &activities.Activities{}, in)
 	require.NoError(t, err)
 
 	var body webhook.Body

@@ -8,27 +8,22 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/workspace"
-)
-
-// Option counts: the default and the most one request may ask for.
-const (
-	DefaultOptionCount = 3
-	MaxOptionCount     = 5
 )
 
 // TemplateAuto in OptionsInput.Template lets the goal's task type choose
 // a template.
 const TemplateAuto = "auto"
 
-// optionCount clamps a requested option count to 1..MaxOptionCount, zero
-// meaning the default.
+// optionCount clamps a requested option count to 1..signals.MaxOptionCount,
+// zero meaning signals.DefaultOptionCount.
 func optionCount(n int) int {
 	switch {
 	case n <= 0:
-		return DefaultOptionCount
-	case n > MaxOptionCount:
-		return MaxOptionCount
+		return signals.DefaultOptionCount
+	case n > signals.MaxOptionCount:
+		return signals.MaxOptionCount
 	}
 	return n
 }
@@ -130,5 +125,5 @@ func (a *Activities) estimate(p *plan.Plan) {
 		}
 	}
 	p.Estimates.Tokens = tokens
-	p.Estimates.CostUSD = a.prices().Cost(a.llmConfig.ModelFor(PhaseExecute), tokens*3/4, tokens/4)
+	p.Estimates.CostUSD = a.prices().Cost(a.LLMConfig.ModelFor(PhaseExecute), tokens*3/4, tokens/4)
 }

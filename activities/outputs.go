@@ -2,33 +2,11 @@ package activities
 
 import (
 	"context"
-	"strings"
 
 	"go.temporal.io/sdk/activity"
 
 	"github.com/planmode/planmode/outputs"
 )
-
-// outputDeps holds the output store; nil keeps no full outputs.
-type outputDeps struct {
-	outputs *outputs.Store
-}
-
-// WithOutputStore keeps the whole of every output that is truncated for
-// workflow history in a file under dir, and puts the file's absolute path
-// in the result's OutputRef. An empty dir keeps nothing, as does leaving
-// the option out. With several workers dir should be a shared volume
-// mounted at the same path on each, so that every ref can be read
-// wherever the plan is looked at.
-func WithOutputStore(dir string) Option {
-	return func(a *Activities) {
-		if strings.TrimSpace(dir) == "" {
-			a.outputs = nil
-			return
-		}
-		a.outputs = outputs.New(dir)
-	}
-}
 
 // outputNameFor names an output of step stepID. Inside an activity the
 // folder is the workflow id and the sequence the activity id with the
@@ -52,10 +30,10 @@ func outputNameFor(ctx context.Context, planID, stepID string, kind outputs.Kind
 // path, or "" when no store is configured or the file cannot be written:
 // the truncated output stands either way, and a failure is logged.
 func (a *Activities) keepOutput(ctx context.Context, n outputs.Name, text string) string {
-	if a.outputs == nil {
+	if a.Outputs == nil {
 		return ""
 	}
-	ref, err := a.outputs.Save(n, text)
+	ref, err := a.Outputs.Save(n, text)
 	if err != nil {
 		logOutputError(ctx, err)
 		return ""

@@ -117,7 +117,7 @@ func TestLongCallHeartbeatsInsideAnActivity(t *testing.T) {
 			beats <- d
 		}
 	})
-	a := New(WithLLM(slowLLM{delay: 200 * time.Millisecond}), WithHeartbeatInterval(20*time.Millisecond))
+	a := &Activities{LLM: slowLLM{delay: 200 * time.Millisecond}, HeartbeatInterval: 20 * time.Millisecond}
 	env.RegisterActivity(a.Summarize)
 	val, err := env.ExecuteActivity(a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err)

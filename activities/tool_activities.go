@@ -5,79 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/planmode/planmode/internal/heartbeat"
-	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
-	"github.com/planmode/planmode/workspace"
 )
-
-// toolDeps are the tool side's dependencies.
-type toolDeps struct {
-	tools *tools.Registry
-	// root confines the workspaces and keeps their snapshots.
-	root workspace.Root
-	// toolOutputLimit caps ToolOutput.Output; zero means
-	// tools.DefaultMaxOutputBytes.
-	toolOutputLimit int
-}
-
-// WithTools sets the tools RunTool runs, and offers their specs to agent
-// turns and planning prompts unless WithToolSpecs set others. The default
-// is tools.Builtin(tools.DefaultConfig()): no commands allowed.
-func WithTools(reg *tools.Registry) Option {
-	return func(a *Activities) { a.tools = reg }
-}
-
-// WithWorkspaceRoot confines every workspace to root: a plan's workspace
-// must lie inside it (a relative one is taken relative to it) and an empty
-// one means root itself. Without it a plan must name its workspace.
-func WithWorkspaceRoot(root string) Option {
-	return func(a *Activities) { a.root.Dir = root }
-}
-
-// WithSnapshotDir sets where workspace snapshots are kept. The default is
-// planmode/snapshots in the user's cache directory, or in the temporary
-// directory when there is none. It must not overlap a workspace.
-func WithSnapshotDir(dir string) Option {
-	return func(a *Activities) { a.root.SnapshotDir = dir }
-}
-
-// WithSnapshotLimit sets the largest workspace, in bytes, that
-// SnapshotWorkspace copies. Default workspace.DefaultSnapshotLimit
-// (200 MiB).
-func WithSnapshotLimit(bytes int64) Option {
-	return func(a *Activities) { a.root.SnapshotLimit = bytes }
-}
-
-// WithToolOutputLimit caps the output RunTool returns, in bytes; longer
-// output keeps its head and tail. Default tools.DefaultMaxOutputBytes.
-func WithToolOutputLimit(n int) Option {
-	return func(a *Activities) { a.toolOutputLimit = n }
-}
-
-// ToolSpecsOf adapts a tool registry to ToolSpecs for the LLM side.
-func ToolSpecsOf(reg *tools.Registry) ToolSpecs { return registrySpecs{reg} }
-
-// registrySpecs hands out a registry's specs as ToolSpec values.
-type registrySpecs struct{ reg *tools.Registry }
-
-// Specs returns the named tools' specs; nil or empty names return all.
-func (r registrySpecs) Specs(names []string) []llm.ToolSpec { return toToolSpecs(r.reg.Specs(names)) }
-
-// ReadOnlySpecs returns the specs of the tools planning and reflection may
-// use.
-func (r registrySpecs) ReadOnlySpecs() []llm.ToolSpec { return toToolSpecs(r.reg.ReadOnlySpecs()) }
-
-func toToolSpecs(specs []tools.Spec) []llm.ToolSpec {
-	out := make([]llm.ToolSpec, len(specs))
-	for i, s := range specs {
-		out[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
-	}
-	return out
-}
 
 // RunTool runs one tool call in the workspace. A tool that runs but fails
 // — a missing file, a non-zero exit, a path that leaves the workspace, bad
@@ -98,7 +30,7 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	ws, err := a.root.Resolve(in.Workspace, true)
+	ws, err := a.Workspace.Resolve(in.Workspace, true)
 	if err != nil {
 		return ToolOutput{}, refusal(err)
 	}
@@ -134,10 +66,10 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 // returns nil when there is no output store or the call is read-only
 // workspace inspection, whose output never reaches workflow history.
 func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File {
-	if a.outputs == nil || in.ReadOnly {
+	if a.Outputs == nil || in.ReadOnly {
 		return nil
 	}
-	return a.outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
+	return a.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
 }
 
 // keepToolOutput puts the whole output of a truncated call in place and
@@ -162,7 +94,7 @@ func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, tru
 
 // toolOutput converts a tool's result, capping its output.
 func (a *Activities) toolOutput(res tools.Result) ToolOutput {
-	limit := a.toolOutputLimit
+	limit := a.ToolOutputLimit
 	if limit <= 0 {
 		limit = tools.DefaultMaxOutputBytes
 	}
@@ -177,47 +109,10 @@ func (a *Activities) toolOutput(res tools.Result) ToolOutput {
 	}
 }
 
-// defaultTools is the registry used without WithTools, built once because
-// activities run concurrently.
-var defaultTools = sync.OnceValue(func() *tools.Registry { return tools.Builtin(tools.DefaultConfig()) })
-
-// registry returns the configured tools or the built-in default.
-func (a *Activities) registry() *tools.Registry {
-	if a.tools == nil {
-		return defaultTools()
-	}
-	return a.tools
-}
-
 // usableTools names the tools a call may use.
 func (a *Activities) usableTools(readOnly bool) []string {
 	if readOnly {
 		return a.registry().ReadOnlyNames()
 	}
 	return a.registry().Names()
-}
-
-// SnapshotWorkspace copies the workspace, .git included, into the snapshot
-// directory under an id derived from the plan id and the workspace, so a
-// retry replaces the same snapshot. A workspace over the snapshot limit is
-// a non-retryable ErrSnapshot error.
-func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	id, files, err := a.root.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
-	if err != nil {
-		return SnapshotOutput{}, refusal(err)
-	}
-	return SnapshotOutput{SnapshotID: id, Files: files}, nil
-}
-
-// RestoreWorkspace makes the workspace equal to the snapshot: files
-// modified or deleted since are put back (Restored), files created since
-// are removed (Removed), both sorted. Running it again changes nothing, so
-// retries are safe. An unknown snapshot, or one of another workspace, is a
-// non-retryable ErrSnapshot error.
-func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	restored, removed, err := a.root.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
-	if err != nil {
-		return RestoreOutput{}, refusal(err)
-	}
-	return RestoreOutput{Restored: restored, Removed: removed}, nil
 }

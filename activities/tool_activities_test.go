@@ -20,6 +20,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
 
 // toolWorkspace returns a real (symlink-free) temporary directory holding
@@ -54,7 +55,7 @@ func requireAppError(t *testing.T, err error, typ string, msg string) {
 
 func TestRunToolWritesAndReads(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	out, err := a.RunTool(context.Background(), toolCall("", "write_file", `{"path":"src/a.go","content":"package a\n"}`))
 	require.NoError(t, err)
 	assert.True(t, out.Success, out.Error)
@@ -68,7 +69,7 @@ func TestRunToolWritesAndReads(t *testing.T) {
 
 func TestRunToolFailuresAreOutputs(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	tests := []struct {
 		name string
 		in   ToolInput
@@ -102,7 +103,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 
 func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	for _, call := range []ToolCall{
 		{Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
 		{Name: "delete_file", Arguments: `{"path":"a.txt"}`},
@@ -128,7 +129,7 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 	root := toolWorkspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
 	outside := toolWorkspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
-	a := New(WithWorkspaceRoot(root))
+	a := &Activities{Workspace: workspace.Root{Dir: root}}
 
 	tests := []struct {
 		name, ws string
@@ -156,9 +157,9 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 		})
 	}
 
-	_, err := New().RunTool(context.Background(), toolCall("", "list_files", `{}`))
+	_, err := (&Activities{}).RunTool(context.Background(), toolCall("", "list_files", `{}`))
 	requireAppError(t, err, ErrWorkspace, "no workspace")
-	out, err := New().RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
+	out, err := (&Activities{}).RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
 	require.NoError(t, err, "without a root any workspace is accepted")
 	assert.Equal(t, "secret.txt", out.Output)
 }
@@ -192,7 +193,7 @@ func customTools(t *testing.T) *tools.Registry {
 
 func TestRunToolErrorMapping(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithTools(customTools(t)), WithToolOutputLimit(100))
+	a := &Activities{Tools: customTools(t), ToolOutputLimit: 100}
 
 	_, err := a.RunTool(context.Background(), toolCall(ws, "fault", ``))
 	require.Error(t, err, "a worker fault fails the activity")
@@ -216,7 +217,7 @@ func TestRunToolErrorMapping(t *testing.T) {
 
 func TestRunToolHeartbeatsInActivity(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithTools(customTools(t)))
+	a := &Activities{Tools: customTools(t)}
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(a.RunTool)
@@ -242,7 +243,7 @@ func TestRunToolHeartbeatsInActivity(t *testing.T) {
 
 func TestWithToolsOffersSpecs(t *testing.T) {
 	reg := tools.Builtin(tools.DefaultConfig())
-	a := New(WithTools(reg))
+	a := &Activities{Tools: reg}
 	offered := a.specs()
 	require.NotNil(t, offered)
 	specs := offered.Specs([]string{"read_file", "nope"})
@@ -254,23 +255,23 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 
-	custom := New(WithToolSpecs(ToolSpecsOf(tools.NewRegistry())), WithTools(reg))
+	custom := &Activities{ToolSpecs: ToolSpecsOf(tools.NewRegistry()), Tools: reg}
 	assert.Empty(t, custom.specs().Specs(nil), "WithToolSpecs keeps precedence")
 }
 
 func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
-	_, err := New(WithSnapshotDir(t.TempDir()), WithSnapshotLimit(1024)).
+	_, err := (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
-	_, err = New(WithWorkspaceRoot(toolWorkspace(t, nil)), WithSnapshotDir(t.TempDir())).
+	_, err = (&Activities{Workspace: workspace.Root{Dir: toolWorkspace(t, nil), SnapshotDir: t.TempDir()}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
-	_, err = New(WithSnapshotDir(t.TempDir())).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
+	_, err = (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
 	requireAppError(t, err, ErrSnapshot, "invalid snapshot id")
 
-	a := New(WithSnapshotDir(t.TempDir()))
+	a := &Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}
 	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	require.NoError(t, err)
 	assert.Equal(t, 1, snap.Files)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
@@ -52,8 +51,9 @@ func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshot
 		Workspace: config.Workspace{Root: root},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
-	planworker.Register(w, cfg, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, true,
-		activities.WithSnapshotDir(snapshots))
+	a := planworker.NewActivities(cfg, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, true)
+	a.Workspace.SnapshotDir = snapshots
+	planworker.Register(w, a)
 }
 
 // copyDemoWorkspace copies demo/workspace into a fresh folder.

@@ -34,11 +34,11 @@ func offlineActivities(t *testing.T) (*activities.Activities, *offline.Server) {
 	t.Helper()
 	srv := offline.New()
 	t.Cleanup(srv.Close)
-	a := activities.New(
-		activities.WithLLMConfig(llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}),
-		activities.WithTools(tools.Builtin(tools.DefaultConfig())),
-		activities.WithOffline(true),
-	)
+	a := &activities.Activities{
+		LLMConfig: llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel},
+		Tools:     tools.Builtin(tools.DefaultConfig()),
+		Offline:   true,
+	}
 	return a, srv
 }
 

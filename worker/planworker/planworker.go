@@ -5,42 +5,50 @@
 package planworker
 
 import (
+	"strings"
+
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/workflows"
+	"github.com/planmode/planmode/workspace"
 )
 
-// Register registers the PlanMode workflow under the contract's type name
-// and the activities built by NewActivities on w.
-func Register(w sdkworker.Registry, cfg config.Config, model llm.Config, offline bool, opts ...activities.Option) {
+// Register registers on w the PlanMode workflow under the contract's type
+// name and the activities of a (see NewActivities).
+func Register(w sdkworker.Registry, a *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(NewActivities(cfg, model, offline, opts...))
+	w.RegisterActivity(a)
 }
 
 // NewActivities builds the activities from the configuration: the LLM side
-// on model (offline when the offline model answers), the built-in tools
-// confined to workspace.root with the configured command allowlist and
-// limits, the webhooks, and the folder that keeps the whole of truncated
-// outputs (none when outputs.dir is empty). opts come last, so they may
-// set what the configuration does not say (a test's snapshot folder).
-func NewActivities(cfg config.Config, model llm.Config, offline bool, opts ...activities.Option) *activities.Activities {
-	base := []activities.Option{
-		activities.WithLLMConfig(model),
-		activities.WithPricing(pricing(cfg.LLM)),
-		activities.WithOffline(offline),
-		activities.WithTools(tools.Builtin(toolsConfig(cfg.Tools))),
-		activities.WithWorkspaceRoot(cfg.Workspace.Root),
-		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
-		activities.WithWebhooks(cfg.Notify.WebhookURL, cfg.Notify.WebhookSecret, nil),
-		activities.WithOutputStore(cfg.Outputs.Dir),
+// on model (offline when the offline model answers) with the configured
+// prices, the built-in tools confined to workspace.root with the
+// configured command allowlist and limits, the webhooks, and the folder
+// that keeps the whole of truncated outputs (none when outputs.dir is
+// empty). A caller may set what the configuration does not say (a test's
+// snapshot folder) on the result before registering it.
+func NewActivities(cfg config.Config, model llm.Config, offline bool) *activities.Activities {
+	a := &activities.Activities{
+		LLMConfig:       model,
+		Pricing:         pricing(cfg.LLM),
+		Offline:         offline,
+		Tools:           tools.Builtin(toolsConfig(cfg.Tools)),
+		ToolOutputLimit: cfg.Tools.MaxOutputBytes,
+		Workspace:       workspace.Root{Dir: cfg.Workspace.Root},
+		Webhook:         webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret},
 	}
-	return activities.New(append(base, opts...)...)
+	if strings.TrimSpace(cfg.Outputs.Dir) != "" {
+		a.Outputs = outputs.New(cfg.Outputs.Dir)
+	}
+	return a
 }
 
 // LLMConfig maps the configuration onto the adapter's.
