@@ -241,7 +241,7 @@ func TestRunToolHeartbeatsInActivity(t *testing.T) {
 	assert.Equal(t, []string{"working"}, beats)
 }
 
-func TestWithToolsOffersSpecs(t *testing.T) {
+func TestToolsAreOfferedAsSpecs(t *testing.T) {
 	reg := tools.Builtin(tools.DefaultConfig())
 	a := &Activities{Tools: reg}
 	offered := a.specs()
@@ -256,7 +256,7 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 
 	custom := &Activities{ToolSpecs: ToolSpecsOf(tools.NewRegistry()), Tools: reg}
-	assert.Empty(t, custom.specs().Specs(nil), "WithToolSpecs keeps precedence")
+	assert.Empty(t, custom.specs().Specs(nil), "ToolSpecs keeps precedence")
 }
 
 func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {

@@ -31,7 +31,7 @@ func TestSafeName(t *testing.T) {
 	assert.NotEqual(t, safeName("a/b"), safeName("a:b"))
 }
 
-func TestOutputStorePathsStayInside(t *testing.T) {
+func TestPathsStayInside(t *testing.T) {
 	s := New("relative/outputs")
 	require.True(t, filepath.IsAbs(s.Dir()))
 	p := s.path(Name{Run: "../../etc", Step: "../passwd", Kind: KindTool, Seq: "/x"})

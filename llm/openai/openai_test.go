@@ -91,7 +91,7 @@ func TestOpenAIAzure(t *testing.T) {
 	assert.Empty(t, (*got)[0].header.Get("Authorization"))
 }
 
-func TestNewOpenAIRefusesBadConfig(t *testing.T) {
+func TestNewRefusesBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  llm.Config
