@@ -4,5 +4,7 @@
 // [Sender] that delivers a body and classifies the answer as delivered,
 // worth retrying or refused.
 //
-// Receivers import only this package; it does not depend on Temporal.
+// It uses no Temporal API itself: a failed delivery is an [Error] that
+// says whether a retry can help, and the Notify activity turns it into
+// Temporal's error.
 package webhook
