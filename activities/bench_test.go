@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/workspace"
 )
 
 // These benchmarks measure the worker side of a step: the LLM client path
@@ -70,7 +72,7 @@ func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan) {
 // overhead of the client path, with no model time in it.
 func BenchmarkExecuteLLMStepOffline(b *testing.B) {
 	srv := benchServer(b)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	p := llmPlan(8)
 	runLLMPlan(b, a, p) // warm the connection and the templates
 	in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, "s5")}
@@ -96,7 +98,7 @@ func BenchmarkPromptTokensPerPlan(b *testing.B) {
 	for _, n := range []int{8, 16, 32, 50} {
 		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
 			srv := benchServer(b)
-			a := over(srv, activities.LLMConfig{})
+			a := over(srv, llm.Config{})
 			fixture := llmPlan(n)
 			b.ReportAllocs()
 			tokens := 0
@@ -152,7 +154,7 @@ func runTool(b *testing.B, a *activities.Activities, ws, name, args string) acti
 // sandbox checks, the read and the output cap.
 func BenchmarkRunToolReadFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := activities.New(activities.WithWorkspaceRoot(ws))
+	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	want := benchSource(0)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -167,7 +169,7 @@ func BenchmarkRunToolReadFile(b *testing.B) {
 // and the line counts of the change.
 func BenchmarkRunToolWriteFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := activities.New(activities.WithWorkspaceRoot(ws))
+	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	args := [2]string{}
 	for v := range args {
 		raw, err := json.Marshal(map[string]string{"path": "main.go", "content": benchSource(v + 1)})

@@ -1,231 +1,45 @@
 package activities
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"math"
-	"net"
-	"net/http"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/workspace"
 )
 
-// ErrorType is the type of the temporal.ApplicationError an LLM failure
-// becomes. Workflows and retry policies match on it.
-type ErrorType string
-
-// Error types. Auth, bad request, not found, context length, quota, config
-// and malformed output are non-retryable: a retry cannot fix them. The
-// others are retryable.
+// Types of the ApplicationErrors the activities return besides the LLM's
+// (llm.ErrorType). All are non-retryable: a retry cannot fix them.
 const (
-	ErrAuth            ErrorType = "LLMAuthError"
-	ErrBadRequest      ErrorType = "LLMBadRequest"
-	ErrNotFound        ErrorType = "LLMNotFound"
-	ErrContextLength   ErrorType = "LLMContextLength"
-	ErrQuota           ErrorType = "LLMQuotaExceeded"
-	ErrConfig          ErrorType = "LLMConfigError"
-	ErrRateLimited     ErrorType = "LLMRateLimited"
-	ErrServer          ErrorType = "LLMServerError"
-	ErrTimeout         ErrorType = "LLMTimeout"
-	ErrNetwork         ErrorType = "LLMNetworkError"
-	ErrInvalidResponse ErrorType = "LLMInvalidResponse"
-	ErrUnknown         ErrorType = "LLMError"
-	// ErrMalformedOutput is a reply that did not parse or validate even
-	// after one repair request.
-	ErrMalformedOutput ErrorType = "MalformedLLMOutput"
 	// ErrUnknownTemplate is a plan template name that does not exist.
-	ErrUnknownTemplate ErrorType = "UnknownTemplate"
+	ErrUnknownTemplate = "UnknownTemplate"
+	// ErrWorkspace is a workspace that is missing, not a directory or
+	// outside the worker's workspace root.
+	ErrWorkspace = "WorkspaceRejected"
+	// ErrSnapshot is a snapshot that cannot be taken (too large) or
+	// restored (unknown id, another workspace's snapshot).
+	ErrSnapshot = "SnapshotError"
 )
 
-// ProviderError is an error answer of an LLM provider, as an adapter
-// reports it: the HTTP status, the provider's error code, type and message,
-// the model asked for and the Retry-After the response carried.
-type ProviderError struct {
-	StatusCode int
-	Code       string
-	Type       string
-	Message    string
-	Model      string
-	// RetryAfter is the wait the provider asked for; zero when none.
-	RetryAfter time.Duration
-}
-
-// Error returns the status and the provider's message.
-func (e *ProviderError) Error() string {
-	return fmt.Sprintf("LLM provider answered %d %s: %s", e.StatusCode, http.StatusText(e.StatusCode), e.Message)
-}
-
-// ClassifyError turns an error of an LLM call into a temporal
-// ApplicationError whose type says what went wrong and whose retryability
-// says whether another attempt can help. Errors that already are
-// ApplicationErrors, and cancellation of the caller's context, are returned
-// as they are; nil stays nil.
-func ClassifyError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) || errors.Is(err, context.Canceled) {
-		return err
-	}
-	var pe *ProviderError
-	if errors.As(err, &pe) {
-		return classifyProvider(pe)
-	}
-	return classifyTransport(err)
-}
-
-// classifyProvider maps an HTTP error answer by status and code.
-func classifyProvider(pe *ProviderError) error {
-	model := pe.Model
-	switch {
-	case isContextLength(pe):
-		return fail(ErrContextLength, pe, fmt.Sprintf(
-			"the prompt is longer than model %q accepts: use a model with a larger context window (llm.model) "+
-				"or shorten the step's prompt", model))
-	case pe.StatusCode == http.StatusUnauthorized:
-		return fail(ErrAuth, pe, "the LLM provider rejected the API key: check llm.apiKey")
-	case pe.StatusCode == http.StatusForbidden:
-		return fail(ErrAuth, pe, fmt.Sprintf(
-			"the LLM provider refused access to model %q: check llm.apiKey and its permissions", model))
-	case isContentFilter(pe):
-		return fail(ErrBadRequest, pe, fmt.Sprintf(
-			"the LLM provider's content filter refused the prompt for model %q: reword the goal or step prompt, "+
-				"or relax the deployment's content filter", model))
-	case pe.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(pe.Code+pe.Message), "deployment"):
-		return fail(ErrNotFound, pe, fmt.Sprintf(
-			"Azure deployment %q not found: llm.model must name a deployment of the resource in llm.baseURL "+
-				"(a deployment created minutes ago may not be ready yet)", model))
-	case pe.StatusCode == http.StatusNotFound:
-		if strings.Contains(strings.ToLower(pe.Message+pe.Code), "model") {
-			return fail(ErrNotFound, pe, fmt.Sprintf("model %q not found: check llm.model", model))
-		}
-		return fail(ErrNotFound, pe, "the LLM endpoint was not found: check llm.baseURL (it usually ends in /v1)")
-	case pe.StatusCode == http.StatusTooManyRequests && pe.Code == "insufficient_quota":
-		return fail(ErrQuota, pe, "the LLM account has no quota left: check the provider's billing")
-	case pe.StatusCode == http.StatusTooManyRequests:
-		return retry(ErrRateLimited, pe, "the LLM provider is rate limiting", pe.RetryAfter)
-	case pe.StatusCode == http.StatusRequestTimeout || pe.StatusCode == http.StatusConflict:
-		return retry(ErrTimeout, pe, "the LLM provider gave up on the request", pe.RetryAfter)
-	case pe.StatusCode >= 500:
-		return retry(ErrServer, pe, "the LLM provider failed", pe.RetryAfter)
-	case pe.StatusCode >= 400:
-		return fail(ErrBadRequest, pe, fmt.Sprintf(
-			"the LLM provider rejected the request for model %q: check llm.model, llm.temperature and "+
-				"llm.jsonSchema", model))
-	}
-	return retry(ErrInvalidResponse, pe, "the LLM provider answered with an unexpected status", pe.RetryAfter)
-}
-
-// isContentFilter reports whether a 400 is a content filter's refusal
-// (Azure OpenAI's content_filter and ResponsibleAIPolicyViolation codes),
-// which no change of model or temperature fixes.
-func isContentFilter(pe *ProviderError) bool {
-	if pe.StatusCode != http.StatusBadRequest {
-		return false
-	}
-	code := strings.ToLower(pe.Code)
-	return code == "content_filter" || code == "responsibleaipolicyviolation" ||
-		strings.Contains(strings.ToLower(pe.Message), "content management policy")
-}
-
-// isContextLength reports whether the provider said the prompt is too long.
-func isContextLength(pe *ProviderError) bool {
-	if pe.Code == "context_length_exceeded" || pe.StatusCode == http.StatusRequestEntityTooLarge {
-		return true
-	}
-	msg := strings.ToLower(pe.Message)
-	return strings.Contains(msg, "maximum context length") || strings.Contains(msg, "context window") ||
-		strings.Contains(msg, "context length")
-}
-
-// classifyTransport maps errors that never reached an HTTP answer.
-func classifyTransport(err error) error {
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return retry(ErrTimeout, err, "the LLM call timed out", 0)
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return retry(ErrTimeout, err, "the LLM call timed out (llm.requestTimeout)", 0)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return retry(ErrNetwork, err, "cannot connect to the LLM provider: check llm.baseURL", 0)
-	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return retry(ErrNetwork, err, "the connection to the LLM provider failed", 0)
-	}
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return retry(ErrInvalidResponse, err, "the LLM provider's answer is not valid JSON", 0)
-	}
-	return retry(ErrUnknown, err, "the LLM call failed", 0)
-}
-
-// fail returns a non-retryable ApplicationError.
-func fail(t ErrorType, cause error, msg string) error {
-	return temporal.NewApplicationErrorWithOptions(msg, string(t), temporal.ApplicationErrorOptions{
+// fail returns a non-retryable ApplicationError of type typ.
+func fail(typ string, cause error, msg string) error {
+	return temporal.NewApplicationErrorWithOptions(msg, typ, temporal.ApplicationErrorOptions{
 		NonRetryable: true,
 		Cause:        cause,
 	})
 }
 
-// retry returns a retryable ApplicationError that asks Temporal to wait
-// delay before the next attempt when delay is positive.
-func retry(t ErrorType, cause error, msg string, delay time.Duration) error {
-	return temporal.NewApplicationErrorWithOptions(msg, string(t), temporal.ApplicationErrorOptions{
-		Cause:          cause,
-		NextRetryDelay: delay,
-	})
-}
-
-// MaxRetryAfter caps the wait a provider may ask for: a Retry-After of
-// hours (a daily quota) would otherwise park the activity silently; after
-// this long the next attempt asks again.
-const MaxRetryAfter = 10 * time.Minute
-
-// ParseRetryAfter reads how long a provider asks to wait: the
-// "retry-after-ms" header (OpenAI's), or "Retry-After" in seconds or as an
-// HTTP date relative to now, capped at MaxRetryAfter. It returns zero when
-// there is none or it cannot be read (NaN, infinities and negative values
-// included).
-func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
-		if d, ok := parseWait(ms, time.Millisecond); ok {
-			return d
-		}
+// refusal turns a refusal of the workspace package into the non-retryable
+// ApplicationError of its kind (ErrWorkspace, ErrSnapshot). Other errors
+// are faults of the worker, returned as they are for Temporal to retry.
+func refusal(err error) error {
+	var r *workspace.Refusal
+	if !errors.As(err, &r) {
+		return err
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
+	typ := ErrWorkspace
+	if errors.Is(r.Kind, workspace.ErrSnapshot) {
+		typ = ErrSnapshot
 	}
-	if d, ok := parseWait(v, time.Second); ok {
-		return d
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		if d := at.Sub(now); d > 0 {
-			return min(d, MaxRetryAfter)
-		}
-	}
-	return 0
-}
-
-// parseWait reads a positive number of units, capped at MaxRetryAfter; ok
-// is false when v is not a positive number. Converting a float
-// beyond the int64 range to a Duration gives a meaningless value, so the
-// cap applies before the conversion.
-func parseWait(v string, unit time.Duration) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(v, 64)
-	switch {
-	case err != nil || math.IsNaN(f) || f <= 0:
-		return 0, false
-	case f >= float64(MaxRetryAfter/unit):
-		return MaxRetryAfter, true
-	}
-	return time.Duration(f * float64(unit)), true
+	return fail(typ, r.Err, r.Msg)
 }

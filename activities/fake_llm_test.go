@@ -3,7 +3,12 @@ package activities
 import (
 	"context"
 	"sync"
+	"testing"
 
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -12,28 +17,28 @@ import (
 type scriptLLM struct {
 	mu       sync.Mutex
 	replies  []scripted
-	requests []Request
+	requests []llm.Request
 }
 
 // scripted is one answer of a scriptLLM: a reply or an error.
 type scripted struct {
-	resp Response
+	resp llm.Response
 	err  error
 }
 
 // text scripts a plain reply with fixed usage.
 func text(content string) scripted {
-	return scripted{resp: Response{Content: content, Model: "gpt-4o",
+	return scripted{resp: llm.Response{Content: content, Model: "gpt-4o",
 		Usage: plan.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}}}
 }
 
 // Complete returns the next scripted answer.
-func (s *scriptLLM) Complete(_ context.Context, req Request) (Response, error) {
+func (s *scriptLLM) Complete(_ context.Context, req llm.Request) (llm.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
 	if len(s.replies) == 0 {
-		return Response{Content: "{}"}, nil
+		return llm.Response{Content: "{}"}, nil
 	}
 	r := s.replies[0]
 	s.replies = s.replies[1:]
@@ -49,6 +54,14 @@ func (s *scriptLLM) calls() int {
 
 // newScripted returns Activities over a scriptLLM answering replies.
 func newScripted(replies ...scripted) (*Activities, *scriptLLM) {
-	llm := &scriptLLM{replies: replies}
-	return New(WithLLM(llm)), llm
+	model := &scriptLLM{replies: replies}
+	return &Activities{LLM: model}, model
+}
+
+// appError asserts err is an ApplicationError and returns it.
+func appError(t *testing.T, err error) *temporal.ApplicationError {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, err, &appErr)
+	return appErr
 }

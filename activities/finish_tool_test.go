@@ -9,11 +9,12 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
 
 func TestRunToolFinishPlanAsksToExit(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": "package cart\n"})
-	a := activities.New(activities.WithWorkspaceRoot(ws))
+	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	call := func(args string, readOnly bool) activities.ToolOutput {
 		t.Helper()
 		out, err := a.RunTool(context.Background(), activities.ToolInput{PlanID: "p1", StepID: "s2", ReadOnly: readOnly,

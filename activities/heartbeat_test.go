@@ -13,30 +13,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
-
-func TestHeartbeatIntervalFollowsTheTimeout(t *testing.T) {
-	tests := []struct {
-		name       string
-		configured time.Duration
-		limit      time.Duration
-		want       time.Duration
-	}{
-		{name: "no timeout keeps the configured interval", configured: 10 * time.Second, want: 10 * time.Second},
-		{name: "the default timeout leaves the default alone", limit: 30 * time.Second / heartbeatsPerTimeout, want: DefaultHeartbeatInterval},
-		{name: "a long timeout leaves it alone", configured: 10 * time.Second, limit: 5 * time.Minute / heartbeatsPerTimeout, want: 10 * time.Second},
-		{name: "a short timeout shortens it", configured: 10 * time.Second, limit: 2 * time.Second / heartbeatsPerTimeout, want: 666666666},
-		{name: "the shortest timeout", limit: time.Second / heartbeatsPerTimeout, want: 333333333},
-		{name: "a short configured interval stays", configured: 20 * time.Millisecond, limit: time.Second / heartbeatsPerTimeout, want: 20 * time.Millisecond},
-		{name: "unset uses the default", want: DefaultHeartbeatInterval},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, heartbeatInterval(tt.configured, tt.limit))
-		})
-	}
-	assert.Zero(t, heartbeatCap(context.Background()), "no cap outside an activity")
-}
 
 // runWithHeartbeatTimeout runs fn with in as an activity under a heartbeat
 // timeout and a single attempt, in the SDK's workflow test environment,
@@ -69,7 +47,7 @@ func runWithHeartbeatTimeout[In, Out any](t *testing.T, timeout time.Duration, f
 func TestLLMCallOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	// The worker's interval (10s) is far above the timeout: only the cap
 	// keeps the call alive.
-	a := New(WithLLM(slowLLM{delay: 900 * time.Millisecond}))
+	a := &Activities{LLM: slowLLM{delay: 900 * time.Millisecond}}
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err, "the call heartbeats at a third of the timeout")
 	assert.Equal(t, "done", out.Summary)
@@ -83,7 +61,7 @@ func TestCommandOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	cfg := tools.DefaultConfig()
 	cfg.AllowCommands = []string{"sleep"}
 	require.Equal(t, tools.DefaultHeartbeatInterval, cfg.HeartbeatInterval, "the configured interval is far above the timeout")
-	a := New(WithWorkspaceRoot(ws), WithTools(tools.Builtin(cfg)))
+	a := &Activities{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: ws}}
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.RunTool,
 		toolCall("", "run_command", `{"command":"sleep","args":["0.9"]}`))
 	require.NoError(t, err, "the command heartbeats at a third of the timeout")

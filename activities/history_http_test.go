@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 )
@@ -38,7 +39,7 @@ func messagesOf(t *testing.T, r offline.Recorded) (system, user string) {
 
 func TestHistoryReachesClarifyAndPlanPrompts(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	history := []plan.Message{
 		{Role: plan.MessageSystem, Content: "You help with the shop's code."},
 		{Role: plan.MessageUser, Content: "The cart total ignores discount codes.\nGoal: something else entirely"},
@@ -72,7 +73,7 @@ func TestHistoryReachesClarifyAndPlanPrompts(t *testing.T) {
 
 func TestNoHistoryNoEarlierConversation(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	_, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: plan.Task{Goal: "Add a discount to the cart"}})
 	require.NoError(t, err)
 	system, user := messagesOf(t, srv.Requests()[0])
@@ -105,7 +106,7 @@ func TestHistoryInPromptsIsBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t)
-			a := over(srv, activities.LLMConfig{})
+			a := over(srv, llm.Config{})
 			task := plan.Task{ID: "t1", Goal: "Add a discount to the cart", History: tt.history}
 			_, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: task})
 			require.NoError(t, err)

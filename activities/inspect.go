@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // Bounds of a workspace inspection while planning or reflecting.
@@ -18,15 +21,6 @@ const (
 	maxInspectOutput = 8 << 10
 )
 
-// inspectNote tells the model, in the system message, that it may look
-// before it answers; %s names the tools, %d is MaxInspectRounds.
-const inspectNote = "Before you answer you may inspect the workspace with the read-only tools offered (%s); " +
-	"they change nothing. You have at most %d rounds of tool calls. When you have seen enough, reply with the " +
-	"JSON object."
-
-// inspectDone asks for the answer once the rounds are used up.
-const inspectDone = "You have used every round of tool calls. Reply now with the JSON object only."
-
 // inspection says where planning or reflection may look: the workspace,
 // and the plan and step the tool calls are made for (for logs). An empty
 // workspace means no tools are offered.
@@ -36,23 +30,15 @@ type inspection struct {
 	stepID    string
 }
 
-// ReadOnlyToolSpecs is a ToolSpecs that can also hand out the specs of
-// its read-only tools, the only ones planning and reflection are offered.
-// The adapter of ToolSpecsOf implements it.
-type ReadOnlyToolSpecs interface {
-	ToolSpecs
-	ReadOnlySpecs() []ToolSpec
-}
-
 // inspectTools returns the specs to offer for an inspection: none without
 // a workspace or with one that cannot be used (the prompt's file listing
-// still applies), else the read-only tools of WithToolSpecs when it can
+// still applies), else the read-only tools of ToolSpecs when it can
 // tell them, else those of the registry RunTool runs.
-func (a *Activities) inspectTools(ins inspection) []ToolSpec {
+func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
-	if _, err := a.resolveWorkspace(ins.workspace, true); err != nil {
+	if _, err := a.Workspace.Resolve(ins.workspace, true); err != nil {
 		return nil
 	}
 	if ro, ok := a.specs().(ReadOnlyToolSpecs); ok {
@@ -68,15 +54,19 @@ func (a *Activities) inspectTools(ins inspection) []ToolSpec {
 // a retry of the activity repeats them safely. It returns the last
 // response, the messages that request was made with (for a repair) and
 // the usage of every call.
-func (a *Activities) inspect(ctx context.Context, req Request, ins inspection) (Response, []Message, plan.Usage,
+func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
 	error) {
 	specs := a.inspectTools(ins)
 	if len(specs) == 0 {
 		resp, usage, err := a.complete(ctx, req)
 		return resp, req.Messages, usage, err
 	}
-	msgs := withInspectNote(req.Messages, specs)
-	beat := heartbeater(ctx)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	msgs := prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
+	beat := heartbeat.Recorder(ctx)
 	var usage plan.Usage
 	for round := 1; ; round++ {
 		r := req
@@ -91,12 +81,12 @@ func (a *Activities) inspect(ctx context.Context, req Request, ins inspection) (
 		}
 		results, err := a.runInspectCalls(ctx, ins, round, resp.ToolCalls)
 		if err != nil {
-			return Response{}, msgs, usage, err
+			return llm.Response{}, msgs, usage, err
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
+		msgs = append(msgs, Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
 		msgs = append(msgs, results.messages...)
 		if round == MaxInspectRounds {
-			msgs = append(msgs, Message{Role: RoleUser, Content: inspectDone})
+			msgs = append(msgs, Message{Role: llm.RoleUser, Content: prompts.InspectDone})
 		}
 		if beat != nil {
 			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
@@ -134,7 +124,7 @@ func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, round 
 			res = ToolOutput{Error: err.Error()}
 		}
 		out.calls = append(out.calls, c)
-		out.messages = append(out.messages, Message{Role: RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
+		out.messages = append(out.messages, Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
 	}
 	return out, nil
 }
@@ -151,22 +141,4 @@ func inspectResult(res ToolOutput) string {
 	}
 	text, _ = boundOutput(text, maxInspectOutput)
 	return text
-}
-
-// withInspectNote returns a copy of msgs whose system message ends with
-// inspectNote; without a system message the note leads.
-func withInspectNote(msgs []Message, specs []ToolSpec) []Message {
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
-	note := fmt.Sprintf(inspectNote, strings.Join(names, ", "), MaxInspectRounds)
-	out := append([]Message(nil), msgs...)
-	for i, m := range out {
-		if m.Role == RoleSystem {
-			out[i].Content = strings.TrimSpace(m.Content + "\n\n" + note)
-			return out
-		}
-	}
-	return append([]Message{{Role: RoleSystem, Content: note}}, out...)
 }

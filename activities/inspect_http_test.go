@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -51,10 +53,10 @@ func toolResults(r offline.Recorded) []openai.ChatCompletionMessage {
 
 // oneOption is an options reply of one single-step option.
 func oneOption() offline.Reply {
-	return offline.JSONReply(activities.OptionsReply{Options: []activities.OptionReply{{
+	return offline.JSONReply(reply.Options{Options: []reply.Option{{
 		Title: "Apply the discount in Total", Description: "Change cart.Total",
-		Steps: []activities.StepReply{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
-			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
+		Steps: []reply.Step{{ID: "s1", Title: "Edit Total", Action: plan.ActionLLM,
+			Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "Apply the discount"}}}},
 	}}})
 }
 
@@ -68,7 +70,7 @@ func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
 	srv.Enqueue(activities.PhasePlan,
 		offline.Reply{ToolCalls: []offline.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
 		oneOption())
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Revision: 1, Count: 1,
 		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)
@@ -98,7 +100,7 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseReflect, offline.Reply{ToolCalls: []offline.ToolCall{{Name: "write_file",
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
 		Context: plan.StepContext{Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
 	require.NoError(t, err)
@@ -121,9 +123,9 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	for i := 0; i < activities.MaxInspectRounds+1; i++ {
 		srv.Enqueue(activities.PhaseReflect, list)
 	}
-	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(activities.ReflectReply{Decision: plan.DecisionContinue,
+	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})
 	require.NoError(t, err, "a reply that calls tools after the cap gets one repair")
 	assert.Equal(t, "seen enough", r.Reason)
@@ -143,7 +145,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 
 func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	task := plan.Task{ID: "wf", Goal: "Add a discount to the cart",
 		Context: plan.TaskContext{CurrentFiles: []string{"cart.go"}}}
 	_, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 1, Revision: 1})
@@ -161,7 +163,8 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 func TestOfflineModelLooksBeforeItPlans(t *testing.T) {
 	ws := workspaceWith(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Count: 2, Revision: 1,
 		Task: plan.Task{ID: "wf", Goal: "Add a discount to the cart", Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)

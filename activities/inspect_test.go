@@ -14,12 +14,15 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/workspace"
 )
 
 // calling scripts a reply that calls tools, with fixed usage.
 func calling(calls ...ToolCall) scripted {
-	return scripted{resp: Response{ToolCalls: calls, Model: "gpt-4o",
+	return scripted{resp: llm.Response{ToolCalls: calls, Model: "gpt-4o",
 		Usage: plan.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120}}}
 }
 
@@ -30,7 +33,7 @@ func optionsIn(ws string) OptionsInput {
 }
 
 // toolNames returns the names of specs.
-func toolNames(specs []ToolSpec) []string {
+func toolNames(specs []llm.ToolSpec) []string {
 	var out []string
 	for _, s := range specs {
 		out = append(out, s.Name)
@@ -42,7 +45,7 @@ func toolNames(specs []ToolSpec) []string {
 func toolMessages(msgs []Message) []Message {
 	var out []Message
 	for _, m := range msgs {
-		if m.Role == RoleTool {
+		if m.Role == llm.RoleTool {
 			out = append(out, m)
 		}
 	}
@@ -53,33 +56,33 @@ var readOnlyTools = []string{"list_files", "read_file", "search_code", "search_f
 
 func TestPlanningReadsAFileThenAnswers(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"cart.go": "package cart\n\nfunc Total() int { return 42 }\n"})
-	a, llm := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"cart.go"}`}),
+	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"cart.go"}`}),
 		text(optionsJSON(t, 1, 2)))
 	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
 	require.NoError(t, err)
 	require.Len(t, out.Options, 1)
-	require.Equal(t, 2, llm.calls())
+	require.Equal(t, 2, model.calls())
 	assert.Equal(t, 2, out.Usage.Calls)
 	assert.Equal(t, 240, out.Usage.TotalTokens, "the usage of both calls")
 
-	first := llm.requests[0]
+	first := model.requests[0]
 	assert.Equal(t, readOnlyTools, toolNames(first.Tools), "only read-only tools are offered")
-	assert.Equal(t, FormatJSON, first.Format, "tools and JSON mode go together")
+	assert.Equal(t, llm.FormatJSON, first.Format, "tools and JSON mode go together")
 	assert.Contains(t, first.Messages[0].Content, "inspect the workspace with the read-only tools offered")
-	assert.True(t, strings.HasPrefix(first.Messages[0].Content, PhaseLine+PhasePlan), "the phase line stays first")
+	assert.True(t, strings.HasPrefix(first.Messages[0].Content, prompts.PhaseLine+PhasePlan), "the phase line stays first")
 
-	second := llm.requests[1].Messages
+	second := model.requests[1].Messages
 	require.Len(t, second, 4)
-	assert.Equal(t, RoleAssistant, second[2].Role)
+	assert.Equal(t, llm.RoleAssistant, second[2].Role)
 	assert.Equal(t, "c1", second[2].ToolCalls[0].ID)
-	assert.Equal(t, Message{Role: RoleTool, ToolCallID: "c1", Content: "package cart\n\nfunc Total() int { return 42 }\n"},
+	assert.Equal(t, Message{Role: llm.RoleTool, ToolCallID: "c1", Content: "package cart\n\nfunc Total() int { return 42 }\n"},
 		second[3])
-	assert.Equal(t, readOnlyTools, toolNames(llm.requests[1].Tools), "tools stay offered within the round cap")
+	assert.Equal(t, readOnlyTools, toolNames(model.requests[1].Tools), "tools stay offered within the round cap")
 }
 
 func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a, llm := newScripted(calling(
+	a, model := newScripted(calling(
 		ToolCall{ID: "w", Name: "write_file", Arguments: `{"path":"evil.go","content":"package evil"}`},
 		ToolCall{ID: "d", Name: "delete_file", Arguments: `{"path":"x"}`},
 		ToolCall{ID: "u", Name: "launch_rockets", Arguments: `{}`}),
@@ -89,14 +92,14 @@ func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 	assert.Equal(t, plan.DecisionContinue, r.Decision)
 	assert.NoFileExists(t, filepath.Join(ws, "evil.go"))
 
-	msgs := toolMessages(llm.requests[1].Messages)
+	msgs := toolMessages(model.requests[1].Messages)
 	require.Len(t, msgs, 3)
 	assert.Contains(t, msgs[0].Content, "tool write_file changes the workspace and is not available while planning "+
 		"or reflecting")
 	assert.Contains(t, msgs[1].Content, "tool delete_file changes the workspace")
 	assert.Contains(t, msgs[2].Content, "unknown tool launch_rockets; available: list_files, read_file")
 	assert.Equal(t, []string{"w", "d", "u"}, []string{msgs[0].ToolCallID, msgs[1].ToolCallID, msgs[2].ToolCallID})
-	assert.Equal(t, readOnlyTools, toolNames(llm.requests[0].Tools))
+	assert.Equal(t, readOnlyTools, toolNames(model.requests[0].Tools))
 }
 
 func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
@@ -106,17 +109,17 @@ func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
 	for i := 0; i < MaxInspectRounds; i++ {
 		replies = append(replies, calling(list))
 	}
-	a, llm := newScripted(append(replies, text(optionsJSON(t, 1, 1)))...)
+	a, model := newScripted(append(replies, text(optionsJSON(t, 1, 1)))...)
 	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
 	require.NoError(t, err)
-	require.Equal(t, MaxInspectRounds+1, llm.calls())
+	require.Equal(t, MaxInspectRounds+1, model.calls())
 	assert.Equal(t, MaxInspectRounds+1, out.Usage.Calls)
 	for i := 0; i < MaxInspectRounds; i++ {
-		assert.NotEmpty(t, llm.requests[i].Tools, "round %d offers tools", i+1)
+		assert.NotEmpty(t, model.requests[i].Tools, "round %d offers tools", i+1)
 	}
-	last := llm.requests[MaxInspectRounds]
+	last := model.requests[MaxInspectRounds]
 	assert.Empty(t, last.Tools, "the answer round offers no tools")
-	assert.Equal(t, inspectDone, last.Messages[len(last.Messages)-1].Content)
+	assert.Equal(t, prompts.InspectDone, last.Messages[len(last.Messages)-1].Content)
 	ids := map[string]bool{}
 	for _, m := range toolMessages(last.Messages) {
 		assert.Contains(t, m.Content, "a.go")
@@ -130,24 +133,24 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 	outside := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
 	tests := []struct {
 		name string
-		a    func(LLM) *Activities
+		a    func(llm.Client) *Activities
 		ws   string
 	}{
-		{"no workspace", func(l LLM) *Activities { return New(WithLLM(l)) }, ""},
-		{"no workspace under a root", func(l LLM) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, ""},
-		{"missing workspace", func(l LLM) *Activities { return New(WithLLM(l)) }, filepath.Join(root, "missing")},
-		{"outside the root", func(l LLM) *Activities { return New(WithLLM(l), WithWorkspaceRoot(root)) }, outside},
+		{"no workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, ""},
+		{"no workspace under a root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, ""},
+		{"missing workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, filepath.Join(root, "missing")},
+		{"outside the root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, outside},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			llm := &scriptLLM{replies: []scripted{text(optionsJSON(t, 1, 1)), text(goodReflect)}}
-			a := tt.a(llm)
+			model := &scriptLLM{replies: []scripted{text(optionsJSON(t, 1, 1)), text(goodReflect)}}
+			a := tt.a(model)
 			_, err := a.GenerateOptions(context.Background(), optionsIn(tt.ws))
 			require.NoError(t, err)
 			_, err = a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: tt.ws})
 			require.NoError(t, err)
-			require.Equal(t, 2, llm.calls())
-			for _, req := range llm.requests {
+			require.Equal(t, 2, model.calls())
+			for _, req := range model.requests {
 				assert.Empty(t, req.Tools)
 				assert.NotContains(t, req.Messages[0].Content, "read-only tools offered")
 			}
@@ -157,24 +160,24 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 
 func TestClarifyOffersNoTools(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
-	a, llm := newScripted(text(`{"goal":"g","needsPlan":true}`))
+	a, model := newScripted(text(`{"goal":"g","needsPlan":true}`))
 	_, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "g",
 		Context: plan.TaskContext{WorkspaceRoot: ws}}})
 	require.NoError(t, err)
-	assert.Empty(t, llm.requests[0].Tools)
+	assert.Empty(t, model.requests[0].Tools)
 }
 
 func TestInspectionResultsAreBounded(t *testing.T) {
 	big := strings.Repeat(strings.Repeat("x", 99)+"\n", 300)
 	ws := toolWorkspace(t, map[string]string{"big.txt": big})
-	a, llm := newScripted(calling(
+	a, model := newScripted(calling(
 		ToolCall{ID: "big", Name: "read_file", Arguments: `{"path":"big.txt"}`},
 		ToolCall{ID: "gone", Name: "read_file", Arguments: `{"path":"gone.txt"}`},
 		ToolCall{ID: "bad", Name: "read_file", Arguments: `{"path":"../../etc/passwd"}`}),
 		text(goodReflect))
 	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
 	require.NoError(t, err)
-	msgs := toolMessages(llm.requests[1].Messages)
+	msgs := toolMessages(model.requests[1].Messages)
 	require.Len(t, msgs, 3)
 	assert.LessOrEqual(t, len(msgs[0].Content), maxInspectOutput)
 	assert.Contains(t, msgs[0].Content, "[output truncated to 8192 of")
@@ -185,12 +188,12 @@ func TestInspectionResultsAreBounded(t *testing.T) {
 
 func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
-	a, llm := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
+	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
 		text("I looked; here is my plan"), text(goodReflect))
 	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
 	require.NoError(t, err)
 	assert.Equal(t, 3, r.Usage.Calls)
-	repair := llm.requests[2]
+	repair := model.requests[2]
 	assert.Empty(t, repair.Tools, "the repair offers no tools")
 	require.Len(t, repair.Messages, 6)
 	assert.Equal(t, "package a\n", repair.Messages[3].Content)
@@ -202,7 +205,7 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	a := New(WithLLM(&scriptLLM{}))
+	a := &Activities{LLM: &scriptLLM{}}
 	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, 1,
 		[]ToolCall{{Name: "read_file", Arguments: `{"path":"a.go"}`}})
 	require.ErrorIs(t, err, context.Canceled)
@@ -210,12 +213,12 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 
 func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	custom := New(WithToolSpecs(staticSpecs{{Name: "read_file"}, {Name: "write_file"}}))
+	custom := &Activities{ToolSpecs: staticSpecs{{Name: "read_file"}, {Name: "write_file"}}}
 	assert.Equal(t, readOnlyTools, toolNames(custom.inspectTools(inspection{workspace: ws})),
 		"specs that cannot tell read-only tools apart give way to the registry's")
-	assert.Equal(t, readOnlyTools, toolNames(New().inspectTools(inspection{workspace: ws})))
+	assert.Equal(t, readOnlyTools, toolNames((&Activities{}).inspectTools(inspection{workspace: ws})))
 	require.NoError(t, os.RemoveAll(ws))
-	assert.Empty(t, New().inspectTools(inspection{workspace: ws}))
+	assert.Empty(t, (&Activities{}).inspectTools(inspection{workspace: ws}))
 }
 
 func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {

@@ -5,7 +5,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/reply"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/workspace"
 )
 
 // The LLM activities. Each returns its usage (tokens, calls, cost) in its
@@ -20,38 +26,29 @@ import (
 // Questions are dropped when not allowed; a reply with no goal keeps the
 // task's own.
 func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
-	files, more := workspaceFiles(in.Task.Context)
-	data := clarifyData{Task: in.Task, AskQuestions: in.AskQuestions, Answers: sortedAnswers(in.Answers),
-		Files: files, MoreFiles: more}
-	msgs, err := buildMessages(PhaseClarify, in.Prompts, data)
+	files, more := workspace.ListFiles(in.Task.Context)
+	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
+		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
+	msgs, err := prompts.Clarify(in.Prompts, data)
 	if err != nil {
-		return ClarifyOutput{}, fail(ErrConfig, err, "cannot build the clarify prompt")
+		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
 	}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
-		clarifySchema, checkClarify)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
+		reply.ClarifySchema, (*reply.Clarify).Check)
 	if err != nil {
-		return ClarifyOutput{Usage: usage, Offline: a.offline}, err
+		return ClarifyOutput{Usage: usage, Offline: a.Offline}, err
 	}
-	out := ClarifyOutput{Goal: strings.TrimSpace(reply.Goal), Usage: usage, Offline: a.offline}
+	out := ClarifyOutput{Goal: strings.TrimSpace(answer.Goal), Usage: usage, Offline: a.Offline}
 	if out.Goal == "" {
 		out.Goal = in.Task.Goal
 	}
-	if !reply.NeedsPlan {
-		out.DirectAnswer = reply.DirectAnswer
+	if !answer.NeedsPlan {
+		out.DirectAnswer = answer.DirectAnswer
 	}
-	if in.AskQuestions && reply.NeedsPlan {
-		out.Questions = reply.Questions
+	if in.AskQuestions && answer.NeedsPlan {
+		out.Questions = answer.Questions
 	}
 	return out, nil
-}
-
-// checkClarify normalizes a clarify reply: a reply that says no plan is
-// needed but gives no answer is read as needing a plan.
-func checkClarify(r *ClarifyReply) error {
-	if !r.NeedsPlan && strings.TrimSpace(r.DirectAnswer) == "" {
-		r.NeedsPlan = true
-	}
-	return nil
 }
 
 // GenerateOptions produces plan options, not yet scored: from a template
@@ -71,25 +68,25 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		return out, nil
 	}
 	count := optionCount(in.Count)
-	msgs, err := buildMessages(PhasePlan, in.Prompts, a.planData(in, count))
+	msgs, err := prompts.Plan(in.Prompts, a.planData(in, count))
 	if err != nil {
-		return OptionsOutput{}, fail(ErrConfig, err, "cannot build the plan prompt")
+		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
 	}
-	check := func(r *OptionsReply) error { return checkOptionsLimit(r, in.MaxSteps) }
+	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhasePlan, Messages: msgs}, ins, optionsSchema,
-		check)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
+		reply.OptionsSchema, check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
 	}
-	if len(reply.Options) > count {
-		reply.Options = reply.Options[:count]
+	if len(answer.Options) > count {
+		answer.Options = answer.Options[:count]
 	}
 	now := time.Now()
 	out := OptionsOutput{Usage: usage}
-	for i, r := range reply.Options {
+	for i, r := range answer.Options {
 		id := optionID(in.Revision, i+1)
-		o := optionFromReply(r, id, planID(in.Task, id), taskFor(in), now)
+		o := r.PlanOption(id, planID(in.Task, id), taskFor(in), now)
 		a.estimate(&o.Plan)
 		out.Options = append(out.Options, o)
 	}
@@ -103,29 +100,29 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 // empty reply is a failed step, not an activity error.
 func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
-	cfg := plan.LLMConfig{Prompt: defaultPrompt(step.Title, step.Description)}
+	cfg := plan.LLMConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
 	if step.Config.LLM != nil {
 		cfg = *step.Config.LLM
 	}
-	data := stepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
-	msgs, err := buildMessages(PhaseExecute, in.Prompts, data, cfg.SystemPrompt)
+	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
+	msgs, err := prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
-		return plan.StepResult{}, fail(ErrConfig, err, "cannot build the step prompt")
+		return plan.StepResult{}, llm.Fail(llm.ErrConfig, err, "cannot build the step prompt")
 	}
 	start := time.Now()
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
 		MaxTokens: cfg.MaxTokens, Messages: msgs})
 	if err != nil {
 		return plan.StepResult{}, err
 	}
 	content := resp.Content
-	if resp.FinishReason == finishLength {
+	if resp.FinishReason == llm.FinishLength {
 		content += "\n[the reply stopped at the token limit]"
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
-	res.Output, res.OutputTruncated = boundOutput(content, a.limit())
+	res.Output, res.OutputTruncated = boundOutput(content, a.outputLimit())
 	if res.OutputTruncated {
-		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, OutputLLM, ""), content)
+		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
 	}
 	if strings.TrimSpace(resp.Content) == "" {
 		res.Success, res.Error = false, "the model returned an empty reply"
@@ -140,29 +137,23 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 // offered, so the model answers.
 func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
-	agent := plan.AgentConfig{Prompt: defaultPrompt(step.Title, step.Description)}
+	agent := plan.AgentConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
 	if step.Config.Agent != nil {
 		agent = *step.Config.Agent
 	}
 	data := agentData(in, agent)
-	var specs []ToolSpec
+	var specs []llm.ToolSpec
 	if !data.Final {
 		specs = a.specs().Specs(agent.Tools)
 		for _, s := range specs {
 			data.Tools = append(data.Tools, s.Name)
 		}
 	}
-	msgs, err := buildMessages(PhaseAgent, in.Prompts, data)
+	msgs, err := prompts.Agent(in.Prompts, data, in.Transcript)
 	if err != nil {
-		return AgentTurnOutput{}, fail(ErrConfig, err, "cannot build the agent prompt")
+		return AgentTurnOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the agent prompt")
 	}
-	for _, m := range in.Transcript {
-		if m.Role == RoleTool {
-			m.Content = plan.TruncateBytes(m.Content, maxToolMessageLen)
-		}
-		msgs = append(msgs, m)
-	}
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
 	if err != nil {
 		return AgentTurnOutput{}, err
 	}
@@ -170,20 +161,20 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 }
 
 // agentData fills the agent templates' data. Iterations count from 1;
-// the cap is the smaller of the input's and the step's, DefaultMaxIterations
-// when neither sets one.
-func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
+// the cap is the smaller of the input's and the step's,
+// signals.DefaultMaxIterationsPerStep when neither sets one.
+func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 	it := max(in.Iteration, 1)
 	maxIt := in.MaxIterations
 	if agent.MaxIterations > 0 && (maxIt <= 0 || agent.MaxIterations < maxIt) {
 		maxIt = agent.MaxIterations
 	}
 	if maxIt <= 0 {
-		maxIt = DefaultMaxIterations
+		maxIt = signals.DefaultMaxIterationsPerStep
 	}
 	final := it >= maxIt
 	maxIt = max(maxIt, it)
-	return stepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
+	return prompts.StepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
 		MaxIterations: maxIt, Remaining: maxIt - it, Final: final}
 }
 
@@ -191,30 +182,18 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) stepData {
 // context, its result and the first of the steps not yet done. The model
 // may first inspect in.Workspace with read-only tools.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
-	data := reflectData{Context: in.Context, Result: in.Result, Remaining: in.Remaining, Mode: in.Mode}
-	if data.Result == nil {
-		data.Result = in.Context.Step.Result
-	}
-	if data.Mode == "" {
-		data.Mode = "balanced"
-	}
-	if n := len(data.Remaining); n > maxRemainingListed {
-		data.Remaining, data.MoreRemaining = data.Remaining[:maxRemainingListed], n-maxRemainingListed
-	}
-	if data.Context.Goal == "" {
-		data.Context.Goal = in.Goal
-	}
-	msgs, err := buildMessages(PhaseReflect, in.Prompts, data)
+	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.Mode)
+	msgs, err := prompts.Reflect(in.Prompts, data)
 	if err != nil {
-		return plan.Reflection{}, fail(ErrConfig, err, "cannot build the reflect prompt")
+		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
 	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
-	reply, usage, err := completeStructured(ctx, a, Request{Phase: PhaseReflect, Messages: msgs}, ins,
-		reflectSchema, checkReflect)
+	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
+		reply.ReflectSchema, (*reply.Reflect).Check)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
 	}
-	r := reflectionFromReply(reply)
+	r := answer.Reflection()
 	r.Usage = usage
 	return r, nil
 }
@@ -222,35 +201,18 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
 func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
-	data := newSummarizeData(in)
-	msgs, err := buildMessages(PhaseSummarize, in.Prompts, data)
+	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, in.Plan)
+	msgs, err := prompts.Summarize(in.Prompts, data)
 	if err != nil {
-		return SummarizeOutput{}, fail(ErrConfig, err, "cannot build the summary prompt")
+		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")
 	}
-	resp, usage, err := a.complete(ctx, Request{Phase: PhaseSummarize, Messages: msgs})
+	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseSummarize, Messages: msgs})
 	if err != nil {
 		return SummarizeOutput{}, err
 	}
 	summary := strings.TrimSpace(resp.Content)
 	if summary == "" {
-		summary = plainSummary(data)
+		summary = data.Plain()
 	}
 	return SummarizeOutput{Summary: summary, Usage: usage}, nil
-}
-
-// specs returns where tool specs come from: WithToolSpecs, else the tools
-// RunTool runs (WithTools or the built-in default).
-func (a *Activities) specs() ToolSpecs {
-	if a.toolSpecs != nil {
-		return a.toolSpecs
-	}
-	return ToolSpecsOf(a.registry())
-}
-
-// limit returns the step output limit.
-func (a *Activities) limit() int {
-	if a.outputLimit > 0 {
-		return a.outputLimit
-	}
-	return DefaultOutputLimit
 }

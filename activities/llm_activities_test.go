@@ -10,24 +10,28 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/openai"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
-	reply := `{"goal":"Add JWT login","needsPlan":true,"questions":["Which library?"]}`
+	answer := `{"goal":"Add JWT login","needsPlan":true,"questions":["Which library?"]}`
 	for _, allowed := range []bool{false, true} {
 		t.Run(fmt.Sprint(allowed), func(t *testing.T) {
-			a, llm := newScripted(text(reply))
+			a, model := newScripted(text(answer))
 			out, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "auth"}, AskQuestions: allowed})
 			require.NoError(t, err)
 			assert.Equal(t, "Add JWT login", out.Goal)
 			assert.Empty(t, out.DirectAnswer)
 			if allowed {
 				assert.Equal(t, []string{"Which library?"}, out.Questions)
-				assert.Contains(t, llm.requests[0].Messages[1].Content, "questions allowed: yes")
+				assert.Contains(t, model.requests[0].Messages[1].Content, "questions allowed: yes")
 			} else {
 				assert.Empty(t, out.Questions)
-				assert.Contains(t, llm.requests[0].Messages[1].Content, "questions allowed: no")
+				assert.Contains(t, model.requests[0].Messages[1].Content, "questions allowed: no")
 			}
 			assert.Equal(t, 1, out.Usage.Calls)
 		})
@@ -35,9 +39,9 @@ func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
 }
 
 func TestClarifyDirectAnswerAndOffline(t *testing.T) {
-	llm := &scriptLLM{replies: []scripted{text(`{"goal":"What is 2+2?","needsPlan":false,"directAnswer":"4"}`),
+	model := &scriptLLM{replies: []scripted{text(`{"goal":"What is 2+2?","needsPlan":false,"directAnswer":"4"}`),
 		text(`{"goal":"","needsPlan":false}`)}}
-	a := New(WithLLM(llm), WithOffline(true))
+	a := &Activities{LLM: model, Offline: true}
 	out, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "What is 2+2?"}})
 	require.NoError(t, err)
 	assert.Equal(t, "4", out.DirectAnswer)
@@ -53,12 +57,12 @@ func TestGenerateOptionsFromTemplateMakesNoCall(t *testing.T) {
 	tests := []struct{ template, want string }{{"bug_fix", "bug_fix"}, {TemplateAuto, "bug_fix"}}
 	for _, tt := range tests {
 		t.Run(tt.template, func(t *testing.T) {
-			a, llm := newScripted()
+			a, model := newScripted()
 			out, err := a.GenerateOptions(context.Background(), OptionsInput{
 				Task: plan.Task{ID: "wf", Goal: "Fix the crash in the login handler"}, Count: 3, Revision: 2,
 				Template: tt.template})
 			require.NoError(t, err)
-			assert.Equal(t, 0, llm.calls())
+			assert.Equal(t, 0, model.calls())
 			assert.Equal(t, tt.want, out.FromTemplate)
 			require.Len(t, out.Options, 1)
 			o := out.Options[0]
@@ -73,23 +77,25 @@ func TestGenerateOptionsFromTemplateMakesNoCall(t *testing.T) {
 }
 
 func TestGenerateOptionsUnknownTemplate(t *testing.T) {
-	a, llm := newScripted()
+	a, model := newScripted()
 	_, err := a.GenerateOptions(context.Background(), OptionsInput{Task: plan.Task{Goal: "x"}, Template: "nope"})
 	appErr := appError(t, err)
 	assert.Equal(t, string(ErrUnknownTemplate), appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Contains(t, appErr.Message(), "bug_fix")
-	assert.Equal(t, 0, llm.calls())
+	assert.Equal(t, 0, model.calls())
 }
 
 // optionsJSON returns an options reply with n options of steps steps each.
 func optionsJSON(t *testing.T, n, steps int) string {
 	t.Helper()
-	var r OptionsReply
+	var r reply.Options
 	for i := 0; i < n; i++ {
-		o := OptionReply{Title: fmt.Sprintf("Option %d", i+1), Description: "d"}
+		o := reply.Option{Title: fmt.Sprintf("Option %d", i+1), Description: "d"}
 		for j := 0; j < steps; j++ {
-			o.Steps = append(o.Steps, llmStep("", fmt.Sprintf("step %d", j+1)))
+			title := fmt.Sprintf("step %d", j+1)
+			o.Steps = append(o.Steps, reply.Step{Title: title, Action: plan.ActionLLM,
+				Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "do " + title}}})
 		}
 		r.Options = append(r.Options, o)
 	}
@@ -99,16 +105,16 @@ func optionsJSON(t *testing.T, n, steps int) string {
 }
 
 func TestGenerateOptionsFromLLM(t *testing.T) {
-	a, llm := newScripted(text(optionsJSON(t, 4, 9)), text(optionsJSON(t, 4, 2)))
+	a, model := newScripted(text(optionsJSON(t, 4, 9)), text(optionsJSON(t, 4, 2)))
 	out, err := a.GenerateOptions(context.Background(), OptionsInput{
 		Task: plan.Task{ID: "wf", Goal: "Fix the crash", Context: plan.TaskContext{CurrentFiles: []string{"go.mod"}}},
 		Goal: "Fix the nil crash in login", Count: 2, Revision: 1, MaxSteps: 5, Feedback: "smaller",
 		Previous: []plan.Option{{Title: "Big bang"}}, Template: TemplateAuto})
 	require.NoError(t, err)
-	require.Equal(t, 2, llm.calls(), "9 steps break the limit of 5: one repair")
-	assert.Contains(t, llm.requests[1].Messages[3].Content, "has 9 steps; the most allowed is 5")
+	require.Equal(t, 2, model.calls(), "9 steps break the limit of 5: one repair")
+	assert.Contains(t, model.requests[1].Messages[3].Content, "has 9 steps; the most allowed is 5")
 
-	user := llm.requests[0].Messages[1].Content
+	user := model.requests[0].Messages[1].Content
 	for _, want := range []string{"Generate 2 options, each with at most 5 steps", "Goal: Fix the nil crash in login",
 		"Big bang", "smaller", "- go.mod", `"options"`} {
 		assert.Contains(t, user, want)
@@ -122,8 +128,8 @@ func TestGenerateOptionsFromLLM(t *testing.T) {
 
 func TestExecuteLLMStep(t *testing.T) {
 	long := strings.Repeat("x", 10_000)
-	llm := &scriptLLM{replies: []scripted{text(long), text("  ")}}
-	a := New(WithLLM(llm), WithOutputLimit(1000))
+	model := &scriptLLM{replies: []scripted{text(long), text("  ")}}
+	a := &Activities{LLM: model, OutputLimit: 1000}
 	temp := 0.2
 	step := plan.Step{ID: "s1", Title: "Explain", Action: plan.ActionLLM, Config: plan.StepConfig{LLM: &plan.LLMConfig{
 		Prompt: "Explain the code", Model: "gpt-4o-mini", Temperature: &temp, MaxTokens: 300, SystemPrompt: "Be brief."}}}
@@ -136,7 +142,7 @@ func TestExecuteLLMStep(t *testing.T) {
 	assert.LessOrEqual(t, len(res.Output), 1000)
 	assert.Contains(t, res.Output, "output truncated to 1000 of 10000 bytes")
 	assert.Equal(t, 1, res.Usage.Calls)
-	req := llm.requests[0]
+	req := model.requests[0]
 	assert.Equal(t, "gpt-4o-mini", req.Model)
 	assert.Equal(t, &temp, req.Temperature)
 	assert.Equal(t, 300, req.MaxTokens)
@@ -150,14 +156,14 @@ func TestExecuteLLMStep(t *testing.T) {
 }
 
 // staticSpecs hands out fixed tool specs.
-type staticSpecs []ToolSpec
+type staticSpecs []llm.ToolSpec
 
 // Specs returns the named specs, all for none.
-func (s staticSpecs) Specs(names []string) []ToolSpec {
+func (s staticSpecs) Specs(names []string) []llm.ToolSpec {
 	if len(names) == 0 {
 		return s
 	}
-	var out []ToolSpec
+	var out []llm.ToolSpec
 	for _, spec := range s {
 		for _, n := range names {
 			if spec.Name == n {
@@ -170,10 +176,10 @@ func (s staticSpecs) Specs(names []string) []ToolSpec {
 
 func TestAgentTurnToolsAndIterations(t *testing.T) {
 	specs := staticSpecs{{Name: "read_file"}, {Name: "write_file"}, {Name: "list_files"}}
-	llm := &scriptLLM{replies: []scripted{
-		{resp: Response{ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
+	model := &scriptLLM{replies: []scripted{
+		{resp: llm.Response{ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
 		text("done")}}
-	a := New(WithLLM(llm), WithToolSpecs(specs))
+	a := &Activities{LLM: model, ToolSpecs: specs}
 	step := plan.Step{ID: "s2", Title: "Edit", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Fix a.go", Tools: []string{"read_file", "write_file"}}}}
 	in := AgentTurnInput{StepInput: StepInput{Context: plan.StepContext{Step: step, Position: 2, Total: 3}},
@@ -183,25 +189,25 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, out.ToolCalls, 1)
 	assert.Equal(t, "read_file", out.ToolCalls[0].Name)
-	first := llm.requests[0]
+	first := model.requests[0]
 	assert.Len(t, first.Tools, 2)
 	assert.Contains(t, first.Messages[0].Content, "iteration 1 of at most 4 for this step (3 remaining")
 
 	in.Iteration = 4
-	in.Transcript = []Message{{Role: RoleAssistant, ToolCalls: out.ToolCalls},
-		{Role: RoleTool, ToolCallID: "c1", Content: strings.Repeat("y", 20_000)}}
+	in.Transcript = []Message{{Role: llm.RoleAssistant, ToolCalls: out.ToolCalls},
+		{Role: llm.RoleTool, ToolCallID: "c1", Content: strings.Repeat("y", 20_000)}}
 	out, err = a.AgentTurn(context.Background(), in)
 	require.NoError(t, err)
 	assert.Equal(t, "done", out.Content)
-	last := llm.requests[1]
+	last := model.requests[1]
 	assert.Empty(t, last.Tools, "the last iteration offers no tools")
 	assert.Contains(t, last.Messages[0].Content, "This is your last iteration")
 	require.Len(t, last.Messages, 4)
-	assert.LessOrEqual(t, len(last.Messages[3].Content), maxToolMessageLen)
+	assert.LessOrEqual(t, len(last.Messages[3].Content), 8<<10, "a tool result is cut to 8 KiB")
 }
 
 func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
-	a, llm := newScripted(text(""))
+	a, model := newScripted(text(""))
 	p := plan.Plan{Title: "Big"}
 	for i := 1; i <= 100; i++ {
 		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Title: "t", Status: plan.StepCompleted,
@@ -210,47 +216,49 @@ func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
 	out, err := a.Summarize(context.Background(), SummarizeInput{Goal: "g", Plan: p, Status: "completed"})
 	require.NoError(t, err)
 	assert.Contains(t, out.Summary, "100 of 100 steps completed")
-	user := llm.requests[0].Messages[1].Content
+	user := model.requests[0].Messages[1].Content
 	assert.Contains(t, user, "(40 more steps are not listed.)")
-	assert.Less(t, len(user), maxSummaryStepsListed*(summaryDigestLen+40)+1000)
+	assert.Less(t, len(user), 60*(200+40)+1000, "60 steps listed, each digest cut to 200 bytes")
 }
 
 func TestNoLLMConfigured(t *testing.T) {
-	for name, a := range map[string]*Activities{
-		"none":    New(),
-		"bad url": New(WithLLMConfig(LLMConfig{BaseURL: "ftp://x", Model: "m"})),
+	for name, tt := range map[string]struct {
+		a    *Activities
+		says string
+	}{
+		"none":    {&Activities{}, "no LLM is configured"},
+		"bad url": {&Activities{LLMConfig: llm.Config{BaseURL: "ftp://x", Model: "m"}}, "the LLM is misconfigured"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
+			_, err := tt.a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
 			appErr := appError(t, err)
-			assert.Equal(t, string(ErrConfig), appErr.Type())
+			assert.Equal(t, string(llm.ErrConfig), appErr.Type())
 			assert.True(t, appErr.NonRetryable())
+			assert.Contains(t, appErr.Message(), tt.says)
 		})
 	}
 }
 
-func TestWithLLMWinsOverConfig(t *testing.T) {
-	llm := &scriptLLM{}
-	for _, a := range []*Activities{
-		New(WithLLM(llm), WithLLMConfig(LLMConfig{Model: "m"})),
-		New(WithLLMConfig(LLMConfig{Model: "m"}), WithLLM(llm)),
-	} {
-		assert.Same(t, llm, a.llm)
-	}
-	_, isAdapter := New(WithLLMConfig(LLMConfig{Model: "m"})).llm.(*OpenAI)
-	assert.True(t, isAdapter)
+func TestLLMWinsOverConfig(t *testing.T) {
+	model := &scriptLLM{}
+	a := &Activities{LLM: model, LLMConfig: llm.Config{Model: "m"}}
+	assert.Same(t, model, a.model())
+	built := &Activities{LLMConfig: llm.Config{Model: "m"}}
+	_, isAdapter := built.model().(*openai.Client)
+	assert.True(t, isAdapter, "without an LLM the adapter is built from the config")
+	assert.Same(t, built.model(), built.model(), "once")
 }
 
 func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
-	a, llm := newScripted(text("done"))
+	a, model := newScripted(text("done"))
 	step := plan.Step{ID: "s1", Title: "Look", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Look around", Tools: []string{"list_files", "nope"}}}}
 	_, err := a.AgentTurn(context.Background(), AgentTurnInput{
 		StepInput: StepInput{Context: plan.StepContext{Step: step}}, Iteration: 1, MaxIterations: 3})
 	require.NoError(t, err)
-	require.Len(t, llm.requests[0].Tools, 1, "unknown tool names are left out")
-	assert.Equal(t, "list_files", llm.requests[0].Tools[0].Name)
-	assert.NotEmpty(t, llm.requests[0].Tools[0].Parameters)
+	require.Len(t, model.requests[0].Tools, 1, "unknown tool names are left out")
+	assert.Equal(t, "list_files", model.requests[0].Tools[0].Name)
+	assert.NotEmpty(t, model.requests[0].Tools[0].Parameters)
 }
 
 func TestAgentIterationCaps(t *testing.T) {
@@ -262,7 +270,7 @@ func TestAgentIterationCaps(t *testing.T) {
 	}{
 		{"input cap", 2, 5, 0, 5, 3, false},
 		{"step cap is smaller", 2, 5, 3, 3, 1, false},
-		{"no cap", 1, 0, 0, DefaultMaxIterations, DefaultMaxIterations - 1, false},
+		{"no cap", 1, 0, 0, signals.DefaultMaxIterationsPerStep, signals.DefaultMaxIterationsPerStep - 1, false},
 		{"last", 4, 4, 0, 4, 0, true},
 		{"past the cap", 6, 4, 0, 6, 0, true},
 	}

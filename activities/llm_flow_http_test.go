@@ -11,19 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 // toolSpecs offers fixed tools.
-type toolSpecs []activities.ToolSpec
+type toolSpecs []llm.ToolSpec
 
 // Specs returns every spec named, all for none.
-func (s toolSpecs) Specs(names []string) []activities.ToolSpec {
+func (s toolSpecs) Specs(names []string) []llm.ToolSpec {
 	if len(names) == 0 {
 		return s
 	}
-	var out []activities.ToolSpec
+	var out []llm.ToolSpec
 	for _, spec := range s {
 		for _, n := range names {
 			if n == spec.Name {
@@ -42,7 +45,8 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 	specs := toolSpecs{{Name: "read_file", Description: "Read a file",
 		Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 		{Name: "write_file", Description: "Write a file"}}
-	a := over(srv, activities.LLMConfig{}, activities.WithToolSpecs(specs))
+	a := over(srv, llm.Config{})
+	a.ToolSpecs = specs
 	step := plan.Step{ID: "s1", Title: "Read main", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "What does main.go print?", Tools: []string{"read_file"}}}}
 	in := activities.AgentTurnInput{StepInput: activities.StepInput{
@@ -58,8 +62,8 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 
 	in.Iteration = 2
 	in.Transcript = []activities.Message{
-		{Role: activities.RoleAssistant, Content: first.Content, ToolCalls: first.ToolCalls},
-		{Role: activities.RoleTool, ToolCallID: call.ID, Content: `fmt.Println("hello")`},
+		{Role: llm.RoleAssistant, Content: first.Content, ToolCalls: first.ToolCalls},
+		{Role: llm.RoleTool, ToolCallID: call.ID, Content: `fmt.Println("hello")`},
 	}
 	second, err := a.AgentTurn(context.Background(), in)
 	require.NoError(t, err)
@@ -84,10 +88,11 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 func TestUsageAndCostAddUp(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseClarify, offline.Reply{Content: "oops"},
-		offline.JSONReply(activities.ClarifyReply{Goal: "Add a README", NeedsPlan: true}))
+		offline.JSONReply(reply.Clarify{Goal: "Add a README", NeedsPlan: true}))
 	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Content: "All done."})
-	prices := activities.Pricing{"priced": {Input: 3, Output: 15}}
-	a := over(srv, activities.LLMConfig{Model: "priced-2026"}, activities.WithPricing(prices))
+	prices := llm.Pricing{"priced": {Input: 3, Output: 15}}
+	a := over(srv, llm.Config{Model: "priced-2026"})
+	a.Pricing = prices
 
 	c, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: plan.Task{Goal: "readme"}})
 	require.NoError(t, err)
@@ -104,7 +109,8 @@ func TestUsageAndCostAddUp(t *testing.T) {
 	assert.InDelta(t, want, total.CostUSD, 1e-12)
 	assert.Positive(t, total.CostUSD)
 
-	unpriced := over(srv, activities.LLMConfig{Model: "mystery"}, activities.WithPricing(prices))
+	unpriced := over(srv, llm.Config{Model: "mystery"})
+	unpriced.Pricing = prices
 	u, err := unpriced.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	require.NoError(t, err)
 	assert.Positive(t, u.Usage.TotalTokens)
@@ -114,7 +120,7 @@ func TestUsageAndCostAddUp(t *testing.T) {
 func TestPerPhaseModelAndStepModel(t *testing.T) {
 	srv := serve(t)
 	warm := 0.9
-	a := over(srv, activities.LLMConfig{Model: "small", Phases: map[string]activities.PhaseConfig{
+	a := over(srv, llm.Config{Model: "small", Phases: map[string]llm.PhaseConfig{
 		activities.PhaseSummarize: {Model: "large", Temperature: &warm}}})
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	require.NoError(t, err)
@@ -135,21 +141,21 @@ func TestPerPhaseModelAndStepModel(t *testing.T) {
 
 func TestPromptsReachTheServer(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
-	prompts := activities.Prompts{System: "You work for ACME.", Phases: map[string]string{"summarizing": "Use bullets."}}
-	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g", Prompts: prompts})
+	a := over(srv, llm.Config{})
+	custom := activities.Prompts{System: "You work for ACME.", Phases: map[string]string{"summarizing": "Use bullets."}}
+	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g", Prompts: custom})
 	require.NoError(t, err)
 	rec := srv.Requests()[0]
 	assert.Equal(t, activities.PhaseSummarize, rec.Phase, "the server reads the phase line")
 	system := rec.Request.Messages[0].Content
-	assert.True(t, strings.HasPrefix(system, activities.PhaseLine+activities.PhaseSummarize+"\n"))
+	assert.True(t, strings.HasPrefix(system, prompts.PhaseLine+activities.PhaseSummarize+"\n"))
 	assert.Contains(t, system, "You work for ACME.")
 	assert.Contains(t, system, "Use bullets.")
 }
 
 func TestTemplatePlanningMakesNoLLMCall(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{
 		Task: plan.Task{ID: "wf", Goal: "Refactor the payment module"}, Count: 3, Template: activities.TemplateAuto})
 	require.NoError(t, err)
@@ -164,7 +170,7 @@ func TestTemplatePlanningMakesNoLLMCall(t *testing.T) {
 func runPlan(t *testing.T, n int) int {
 	t.Helper()
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{})
+	a := over(srv, llm.Config{})
 	p := plan.Plan{ID: "p"}
 	for i := 1; i <= n; i++ {
 		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Number: i, Title: fmt.Sprintf("Step %d", i),

@@ -12,7 +12,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -20,7 +22,7 @@ import (
 // against the fake OpenAI-compatible server on loopback.
 
 // serve starts a fake server closed with the test.
-func serve(t *testing.T, opts ...offline.Option) *offline.Server {
+func serve(t *testing.T, opts ...offline.ServerOption) *offline.Server {
 	t.Helper()
 	srv := offline.New(opts...)
 	t.Cleanup(srv.Close)
@@ -28,12 +30,12 @@ func serve(t *testing.T, opts ...offline.Option) *offline.Server {
 }
 
 // over returns Activities whose adapter talks to srv with cfg's settings.
-func over(srv *offline.Server, cfg activities.LLMConfig, opts ...activities.Option) *activities.Activities {
+func over(srv *offline.Server, cfg llm.Config) *activities.Activities {
 	cfg.BaseURL = srv.URL()
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
 	}
-	return activities.New(append([]activities.Option{activities.WithLLMConfig(cfg)}, opts...)...)
+	return &activities.Activities{LLMConfig: cfg}
 }
 
 // appErr asserts err is an ApplicationError and returns it.
@@ -50,29 +52,29 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 	tests := []struct {
 		name      string
 		reply     offline.Reply
-		typ       activities.ErrorType
+		typ       llm.ErrorType
 		retryable bool
 		delay     time.Duration
 		says      string
 	}{
-		{"400", offline.Reply{Status: 400, Content: "temperature is out of range"}, activities.ErrBadRequest, false, 0,
+		{"400", offline.Reply{Status: 400, Content: "temperature is out of range"}, llm.ErrBadRequest, false, 0,
 			"check llm.model"},
 		{"404 model", offline.Reply{Status: 404, Content: "The model `test-model` does not exist"},
-			activities.ErrNotFound, false, 0, `model "test-model" not found: check llm.model`},
-		{"context length", offline.Reply{Status: 400, RawBody: contextLength}, activities.ErrContextLength, false, 0,
+			llm.ErrNotFound, false, 0, `model "test-model" not found: check llm.model`},
+		{"context length", offline.Reply{Status: 400, RawBody: contextLength}, llm.ErrContextLength, false, 0,
 			"larger context window"},
-		{"429 retry-after", offline.Reply{Status: 429, RetryAfter: "7"}, activities.ErrRateLimited, true,
+		{"429 retry-after", offline.Reply{Status: 429, RetryAfter: "7"}, llm.ErrRateLimited, true,
 			7 * time.Second, "rate limiting"},
-		{"500", offline.Reply{Status: 500}, activities.ErrServer, true, 0, "failed"},
-		{"503 retry-after", offline.Reply{Status: 503, RetryAfter: "2"}, activities.ErrServer, true, 2 * time.Second,
+		{"500", offline.Reply{Status: 500}, llm.ErrServer, true, 0, "failed"},
+		{"503 retry-after", offline.Reply{Status: 503, RetryAfter: "2"}, llm.ErrServer, true, 2 * time.Second,
 			"failed"},
-		{"malformed body", offline.Reply{RawBody: "{not json"}, activities.ErrInvalidResponse, true, 0, "not valid JSON"},
+		{"malformed body", offline.Reply{RawBody: "{not json"}, llm.ErrInvalidResponse, true, 0, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t)
 			srv.Enqueue(activities.PhaseSummarize, tt.reply)
-			_, err := over(srv, activities.LLMConfig{}).Summarize(context.Background(),
+			_, err := over(srv, llm.Config{}).Summarize(context.Background(),
 				activities.SummarizeInput{Goal: "g"})
 			ae := appErr(t, err)
 			assert.Equal(t, string(tt.typ), ae.Type())
@@ -86,15 +88,15 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 
 func TestAuthErrorOverHTTP(t *testing.T) {
 	srv := serve(t, offline.WithAPIKey("right-key"))
-	a := over(srv, activities.LLMConfig{APIKey: "wrong-key"})
+	a := over(srv, llm.Config{APIKey: "wrong-key"})
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(activities.ErrAuth), ae.Type())
+	assert.Equal(t, string(llm.ErrAuth), ae.Type())
 	assert.True(t, ae.NonRetryable())
 	assert.Contains(t, ae.Message(), "check llm.apiKey")
 	assert.NotContains(t, ae.Error(), "wrong-key", "the key never shows in errors")
 
-	ok := over(srv, activities.LLMConfig{APIKey: "right-key"})
+	ok := over(srv, llm.Config{APIKey: "right-key"})
 	_, err = ok.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	assert.NoError(t, err)
 }
@@ -102,11 +104,11 @@ func TestAuthErrorOverHTTP(t *testing.T) {
 func TestTimeoutIsRetryableOverHTTP(t *testing.T) {
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Hang: true})
-	a := over(srv, activities.LLMConfig{RequestTimeout: 200 * time.Millisecond})
+	a := over(srv, llm.Config{RequestTimeout: 200 * time.Millisecond})
 	start := time.Now()
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(activities.ErrTimeout), ae.Type())
+	assert.Equal(t, string(llm.ErrTimeout), ae.Type())
 	assert.False(t, ae.NonRetryable())
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
@@ -116,10 +118,10 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close()) // nothing listens there now
-	a := activities.New(activities.WithLLMConfig(activities.LLMConfig{BaseURL: "http://" + addr + "/v1", Model: "m"}))
+	a := &activities.Activities{LLMConfig: llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"}}
 	_, err = a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(activities.ErrNetwork), ae.Type())
+	assert.Equal(t, string(llm.ErrNetwork), ae.Type())
 	assert.False(t, ae.NonRetryable())
 	assert.Contains(t, ae.Message(), "check llm.baseURL")
 }
@@ -129,20 +131,20 @@ func TestCancelledCallIsNotClassified(t *testing.T) {
 	srv.Enqueue(activities.PhaseSummarize, offline.Reply{Hang: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := over(srv, activities.LLMConfig{}).Summarize(ctx, activities.SummarizeInput{Goal: "g"})
+	_, err := over(srv, llm.Config{}).Summarize(ctx, activities.SummarizeInput{Goal: "g"})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
 }
 
 // goodReflect is a valid reflect reply.
-var goodReflect = activities.ReflectReply{Decision: plan.DecisionContinue, Reason: "on track"}
+var goodReflect = reply.Reflect{Decision: plan.DecisionContinue, Reason: "on track"}
 
 func TestRepairOverHTTP(t *testing.T) {
 	t.Run("second reply good", func(t *testing.T) {
 		srv := serve(t)
 		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: "I think we should continue."},
 			offline.JSONReply(goodReflect))
-		r, err := over(srv, activities.LLMConfig{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
+		r, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 		require.NoError(t, err)
 		assert.Equal(t, plan.DecisionContinue, r.Decision)
 		assert.Equal(t, 2, srv.Calls(activities.PhaseReflect))
@@ -156,9 +158,9 @@ func TestRepairOverHTTP(t *testing.T) {
 		srv := serve(t)
 		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: `{"decision":"maybe"}`},
 			offline.Reply{Content: `{"decision":"perhaps"}`})
-		_, err := over(srv, activities.LLMConfig{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
+		_, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 		ae := appErr(t, err)
-		assert.Equal(t, string(activities.ErrMalformedOutput), ae.Type())
+		assert.Equal(t, string(llm.ErrMalformedOutput), ae.Type())
 		assert.True(t, ae.NonRetryable())
 		assert.Contains(t, ae.Message(), `"perhaps" is not a decision`)
 		assert.Equal(t, 2, srv.Calls(activities.PhaseReflect))
@@ -178,7 +180,7 @@ func TestStructuredRequestsAsTheServerSeesThem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t)
 			srv.Enqueue(activities.PhaseReflect, offline.JSONReply(goodReflect))
-			a := over(srv, activities.LLMConfig{JSONSchema: tt.jsonSchema})
+			a := over(srv, llm.Config{JSONSchema: tt.jsonSchema})
 			_, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 			require.NoError(t, err)
 			rf := srv.Requests()[0].Request.ResponseFormat

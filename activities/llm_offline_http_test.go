@@ -8,12 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
 func TestOfflineModelPlansThroughTheAdapter(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	task := plan.Task{ID: "wf", Goal: "Add input validation to the signup handler",
 		Context: plan.TaskContext{CurrentFiles: []string{"go.mod", "main.go", "signup.go"}}}
 	c, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: task})
@@ -55,10 +57,10 @@ func runStep(t *testing.T, a *activities.Activities, goal string, p *plan.Plan, 
 				res.Output = out.Content
 				break
 			}
-			turn.Transcript = append(turn.Transcript, activities.Message{Role: activities.RoleAssistant,
+			turn.Transcript = append(turn.Transcript, activities.Message{Role: llm.RoleAssistant,
 				Content: out.Content, ToolCalls: out.ToolCalls})
 			for _, c := range out.ToolCalls {
-				turn.Transcript = append(turn.Transcript, activities.Message{Role: activities.RoleTool,
+				turn.Transcript = append(turn.Transcript, activities.Message{Role: llm.RoleTool,
 					ToolCallID: c.ID, Content: "main.go\nsignup.go"})
 			}
 		}
@@ -70,7 +72,8 @@ func runStep(t *testing.T, a *activities.Activities, goal string, p *plan.Plan, 
 
 func TestOfflineModelRunsEveryPhase(t *testing.T) {
 	srv := serve(t)
-	a := over(srv, activities.LLMConfig{}, activities.WithOffline(true))
+	a := over(srv, llm.Config{})
+	a.Offline = true
 	ctx := context.Background()
 	goal := "Add input validation to the signup handler"
 	task := plan.Task{ID: "wf", Goal: goal, Context: plan.TaskContext{CurrentFiles: []string{"go.mod", "signup.go"}}}

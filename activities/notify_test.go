@@ -19,6 +19,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 const testSecret = "s3cret"
@@ -95,7 +96,7 @@ func stepInput(url string) activities.NotifyInput {
 
 func TestNotifyPostsASignedBody(t *testing.T) {
 	r := newReceiver(t)
-	a := activities.New(activities.WithWebhooks("", testSecret, nil))
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
 	out, err := notify(t, a, stepInput(r.URL+"/hooks/plan"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{Sent: true, StatusCode: http.StatusOK}, out)
@@ -104,10 +105,10 @@ func TestNotifyPostsASignedBody(t *testing.T) {
 	require.Len(t, got, 1)
 	h := got[0].header
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
-	assert.Equal(t, "step-completed", h.Get(activities.HeaderEvent))
-	assert.Equal(t, "plan-1/step-completed/2", h.Get(activities.HeaderIdempotencyKey))
-	assert.True(t, strings.HasPrefix(h.Get(activities.HeaderSignature), "sha256="))
-	assert.True(t, activities.VerifySignature(testSecret, got[0].body, h.Get(activities.HeaderSignature)))
+	assert.Equal(t, "step-completed", h.Get(webhook.HeaderEvent))
+	assert.Equal(t, "plan-1/step-completed/2", h.Get(webhook.HeaderIdempotencyKey))
+	assert.True(t, strings.HasPrefix(h.Get(webhook.HeaderSignature), "sha256="))
+	assert.True(t, webhook.VerifySignature(testSecret, got[0].body, h.Get(webhook.HeaderSignature)))
 	assert.JSONEq(t, `{"event":"step-completed","workflowId":"plan-1","runId":"run-1","phase":"executing",
 		"at":"2026-05-01T12:00:00Z","data":{"step":{"id":"s2","number":2,"title":"Write tests"},"percent":40}}`,
 		string(got[0].body))
@@ -115,7 +116,7 @@ func TestNotifyPostsASignedBody(t *testing.T) {
 
 func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 	r := newReceiver(t)
-	a := activities.New(activities.WithWebhooks(r.URL, "", nil))
+	a := &activities.Activities{Webhook: webhook.Sender{URL: r.URL}}
 	in := stepInput("")
 	in.IdempotencyKey = ""
 	out, err := notify(t, a, in)
@@ -123,20 +124,20 @@ func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 	assert.True(t, out.Sent)
 	got := r.deliveries()
 	require.Len(t, got, 1)
-	assert.Empty(t, got[0].header.Get(activities.HeaderSignature), "no secret, no signature")
-	assert.NotEmpty(t, got[0].header.Get(activities.HeaderIdempotencyKey), "a key derived from the activity")
-	assert.Contains(t, got[0].header.Get(activities.HeaderIdempotencyKey), "/step-completed/")
+	assert.Empty(t, got[0].header.Get(webhook.HeaderSignature), "no secret, no signature")
+	assert.NotEmpty(t, got[0].header.Get(webhook.HeaderIdempotencyKey), "a key derived from the activity")
+	assert.Contains(t, got[0].header.Get(webhook.HeaderIdempotencyKey), "/step-completed/")
 }
 
 func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
-	out, err := notify(t, activities.New(), stepInput(""))
+	out, err := notify(t, &activities.Activities{}, stepInput(""))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{NoReceiver: true}, out, "the workflow stops scheduling deliveries")
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	r := newReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
-	a := activities.New(activities.WithWebhooks("", testSecret, nil))
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
 	in := stepInput(r.URL)
 
 	// The test environment does not retry: each call stands for one attempt.
@@ -154,82 +155,21 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	got := r.deliveries()
 	require.Len(t, got, 3)
 	for _, d := range got {
-		assert.Equal(t, "plan-1/step-completed/2", d.header.Get(activities.HeaderIdempotencyKey))
+		assert.Equal(t, "plan-1/step-completed/2", d.header.Get(webhook.HeaderIdempotencyKey))
 		assert.Equal(t, string(got[0].body), string(d.body), "every attempt sends the same body")
-		assert.True(t, activities.VerifySignature(testSecret, d.body, d.header.Get(activities.HeaderSignature)))
+		assert.True(t, webhook.VerifySignature(testSecret, d.body, d.header.Get(webhook.HeaderSignature)))
 	}
 }
 
-func TestNotifyClassifiesAnswers(t *testing.T) {
-	tests := []struct {
-		status    int
-		retryable bool
-		message   string
-	}{
-		{http.StatusBadRequest, false, "webhook rejected: 400 Bad Request: Bad Request from the receiver"},
-		{http.StatusUnauthorized, false, "webhook rejected: 401 Unauthorized"},
-		{http.StatusNotFound, false, "webhook rejected: 404 Not Found"},
-		{http.StatusFound, false, "webhook rejected: 302 Found"},
-		{http.StatusRequestTimeout, true, "webhook step-completed failed: 408 Request Timeout"},
-		{http.StatusInternalServerError, true, "webhook step-completed failed: 500 Internal Server Error"},
-		{http.StatusBadGateway, true, "webhook step-completed failed: 502 Bad Gateway"},
-	}
-	for _, tt := range tests {
-		t.Run(http.StatusText(tt.status), func(t *testing.T) {
-			r := newReceiver(t, tt.status)
-			out, err := notify(t, activities.New(), stepInput(r.URL))
-			ae := appErr(t, err)
-			assert.Equal(t, !tt.retryable, ae.NonRetryable())
-			assert.Contains(t, ae.Error(), tt.message)
-			assert.False(t, out.Sent)
-		})
-	}
-}
-
-func TestNotifyNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
-	r := newReceiver(t)
-	url := r.URL + "/hook?token=topsecret"
-	r.Close() // nothing listens any more
-
-	_, err := notify(t, activities.New(), stepInput(url))
-	ae := appErr(t, err)
-	assert.False(t, ae.NonRetryable())
-	assert.Equal(t, activities.ErrWebhookFailed, ae.Type())
-	assert.NotContains(t, err.Error(), "topsecret")
-}
-
-func TestNotifyRefusesABadURL(t *testing.T) {
-	for _, url := range []string{"ftp://127.0.0.1/x?token=topsecret", "not a url", "http://"} {
-		_, err := notify(t, activities.New(), stepInput(url))
+func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
+	r := newReceiver(t, http.StatusBadRequest)
+	for _, url := range []string{r.URL, "ftp://127.0.0.1/x?token=topsecret"} {
+		out, err := notify(t, &activities.Activities{}, stepInput(url))
 		ae := appErr(t, err)
 		assert.True(t, ae.NonRetryable(), url)
 		assert.Equal(t, activities.ErrWebhookRejected, ae.Type(), url)
+		assert.False(t, out.Sent)
 		assert.NotContains(t, err.Error(), "topsecret")
-	}
-}
-
-func TestVerifySignature(t *testing.T) {
-	body := []byte(`{"event":"completed"}`)
-	good := activities.Signature(testSecret, body)
-	tests := []struct {
-		name   string
-		secret string
-		body   []byte
-		header string
-		want   bool
-	}{
-		{"valid", testSecret, body, good, true},
-		{"other secret", "other", body, good, false},
-		{"changed body", testSecret, []byte(`{"event":"failed"}`), good, false},
-		{"no prefix", testSecret, body, strings.TrimPrefix(good, "sha256="), false},
-		{"not hex", testSecret, body, "sha256=zz", false},
-		{"empty header", testSecret, body, "", false},
-		{"empty secret", "", body, activities.Signature("", body), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, activities.VerifySignature(tt.secret, tt.body, tt.header))
-		})
 	}
 }
 
@@ -238,11 +178,11 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	in := stepInput(r.URL)
 	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
-	_, err := notify(t, activities.New(), in)
+	_, err := notify(t, &activities.Activities{}, in)
 	require.NoError(t, err)
 
-	var body activities.NotifyBody
+	var body webhook.Body
 	require.NoError(t, json.Unmarshal(r.deliveries()[0].body, &body))
-	assert.Equal(t, activities.NotifyBody{Event: activities.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
+	assert.Equal(t, webhook.Body{Event: activities.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
 		Phase: plan.PhaseCompleted, At: in.At, Data: in.Data}, body)
 }

@@ -7,26 +7,23 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/plan"
-)
-
-// Option counts: the default and the most one request may ask for.
-const (
-	DefaultOptionCount = 3
-	MaxOptionCount     = 5
+	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/workspace"
 )
 
 // TemplateAuto in OptionsInput.Template lets the goal's task type choose
 // a template.
 const TemplateAuto = "auto"
 
-// optionCount clamps a requested option count to 1..MaxOptionCount, zero
-// meaning the default.
+// optionCount clamps a requested option count to 1..signals.MaxOptionCount,
+// zero meaning signals.DefaultOptionCount.
 func optionCount(n int) int {
 	switch {
 	case n <= 0:
-		return DefaultOptionCount
-	case n > MaxOptionCount:
-		return MaxOptionCount
+		return signals.DefaultOptionCount
+	case n > signals.MaxOptionCount:
+		return signals.MaxOptionCount
 	}
 	return n
 }
@@ -94,30 +91,15 @@ func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool
 }
 
 // planData fills the plan templates' data.
-func (a *Activities) planData(in OptionsInput, count int) planData {
-	files, more := workspaceFiles(in.Task.Context)
-	d := planData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
-		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more, Example: optionsExample}
+func (a *Activities) planData(in OptionsInput, count int) prompts.PlanData {
+	files, more := workspace.ListFiles(in.Task.Context)
+	d := prompts.PlanData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
+		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more}
 	for _, p := range in.Previous {
 		d.Previous = append(d.Previous, p.Title)
 	}
 	d.Tools = a.specs().Specs(nil)
 	return d
-}
-
-// checkOptionsLimit checks an options reply and that no option has more
-// steps than maxSteps (zero: no limit).
-func checkOptionsLimit(r *OptionsReply, maxSteps int) error {
-	if err := checkOptions(r); err != nil {
-		return err
-	}
-	for i, o := range r.Options {
-		if maxSteps > 0 && len(o.Steps) > maxSteps {
-			return fmt.Errorf("option %d (%q) has %d steps; the most allowed is %d", i+1, o.Title, len(o.Steps),
-				maxSteps)
-		}
-	}
-	return nil
 }
 
 // Rough token needs of running a step, used for plan estimates.
@@ -143,5 +125,5 @@ func (a *Activities) estimate(p *plan.Plan) {
 		}
 	}
 	p.Estimates.Tokens = tokens
-	p.Estimates.CostUSD = a.prices().Cost(a.llmConfig.ModelFor(PhaseExecute), tokens*3/4, tokens/4)
+	p.Estimates.CostUSD = a.prices().Cost(a.LLMConfig.ModelFor(PhaseExecute), tokens*3/4, tokens/4)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 )
@@ -52,7 +53,7 @@ func readRef(t *testing.T, ref string) string {
 func TestLLMStepOutputKeptWhole(t *testing.T) {
 	dir := t.TempDir()
 	long := "start " + strings.Repeat("x", 10_000) + " end"
-	a := New(WithLLM(&scriptLLM{replies: []scripted{text(long)}}), WithOutputLimit(1000), WithOutputStore(dir))
+	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 1000, Outputs: outputs.New(dir)}
 
 	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestLLMStepOutputKeptWhole(t *testing.T) {
 
 func TestLLMStepShortOutputKeepsNoFile(t *testing.T) {
 	dir := t.TempDir()
-	a := New(WithLLM(&scriptLLM{replies: []scripted{text("short")}}), WithOutputStore(dir))
+	a := &Activities{LLM: &scriptLLM{replies: []scripted{text("short")}}, Outputs: outputs.New(dir)}
 	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
 	require.NoError(t, err)
 	assert.Equal(t, "short", res.Output)
@@ -74,15 +75,11 @@ func TestLLMStepShortOutputKeepsNoFile(t *testing.T) {
 
 func TestNoOutputStoreNoRef(t *testing.T) {
 	long := strings.Repeat("y", 5000)
-	for _, a := range []*Activities{
-		New(WithLLM(&scriptLLM{replies: []scripted{text(long)}}), WithOutputLimit(100)),
-		New(WithLLM(&scriptLLM{replies: []scripted{text(long)}}), WithOutputLimit(100), WithOutputStore("")),
-	} {
-		res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
-		require.NoError(t, err)
-		assert.True(t, res.OutputTruncated)
-		assert.Empty(t, res.OutputRef)
-	}
+	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 100}
+	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
+	require.NoError(t, err)
+	assert.True(t, res.OutputTruncated)
+	assert.Empty(t, res.OutputRef)
 }
 
 // runLLMStepActivity runs ExecuteLLMStep as an activity of a fresh test
@@ -103,8 +100,7 @@ func runLLMStepActivity(t *testing.T, a *Activities) plan.StepResult {
 func TestRetryReplacesTheSameFile(t *testing.T) {
 	dir := t.TempDir()
 	first, second := strings.Repeat("1", 3000), strings.Repeat("2", 2500)
-	a := New(WithLLM(&scriptLLM{replies: []scripted{text(first), text(second)}}), WithOutputLimit(500),
-		WithOutputStore(dir))
+	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(first), text(second)}}, OutputLimit: 500, Outputs: outputs.New(dir)}
 
 	res1 := runLLMStepActivity(t, a)
 	res2 := runLLMStepActivity(t, a)
@@ -138,7 +134,7 @@ func TestCommandOutputOverTheCapIsKeptWhole(t *testing.T) {
 	ws, content := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := New(WithTools(reg), WithOutputStore(dir))
+	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt"]}`))
 	require.NoError(t, err)
@@ -155,8 +151,8 @@ func TestCommandOutputFileIsBounded(t *testing.T) {
 	ws, content := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := New(WithTools(reg), WithOutputStore(dir))
-	a.outputs.limit = 4096
+	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
+	a.Outputs.Limit = 4096
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt"]}`))
 	require.NoError(t, err)
@@ -168,7 +164,7 @@ func TestCommandOutputFileIsBounded(t *testing.T) {
 func TestToolOutputCutByTheActivityIsKeptWhole(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"notes.txt": strings.Repeat("n", 3000)})
 	dir := t.TempDir()
-	a := New(WithToolOutputLimit(200), WithOutputStore(dir))
+	a := &Activities{ToolOutputLimit: 200, Outputs: outputs.New(dir)}
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "read_file", `{"path":"notes.txt"}`))
 	require.NoError(t, err)
@@ -186,13 +182,13 @@ func TestToolOutputsThatLeaveNoFile(t *testing.T) {
 		in   ToolInput
 	}{
 		{"short output", func(dir string) *Activities {
-			return New(WithTools(tools.Builtin(tools.Config{AllowCommands: []string{"cat"}})), WithOutputStore(dir))
+			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}
 		}, toolCall(ws, "run_command", cmd)},
 		{"no store", func(string) *Activities {
-			return New(WithTools(tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})))
+			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})}
 		}, toolCall(ws, "run_command", cmd)},
 		{"read-only inspection", func(dir string) *Activities {
-			return New(WithToolOutputLimit(100), WithOutputStore(dir))
+			return &Activities{ToolOutputLimit: 100, Outputs: outputs.New(dir)}
 		}, ToolInput{PlanID: "p1", Workspace: ws, ReadOnly: true,
 			Call: ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
 	}
@@ -212,7 +208,7 @@ func TestFailedCommandKeepsItsOutput(t *testing.T) {
 	ws, _ := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := New(WithTools(reg), WithOutputStore(dir))
+	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt","missing.txt"]}`))
 	require.NoError(t, err)
@@ -221,34 +217,4 @@ func TestFailedCommandKeepsItsOutput(t *testing.T) {
 	kept := readRef(t, out.OutputRef)
 	assert.Contains(t, kept, "MIDDLE LINE")
 	assert.Contains(t, kept, "missing.txt", "stderr is kept too")
-}
-
-func TestSafeName(t *testing.T) {
-	cases := []struct {
-		in   string
-		want string
-	}{
-		{"plan-42", "plan-42"},
-		{"s1.b_2", "s1.b_2"},
-	}
-	for _, tc := range cases {
-		assert.Equal(t, tc.want, safeName(tc.in))
-	}
-	for _, in := range []string{"", "..", ".hidden", "a/b", "a\\b", "über", "x y", strings.Repeat("z", 200)} {
-		got := safeName(in)
-		assert.Regexp(t, `^[A-Za-z0-9_-][A-Za-z0-9._-]*-[0-9a-f]{8}$`, got, "input %q", in)
-		assert.LessOrEqual(t, len(got), maxNamePart)
-	}
-	assert.NotEqual(t, safeName("a/b"), safeName("a_b"), "a changed name does not meet one that needed no change")
-	assert.NotEqual(t, safeName("a/b"), safeName("a:b"))
-}
-
-func TestOutputStorePathsStayInside(t *testing.T) {
-	s := NewOutputStore("relative/outputs")
-	require.True(t, filepath.IsAbs(s.Dir()))
-	p := s.path(outputName{run: "../../etc", step: "../passwd", kind: OutputTool, seq: "/x"})
-	rel, err := filepath.Rel(s.Dir(), p)
-	require.NoError(t, err)
-	assert.False(t, strings.HasPrefix(rel, ".."), "path %s leaves the store", p)
-	assert.Equal(t, 1, strings.Count(rel, string(filepath.Separator)), "one folder per workflow: %s", rel)
 }

@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,65 +13,70 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 )
 
 func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
-	prompts := Prompts{System: "Be careful.", Phases: map[string]string{
+	custom := Prompts{System: "Be careful.", Phases: map[string]string{
 		"clarifying": "P-clarifying", "planning": "P-planning", "executing": "P-executing",
 		"reflecting": "P-reflecting", "summarizing": "P-summarizing"}}
 	ctx := context.Background()
 	calls := map[string]func(a *Activities) error{
 		PhaseClarify: func(a *Activities) error {
-			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
 		PhasePlan: func(a *Activities) error {
-			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: prompts})
+			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
 		PhaseExecute: func(a *Activities) error {
-			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: prompts})
+			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: custom})
 			return err
 		},
 		PhaseAgent: func(a *Activities) error {
-			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: prompts}})
+			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: custom}})
 			return err
 		},
 		PhaseReflect: func(a *Activities) error {
-			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: prompts})
+			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: custom})
 			return err
 		},
 		PhaseSummarize: func(a *Activities) error {
-			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: prompts})
+			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: custom})
 			return err
 		},
 	}
+	// keys are the run's phase names the caller's prompts are given under.
+	keys := map[string]string{PhaseClarify: "clarifying", PhasePlan: "planning", PhaseExecute: "executing",
+		PhaseAgent: "executing", PhaseReflect: "reflecting", PhaseSummarize: "summarizing"}
 	replies := map[string]string{PhaseClarify: `{"goal":"g","needsPlan":true}`, PhasePlan: optionsJSON(t, 1, 1),
 		PhaseReflect: goodReflect}
 	for phase, call := range calls {
 		t.Run(phase, func(t *testing.T) {
-			reply := replies[phase]
-			if reply == "" {
-				reply = "ok"
+			answer := replies[phase]
+			if answer == "" {
+				answer = "ok"
 			}
-			a, llm := newScripted(text(reply))
+			a, model := newScripted(text(answer))
 			require.NoError(t, call(a))
-			req := llm.requests[0]
+			req := model.requests[0]
 			assert.Equal(t, phase, req.Phase)
 			system := req.Messages[0]
-			assert.Equal(t, RoleSystem, system.Role)
-			assert.Equal(t, PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
+			assert.Equal(t, llm.RoleSystem, system.Role)
+			assert.Equal(t, prompts.PhaseLine+phase, strings.SplitN(system.Content, "\n", 2)[0])
 			assert.Contains(t, system.Content, "\n\nBe careful.")
-			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+string(phasePromptKeys[phase])), system.Content)
-			assert.Equal(t, RoleUser, req.Messages[1].Role)
+			assert.True(t, strings.HasSuffix(system.Content, "\n\nP-"+keys[phase]), system.Content)
+			assert.Equal(t, llm.RoleUser, req.Messages[1].Role)
 			assert.NotContains(t, req.Messages[1].Content, "<no value>")
 		})
 	}
 }
 
 func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
-	a, llm := newScripted(text(goodReflect))
+	a, model := newScripted(text(goodReflect))
 	var remaining []plan.StepDigest
 	for i := 1; i <= 30; i++ {
 		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
@@ -83,7 +86,7 @@ func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
 		Result:    &plan.StepResult{Success: false, Error: "2 tests failed", Output: "FAIL TestLogin"},
 		Remaining: remaining})
 	require.NoError(t, err)
-	user := llm.requests[0].Messages[1].Content
+	user := model.requests[0].Messages[1].Content
 	assert.Contains(t, user, "Result of step s0: FAILED")
 	assert.Contains(t, user, "Error: 2 tests failed")
 	assert.Contains(t, user, "FAIL TestLogin")
@@ -91,40 +94,16 @@ func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
 	assert.NotContains(t, user, "s11 later")
 }
 
-func TestWorkspaceFilesBounded(t *testing.T) {
-	root := t.TempDir()
-	for i := 0; i < 60; i++ {
-		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.go", i)), nil, 0o600))
-	}
-	for _, dir := range []string{".git", "node_modules"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o700))
-		require.NoError(t, os.WriteFile(filepath.Join(root, dir, "a00.txt"), nil, 0o600))
-	}
-	files, more := workspaceFiles(plan.TaskContext{WorkspaceRoot: root})
-	assert.Len(t, files, maxListedFiles)
-	assert.True(t, more)
-	assert.Equal(t, "f00.go", files[0])
-	for _, f := range files {
-		assert.False(t, strings.Contains(f, ".git") || strings.Contains(f, "node_modules"), f)
-	}
-
-	given, more := workspaceFiles(plan.TaskContext{WorkspaceRoot: root, CurrentFiles: []string{"x.go"}})
-	assert.Equal(t, []string{"x.go"}, given)
-	assert.False(t, more)
-	none, _ := workspaceFiles(plan.TaskContext{WorkspaceRoot: filepath.Join(root, "missing")})
-	assert.Empty(t, none)
-}
-
 // slowLLM answers after a delay.
 type slowLLM struct{ delay time.Duration }
 
 // Complete waits, then answers "done".
-func (s slowLLM) Complete(ctx context.Context, _ Request) (Response, error) {
+func (s slowLLM) Complete(ctx context.Context, _ llm.Request) (llm.Response, error) {
 	select {
 	case <-time.After(s.delay):
-		return Response{Content: "done"}, nil
+		return llm.Response{Content: "done"}, nil
 	case <-ctx.Done():
-		return Response{}, ctx.Err()
+		return llm.Response{}, ctx.Err()
 	}
 }
 
@@ -138,7 +117,7 @@ func TestLongCallHeartbeatsInsideAnActivity(t *testing.T) {
 			beats <- d
 		}
 	})
-	a := New(WithLLM(slowLLM{delay: 200 * time.Millisecond}), WithHeartbeatInterval(20*time.Millisecond))
+	a := &Activities{LLM: slowLLM{delay: 200 * time.Millisecond}, HeartbeatInterval: 20 * time.Millisecond}
 	env.RegisterActivity(a.Summarize)
 	val, err := env.ExecuteActivity(a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package activities
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -30,10 +29,4 @@ func boundOutput(s string, limit int) (string, bool) {
 		keep = 0
 	}
 	return cutRunes(s, keep) + note, true
-}
-
-// oneLine collapses all whitespace runs of s, newlines included, into
-// single spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

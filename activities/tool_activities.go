@@ -4,95 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
-	"go.temporal.io/sdk/activity"
-
+	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
 )
-
-// Error types of the tool side. Both are non-retryable: a retry cannot
-// move a workspace back under the root or shrink it.
-const (
-	// ErrWorkspace is a workspace that is missing, not a directory or
-	// outside the worker's workspace root.
-	ErrWorkspace ErrorType = "WorkspaceRejected"
-	// ErrSnapshot is a snapshot that cannot be taken (too large) or
-	// restored (unknown id, another workspace's snapshot).
-	ErrSnapshot ErrorType = "SnapshotError"
-)
-
-// DefaultSnapshotLimit is the largest workspace SnapshotWorkspace copies.
-const DefaultSnapshotLimit = 200 << 20
-
-// toolDeps are the tool side's dependencies.
-type toolDeps struct {
-	tools *tools.Registry
-	// workspaceRoot, when set, is the directory every workspace must lie in.
-	workspaceRoot string
-	snapshotDir   string
-	snapshotLimit int64
-	// toolOutputLimit caps ToolOutput.Output; zero means
-	// tools.DefaultMaxOutputBytes.
-	toolOutputLimit int
-}
-
-// WithTools sets the tools RunTool runs, and offers their specs to agent
-// turns and planning prompts unless WithToolSpecs set others. The default
-// is tools.Builtin(tools.DefaultConfig()): no commands allowed.
-func WithTools(reg *tools.Registry) Option {
-	return func(a *Activities) { a.tools = reg }
-}
-
-// WithWorkspaceRoot confines every workspace to root: a plan's workspace
-// must lie inside it (a relative one is taken relative to it) and an empty
-// one means root itself. Without it a plan must name its workspace.
-func WithWorkspaceRoot(root string) Option {
-	return func(a *Activities) { a.workspaceRoot = root }
-}
-
-// WithSnapshotDir sets where workspace snapshots are kept. The default is
-// planmode/snapshots in the user's cache directory, or in the temporary
-// directory when there is none. It must not overlap a workspace.
-func WithSnapshotDir(dir string) Option {
-	return func(a *Activities) { a.snapshotDir = dir }
-}
-
-// WithSnapshotLimit sets the largest workspace, in bytes, that
-// SnapshotWorkspace copies. Default DefaultSnapshotLimit (200 MiB).
-func WithSnapshotLimit(bytes int64) Option {
-	return func(a *Activities) { a.snapshotLimit = bytes }
-}
-
-// WithToolOutputLimit caps the output RunTool returns, in bytes; longer
-// output keeps its head and tail. Default tools.DefaultMaxOutputBytes.
-func WithToolOutputLimit(n int) Option {
-	return func(a *Activities) { a.toolOutputLimit = n }
-}
-
-// ToolSpecsOf adapts a tool registry to ToolSpecs for the LLM side.
-func ToolSpecsOf(reg *tools.Registry) ToolSpecs { return registrySpecs{reg} }
-
-// registrySpecs hands out a registry's specs as ToolSpec values.
-type registrySpecs struct{ reg *tools.Registry }
-
-// Specs returns the named tools' specs; nil or empty names return all.
-func (r registrySpecs) Specs(names []string) []ToolSpec { return toToolSpecs(r.reg.Specs(names)) }
-
-// ReadOnlySpecs returns the specs of the tools planning and reflection may
-// use.
-func (r registrySpecs) ReadOnlySpecs() []ToolSpec { return toToolSpecs(r.reg.ReadOnlySpecs()) }
-
-func toToolSpecs(specs []tools.Spec) []ToolSpec {
-	out := make([]ToolSpec, len(specs))
-	for i, s := range specs {
-		out[i] = ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
-	}
-	return out
-}
 
 // RunTool runs one tool call in the workspace. A tool that runs but fails
 // — a missing file, a non-zero exit, a path that leaves the workspace, bad
@@ -113,16 +30,16 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	ws, err := a.resolveWorkspace(in.Workspace, true)
+	ws, err := a.Workspace.Resolve(in.Workspace, true)
 	if err != nil {
-		return ToolOutput{}, err
+		return ToolOutput{}, refusal(err)
 	}
 	sb, err := tools.NewSandbox(ws)
 	if err != nil {
 		return ToolOutput{}, fail(ErrWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
 	}
-	env := tools.Env{Root: sb, Heartbeat: heartbeater(ctx), PlanID: in.PlanID, StepID: in.StepID,
-		MaxHeartbeatInterval: heartbeatCap(ctx)}
+	env := tools.Env{Root: sb, Heartbeat: heartbeat.Recorder(ctx), PlanID: in.PlanID, StepID: in.StepID,
+		MaxHeartbeatInterval: heartbeat.Cap(ctx)}
 	full := a.fullToolOutput(ctx, in)
 	if full != nil {
 		env.FullOutput = full
@@ -133,12 +50,12 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	case err == nil:
 		out.Success = true
 	case ctx.Err() != nil:
-		full.discard()
+		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, ctx.Err())
 	case tools.IsToolError(err):
 		out.Error = err.Error()
 	default:
-		full.discard()
+		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
 	}
 	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated, res.Output)
@@ -148,26 +65,26 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 // fullToolOutput starts the file that keeps a call's whole output, or
 // returns nil when there is no output store or the call is read-only
 // workspace inspection, whose output never reaches workflow history.
-func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputFile {
-	if a.outputs == nil || in.ReadOnly {
+func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File {
+	if a.Outputs == nil || in.ReadOnly {
 		return nil
 	}
-	return a.outputs.begin(outputNameFor(ctx, in.PlanID, in.StepID, OutputTool, in.Call.ID))
+	return a.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
 }
 
 // keepToolOutput puts the whole output of a truncated call in place and
 // returns its path: what the command streamed, or the tool's own output
 // when nothing was streamed (a tool that is not a command). An output that
 // was not truncated leaves no file.
-func (a *Activities) keepToolOutput(ctx context.Context, full *outputFile, truncated bool, output string) string {
+func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, truncated bool, output string) string {
 	if !truncated {
-		full.discard()
+		full.Discard()
 		return ""
 	}
 	if full == nil {
 		return ""
 	}
-	ref, err := full.commit(output)
+	ref, err := full.Commit(output)
 	if err != nil {
 		logOutputError(ctx, err)
 		return ""
@@ -177,7 +94,7 @@ func (a *Activities) keepToolOutput(ctx context.Context, full *outputFile, trunc
 
 // toolOutput converts a tool's result, capping its output.
 func (a *Activities) toolOutput(res tools.Result) ToolOutput {
-	limit := a.toolOutputLimit
+	limit := a.ToolOutputLimit
 	if limit <= 0 {
 		limit = tools.DefaultMaxOutputBytes
 	}
@@ -192,111 +109,10 @@ func (a *Activities) toolOutput(res tools.Result) ToolOutput {
 	}
 }
 
-// defaultTools is the registry used without WithTools, built once because
-// activities run concurrently.
-var defaultTools = sync.OnceValue(func() *tools.Registry { return tools.Builtin(tools.DefaultConfig()) })
-
-// registry returns the configured tools or the built-in default.
-func (a *Activities) registry() *tools.Registry {
-	if a.tools == nil {
-		return defaultTools()
-	}
-	return a.tools
-}
-
 // usableTools names the tools a call may use.
 func (a *Activities) usableTools(readOnly bool) []string {
 	if readOnly {
 		return a.registry().ReadOnlyNames()
 	}
 	return a.registry().Names()
-}
-
-// heartbeater records heartbeats when ctx is an activity's; in a plain
-// unit test it does nothing (activity.RecordHeartbeat would panic).
-func heartbeater(ctx context.Context) func(details ...any) {
-	if !activity.IsActivity(ctx) {
-		return nil
-	}
-	return func(details ...any) { activity.RecordHeartbeat(ctx, details...) }
-}
-
-// SnapshotWorkspace copies the workspace, .git included, into the snapshot
-// directory under an id derived from the plan id and the workspace, so a
-// retry replaces the same snapshot. A workspace over the snapshot limit is
-// a non-retryable ErrSnapshot error.
-func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	if strings.TrimSpace(in.PlanID) == "" {
-		return SnapshotOutput{}, fail(ErrSnapshot, nil, "snapshot: the plan id is empty")
-	}
-	ws, err := a.resolveWorkspace(in.Workspace, true)
-	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	dir, err := a.snapshotStore(ws)
-	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	id := snapshotID(in.PlanID, ws)
-	files, err := takeSnapshot(ctx, ws, dir, id, in.PlanID, a.limitOfSnapshots(), heartbeater(ctx))
-	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	return SnapshotOutput{SnapshotID: id, Files: files}, nil
-}
-
-// RestoreWorkspace makes the workspace equal to the snapshot: files
-// modified or deleted since are put back (Restored), files created since
-// are removed (Removed), both sorted. Running it again changes nothing, so
-// retries are safe. An unknown snapshot, or one of another workspace, is a
-// non-retryable ErrSnapshot error.
-func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	if !validSnapshotID(in.SnapshotID) {
-		return RestoreOutput{}, fail(ErrSnapshot, nil, fmt.Sprintf("restore: invalid snapshot id %q", in.SnapshotID))
-	}
-	ws, err := a.resolveWorkspace(in.Workspace, false)
-	if err != nil {
-		return RestoreOutput{}, err
-	}
-	dir, err := a.snapshotStore(ws)
-	if err != nil {
-		return RestoreOutput{}, err
-	}
-	snap, err := openSnapshot(dir, in.SnapshotID, ws)
-	if err != nil {
-		return RestoreOutput{}, err
-	}
-	return restoreTree(ctx, snap, ws, heartbeater(ctx))
-}
-
-// snapshotStore returns the snapshot directory, created, after checking it
-// does not overlap the workspace.
-func (a *Activities) snapshotStore(ws string) (string, error) {
-	dir := a.snapshotDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "planmode", "snapshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
-	}
-	if tools.Within(ws, real) || tools.Within(real, ws) {
-		return "", fail(ErrSnapshot, nil, fmt.Sprintf("the snapshot directory %s overlaps the workspace %s", real, ws))
-	}
-	return real, nil
-}
-
-// limitOfSnapshots returns the snapshot size limit.
-func (a *Activities) limitOfSnapshots() int64 {
-	if a.snapshotLimit > 0 {
-		return a.snapshotLimit
-	}
-	return DefaultSnapshotLimit
 }

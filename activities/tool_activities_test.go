@@ -17,8 +17,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/workspace"
 )
 
 // toolWorkspace returns a real (symlink-free) temporary directory holding
@@ -42,7 +44,7 @@ func toolCall(ws, name, args string) ToolInput {
 
 // requireAppError asserts err is a non-retryable ApplicationError of type
 // typ whose message holds msg.
-func requireAppError(t *testing.T, err error, typ ErrorType, msg string) {
+func requireAppError(t *testing.T, err error, typ string, msg string) {
 	t.Helper()
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
@@ -53,7 +55,7 @@ func requireAppError(t *testing.T, err error, typ ErrorType, msg string) {
 
 func TestRunToolWritesAndReads(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	out, err := a.RunTool(context.Background(), toolCall("", "write_file", `{"path":"src/a.go","content":"package a\n"}`))
 	require.NoError(t, err)
 	assert.True(t, out.Success, out.Error)
@@ -67,7 +69,7 @@ func TestRunToolWritesAndReads(t *testing.T) {
 
 func TestRunToolFailuresAreOutputs(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	tests := []struct {
 		name string
 		in   ToolInput
@@ -101,7 +103,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 
 func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
 	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
-	a := New(WithWorkspaceRoot(ws))
+	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	for _, call := range []ToolCall{
 		{Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
 		{Name: "delete_file", Arguments: `{"path":"a.txt"}`},
@@ -127,7 +129,7 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 	root := toolWorkspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
 	outside := toolWorkspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
-	a := New(WithWorkspaceRoot(root))
+	a := &Activities{Workspace: workspace.Root{Dir: root}}
 
 	tests := []struct {
 		name, ws string
@@ -155,9 +157,9 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 		})
 	}
 
-	_, err := New().RunTool(context.Background(), toolCall("", "list_files", `{}`))
+	_, err := (&Activities{}).RunTool(context.Background(), toolCall("", "list_files", `{}`))
 	requireAppError(t, err, ErrWorkspace, "no workspace")
-	out, err := New().RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
+	out, err := (&Activities{}).RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
 	require.NoError(t, err, "without a root any workspace is accepted")
 	assert.Equal(t, "secret.txt", out.Output)
 }
@@ -191,7 +193,7 @@ func customTools(t *testing.T) *tools.Registry {
 
 func TestRunToolErrorMapping(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithTools(customTools(t)), WithToolOutputLimit(100))
+	a := &Activities{Tools: customTools(t), ToolOutputLimit: 100}
 
 	_, err := a.RunTool(context.Background(), toolCall(ws, "fault", ``))
 	require.Error(t, err, "a worker fault fails the activity")
@@ -215,7 +217,7 @@ func TestRunToolErrorMapping(t *testing.T) {
 
 func TestRunToolHeartbeatsInActivity(t *testing.T) {
 	ws := toolWorkspace(t, nil)
-	a := New(WithTools(customTools(t)))
+	a := &Activities{Tools: customTools(t)}
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(a.RunTool)
@@ -239,9 +241,9 @@ func TestRunToolHeartbeatsInActivity(t *testing.T) {
 	assert.Equal(t, []string{"working"}, beats)
 }
 
-func TestWithToolsOffersSpecs(t *testing.T) {
+func TestToolsAreOfferedAsSpecs(t *testing.T) {
 	reg := tools.Builtin(tools.DefaultConfig())
-	a := New(WithTools(reg))
+	a := &Activities{Tools: reg}
 	offered := a.specs()
 	require.NotNil(t, offered)
 	specs := offered.Specs([]string{"read_file", "nope"})
@@ -249,10 +251,32 @@ func TestWithToolsOffersSpecs(t *testing.T) {
 	assert.Equal(t, "read_file", specs[0].Name)
 	assert.JSONEq(t, string(reg.Specs([]string{"read_file"})[0].Parameters), string(specs[0].Parameters))
 	assert.Len(t, offered.Specs(nil), 9)
-	ro, ok := offered.(interface{ ReadOnlySpecs() []ToolSpec })
+	ro, ok := offered.(interface{ ReadOnlySpecs() []llm.ToolSpec })
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 
-	custom := New(WithToolSpecs(ToolSpecsOf(tools.NewRegistry())), WithTools(reg))
-	assert.Empty(t, custom.specs().Specs(nil), "WithToolSpecs keeps precedence")
+	custom := &Activities{ToolSpecs: ToolSpecsOf(tools.NewRegistry()), Tools: reg}
+	assert.Empty(t, custom.specs().Specs(nil), "ToolSpecs keeps precedence")
+}
+
+func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
+	ws := toolWorkspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
+	ctx := context.Background()
+	_, err := (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}).
+		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
+	_, err = (&Activities{Workspace: workspace.Root{Dir: toolWorkspace(t, nil), SnapshotDir: t.TempDir()}}).
+		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
+	_, err = (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
+	requireAppError(t, err, ErrSnapshot, "invalid snapshot id")
+
+	a := &Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}
+	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, 1, snap.Files)
+	require.NoError(t, os.Remove(filepath.Join(ws, "big.bin")))
+	out, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: snap.SnapshotID, Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, RestoreOutput{Restored: []string{"big.bin"}, Removed: []string{}}, out)
 }

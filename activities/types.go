@@ -1,16 +1,26 @@
 package activities
 
 import (
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
+)
+
+// LLM phases as named in prompts, per-phase settings and usage counts
+// (the llm package's).
+const (
+	PhaseClarify   = llm.PhaseClarify
+	PhasePlan      = llm.PhasePlan
+	PhaseExecute   = llm.PhaseExecute
+	PhaseAgent     = llm.PhaseAgent
+	PhaseReflect   = llm.PhaseReflect
+	PhaseSummarize = llm.PhaseSummarize
 )
 
 // Prompts are the caller's system prompts: one for every phase and extra
 // ones per phase name (clarifying, planning, executing, reflecting,
-// summarizing).
-type Prompts struct {
-	System string            `json:"system,omitempty"`
-	Phases map[string]string `json:"phases,omitempty"`
-}
+// summarizing). The prompts package owns their shape.
+type Prompts = prompts.Custom
 
 // ClarifyInput asks to clarify a task's goal.
 type ClarifyInput struct {
@@ -68,20 +78,12 @@ type StepInput struct {
 }
 
 // ToolCall is a call to a tool, as the LLM asked for it or a tool step
-// configures it.
-type ToolCall struct {
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// configures it. The llm package owns its shape.
+type ToolCall = llm.ToolCall
 
-// Message is one message of an agent step's own short transcript.
-type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string     `json:"toolCallId,omitempty"`
-}
+// Message is one message of an agent step's own short transcript. The llm
+// package owns its shape.
+type Message = llm.Message
 
 // AgentTurnInput asks for the next turn of an agent step.
 type AgentTurnInput struct {

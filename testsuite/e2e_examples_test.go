@@ -20,6 +20,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/starter/cli"
@@ -53,7 +54,7 @@ func askToSkip(next offline.Brain) offline.Brain {
 		if m == nil || !strings.Contains(text.String(), confirmGoal) {
 			return next.Reply(phase, req)
 		}
-		return offline.JSONReply(activities.ReflectReply{Decision: plan.DecisionSkip, StepIDs: []string{m[1]},
+		return offline.JSONReply(reply.Reflect{Decision: plan.DecisionSkip, StepIDs: []string{m[1]},
 			Confidence: 0.6, Reason: "the tests already cover it"})
 	})
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/starter/cli"
 	"github.com/planmode/planmode/worker/planworker"
@@ -44,15 +44,16 @@ func startPlanWorker(t *testing.T) *planWorker {
 }
 
 // registerOffline registers on w what the planmode worker registers, with
-// the default tools confined to root, llm as an offline model and the
+// the default tools confined to root, model as the offline model and the
 // workspace snapshots kept in snapshots.
-func registerOffline(w sdkworker.Registry, llm *offline.Server, root, snapshots string) {
+func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshots string) {
 	cfg := config.Config{
 		Workspace: config.Workspace{Root: root},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
-	planworker.Register(w, cfg, activities.LLMConfig{BaseURL: llm.URL(), Model: offline.DefaultModel}, true,
-		activities.WithSnapshotDir(snapshots))
+	a := planworker.NewActivities(cfg, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, true)
+	a.Workspace.SnapshotDir = snapshots
+	planworker.Register(w, a)
 }
 
 // copyDemoWorkspace copies demo/workspace into a fresh folder.

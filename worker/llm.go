@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/worker/planworker"
 )
@@ -23,7 +23,7 @@ const checkTimeout = 10 * time.Second
 
 // model is the LLM the activities talk to.
 type model struct {
-	cfg     activities.LLMConfig
+	cfg     llm.Config
 	offline bool
 	close   func()
 }

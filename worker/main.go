@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
 		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
-	planworker.Register(w, cfg, model.cfg, model.offline)
+	planworker.Register(w, planworker.NewActivities(cfg, model.cfg, model.offline))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}

@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/tools"
 )
@@ -32,11 +34,11 @@ func offlineActivities(t *testing.T) (*activities.Activities, *offline.Server) {
 	t.Helper()
 	srv := offline.New()
 	t.Cleanup(srv.Close)
-	a := activities.New(
-		activities.WithLLMConfig(activities.LLMConfig{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}),
-		activities.WithTools(tools.Builtin(tools.DefaultConfig())),
-		activities.WithOffline(true),
-	)
+	a := &activities.Activities{
+		LLMConfig: llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel},
+		Tools:     tools.Builtin(tools.DefaultConfig()),
+		Offline:   true,
+	}
 	return a, srv
 }
 
@@ -111,12 +113,12 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 			final = turn.Content
 			break
 		}
-		in.Transcript = append(in.Transcript, activities.Message{Role: activities.RoleAssistant, ToolCalls: turn.ToolCalls})
+		in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleAssistant, ToolCalls: turn.ToolCalls})
 		for _, tc := range turn.ToolCalls {
 			out, err := a.RunTool(ctx, activities.ToolInput{PlanID: "p", StepID: "s2", Workspace: ws, Call: tc})
 			require.NoError(t, err)
 			assert.True(t, out.Success, "%s %s: %s", tc.Name, tc.Arguments, out.Error)
-			in.Transcript = append(in.Transcript, activities.Message{Role: activities.RoleTool, ToolCallID: tc.ID,
+			in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleTool, ToolCallID: tc.ID,
 				Content: out.Output})
 		}
 	}
@@ -153,5 +155,5 @@ func TestPhaseNamesMatchActivities(t *testing.T) {
 	assert.Equal(t, activities.PhaseAgent, offline.PhaseAgent)
 	assert.Equal(t, activities.PhaseReflect, offline.PhaseReflect)
 	assert.Equal(t, activities.PhaseSummarize, offline.PhaseSummarize)
-	assert.Equal(t, activities.PhaseLine, "planmode phase: ")
+	assert.Equal(t, prompts.PhaseLine, "planmode phase: ")
 }

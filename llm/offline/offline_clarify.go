@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/planmode/planmode/llm/reply"
 )
 
 // questionWords start a plain question the offline brain answers directly
@@ -41,18 +43,18 @@ func (b *OfflineBrain) clarify(v view) Reply {
 	}
 	goal := cleanGoal(raw)
 	if isPlainQuestion(goal) {
-		return JSONReply(clarifyReply{Goal: goal, NeedsPlan: false, DirectAnswer: directAnswer(goal)})
+		return JSONReply(reply.Clarify{Goal: goal, NeedsPlan: false, DirectAnswer: directAnswer(goal)})
 	}
-	reply := clarifyReply{Goal: goal, NeedsPlan: true}
+	out := reply.Clarify{Goal: goal, NeedsPlan: true}
 	if mayAsk(v) && len(strings.Fields(goal)) < 4 && !hasAnswers(v) {
 		topic := strings.TrimSuffix(goal, ".")
-		reply.Questions = []string{
+		out.Questions = []string{
 			"What should the result of “" + topic + "” look like when it is done?",
 			"Which files or parts of the workspace does it concern?",
 			"Are there constraints to respect, such as a deadline, tools or style?",
 		}
 	}
-	return JSONReply(reply)
+	return JSONReply(out)
 }
 
 // cleanGoal trims a goal, drops polite openings and makes it a sentence

@@ -7,7 +7,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// The fixtures below render requests the way activities/prompts does, so
+// The fixtures below render requests the way package prompts does, so
 // that the brain is tested on the prompts it will see.
 
 // demoFiles is the demo workspace's listing.

@@ -6,6 +6,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/llm/reply"
 )
 
 // readOnlyTools are the tools planning is offered.
@@ -34,7 +36,7 @@ func TestPlanListsTheWorkspaceOnceWhenOfferedTools(t *testing.T) {
 
 	second := b.Reply(PhasePlan, withListing(req, "README.md\ncart.go\ncart_test.go\ngo.mod"))
 	assert.Empty(t, second.ToolCalls, "one look is enough")
-	got := decodeStrict[optionsReply](t, second.Content)
+	got := decodeStrict[reply.Options](t, second.Content)
 	assert.Len(t, got.Options, 2)
 }
 
@@ -42,7 +44,7 @@ func TestPlanWithoutToolsAnswersAtOnce(t *testing.T) {
 	r := NewOfflineBrain().Reply(PhasePlan, planReq(planFixture{goal: "Add a discount to the cart", count: 1,
 		files: demoFiles, tools: allTools}))
 	assert.Empty(t, r.ToolCalls)
-	assert.Len(t, decodeStrict[optionsReply](t, r.Content).Options, 1)
+	assert.Len(t, decodeStrict[reply.Options](t, r.Content).Options, 1)
 }
 
 func TestPlanTakesItsFilesFromTheListing(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -81,7 +82,7 @@ func (b *OfflineBrain) plan(v view) Reply {
 	}
 	r := readPlanRequest(v)
 	base, template := r.ws.baseSteps(r.goal, r.template)
-	var out optionsReply
+	var out reply.Options
 	for _, vr := range orderVariants(variants(), r.feedback)[:r.count] {
 		out.Options = append(out.Options, r.option(vr, base, template))
 	}
@@ -89,9 +90,9 @@ func (b *OfflineBrain) plan(v view) Reply {
 }
 
 // option builds one option from a variant.
-func (r planRequest) option(vr variant, base []plan.Step, template string) optionReply {
+func (r planRequest) option(vr variant, base []plan.Step, template string) reply.Option {
 	steps := capSteps(vr.build(r.ws, r.goal, cloneSteps(base)), r.maxSteps)
-	o := optionReply{
+	o := reply.Option{
 		Title:       vr.name + ": " + plan.Truncate(r.goal, 80),
 		Description: vr.summary + " Steps: " + stepTitles(steps) + ".",
 		Pros:        vr.pros,
@@ -110,7 +111,7 @@ func (r planRequest) option(vr variant, base []plan.Step, template string) optio
 	for _, s := range o.Steps {
 		secs += s.EstimatedSeconds
 	}
-	o.Estimates = estimates{
+	o.Estimates = reply.Estimates{
 		DurationMinutes: math.Max(1, math.Round(secs/60)),
 		Complexity:      vr.complexity,
 		Confidence:      vr.confidence,
@@ -148,13 +149,18 @@ func capSteps(steps []plan.Step, max int) []plan.Step {
 }
 
 // replySteps numbers steps s1..sN, each depending on the one before, as
-// the model writes them.
-func replySteps(steps []plan.Step) []stepReply {
-	out := make([]stepReply, 0, len(steps))
+// the model writes them. The brain's own step configs always encode, so a
+// failure panics as JSONReply does.
+func replySteps(steps []plan.Step) []reply.Step {
+	out := make([]reply.Step, 0, len(steps))
 	for i, s := range steps {
-		r := stepReply{
+		cfg, err := reply.ConfigOf(s.Config)
+		if err != nil {
+			panic("offline: encode step config: " + err.Error())
+		}
+		r := reply.Step{
 			ID: fmt.Sprintf("s%d", i+1), Title: s.Title, Description: s.Description, Kind: s.Kind,
-			Action: s.Action, Config: s.Config, MaxRetries: s.MaxRetries, Skippable: s.Skippable,
+			Action: s.Action, Config: cfg, MaxRetries: s.MaxRetries, Skippable: s.Skippable,
 			EstimatedSeconds: s.Estimated.D().Seconds(),
 		}
 		if i > 0 {

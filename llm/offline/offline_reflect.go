@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -43,5 +44,5 @@ func (b *OfflineBrain) reflect(v view) Reply {
 	default:
 		reason = fmt.Sprintf("Step %s %s as planned; %s.", id, outcome, next)
 	}
-	return JSONReply(reflectReply{Decision: plan.DecisionContinue, Reason: reason + " (offline model)"})
+	return JSONReply(reply.Reflect{Decision: plan.DecisionContinue, Reason: reason + " (offline model)"})
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -49,7 +51,7 @@ func TestClarify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := b.Reply(PhaseClarify, clarifyRequest(tt.goal, tt.ask, tt.answers, demoFiles))
-			got := decodeStrict[clarifyReply](t, r.Content)
+			got := decodeStrict[reply.Clarify](t, r.Content)
 			assert.Equal(t, tt.wantGoal, got.Goal)
 			assert.Equal(t, tt.needsPlan, got.NeedsPlan)
 			assert.Len(t, got.Questions, tt.questions)
@@ -63,23 +65,16 @@ func TestClarify(t *testing.T) {
 	}
 }
 
-// toPlan turns an option reply into a plan as the adapter does, for
+// toPlan turns an option reply into a plan as the activities do, for
 // validation and scoring.
-func toPlan(o optionReply) plan.Option {
-	p := plan.Plan{ID: "p", Title: o.Title, Risks: o.Risks, Estimates: plan.Estimates{
-		Complexity: o.Estimates.Complexity, Confidence: o.Estimates.Confidence}}
-	for _, s := range o.Steps {
-		p.Steps = append(p.Steps, plan.Step{ID: s.ID, Title: s.Title, Description: s.Description, Kind: s.Kind,
-			Action: s.Action, Config: s.Config, DependsOn: s.DependsOn, MaxRetries: s.MaxRetries,
-			Skippable: s.Skippable, Status: plan.StepPending})
-	}
-	return plan.Option{Title: o.Title, Plan: p, Pros: o.Pros, Cons: o.Cons}
+func toPlan(o reply.Option) plan.Option {
+	return o.PlanOption("o", "p", plan.Task{}, time.Time{})
 }
 
-func planOptions(t *testing.T, f planFixture) []optionReply {
+func planOptions(t *testing.T, f planFixture) []reply.Option {
 	t.Helper()
 	r := NewOfflineBrain().Reply(PhasePlan, planReq(f))
-	got := decodeStrict[optionsReply](t, r.Content)
+	got := decodeStrict[reply.Options](t, r.Content)
 	for _, o := range got.Options {
 		res := plan.Validate(toPlan(o).Plan, plan.Limits{MaxSteps: f.maxSteps})
 		require.True(t, res.Valid, "%s: %v", o.Title, res.Messages())
@@ -96,7 +91,7 @@ func planOptions(t *testing.T, f planFixture) []optionReply {
 }
 
 // stepTools returns every tool an option's steps use.
-func stepTools(o optionReply) []string {
+func stepTools(o reply.Option) []string {
 	var out []string
 	for _, s := range o.Steps {
 		switch {
@@ -141,7 +136,7 @@ func TestPlanOptionCount(t *testing.T) {
 		assert.Len(t, opts, tt.want, "count %d", tt.count)
 	}
 	req := request(PhasePlan, "Goal: Tidy the cart")
-	got := decodeStrict[optionsReply](t, NewOfflineBrain().Reply(PhasePlan, req).Content)
+	got := decodeStrict[reply.Options](t, NewOfflineBrain().Reply(PhasePlan, req).Content)
 	assert.Len(t, got.Options, defaultOptions)
 }
 
@@ -250,7 +245,7 @@ func TestReflect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := decodeStrict[reflectReply](t, b.Reply(PhaseReflect, tt.req).Content)
+			got := decodeStrict[reply.Reflect](t, b.Reply(PhaseReflect, tt.req).Content)
 			assert.Equal(t, plan.DecisionContinue, got.Decision)
 			for _, want := range tt.reasons {
 				assert.Contains(t, got.Reason, want)

@@ -5,6 +5,7 @@ import (
 
 	"regexp"
 
+	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -16,7 +17,7 @@ type variant struct {
 	summary    string
 	build      func(w workspace, goal string, base []plan.Step) []plan.Step
 	pros, cons []string
-	risks      []plan.Risk
+	risks      []reply.Risk
 	complexity plan.Complexity
 	confidence float64
 	// prefer matches feedback that asks for this variant.
@@ -31,7 +32,7 @@ func variants() []variant {
 			build:      func(_ workspace, _ string, base []plan.Step) []plan.Step { return base },
 			pros:       []string{"Looks at the workspace before changing it", "Verifies the change", "Few steps to supervise"},
 			cons:       []string{"No separate review of the result"},
-			risks:      []plan.Risk{{Description: "The change may miss part of the goal", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodLow, Mitigation: "The verification step and reflection catch it"}},
+			risks:      []reply.Risk{{Description: "The change may miss part of the goal", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodLow, Mitigation: "The verification step and reflection catch it"}},
 			complexity: plan.ComplexityMedium, confidence: 0.8,
 		},
 		{
@@ -39,7 +40,7 @@ func variants() []variant {
 			build:      minimal,
 			pros:       []string{"Fastest to finish", "Spends the fewest tokens"},
 			cons:       []string{"Does not study the workspace first", "Leaves the change unverified"},
-			risks:      []plan.Risk{{Description: "An unverified change breaks the build or the tests", Impact: plan.ImpactHigh, Likelihood: plan.LikelihoodMedium, Mitigation: "Run the tests by hand afterwards"}},
+			risks:      []reply.Risk{{Description: "An unverified change breaks the build or the tests", Impact: plan.ImpactHigh, Likelihood: plan.LikelihoodMedium, Mitigation: "Run the tests by hand afterwards"}},
 			complexity: plan.ComplexityLow, confidence: 0.6,
 			prefer: regexp.MustCompile(`(?i)\b(fast|faster|quick|quicker|simple|simpler|minimal|small|smaller|short|shorter|cheap)`),
 		},
@@ -49,7 +50,7 @@ func variants() []variant {
 			pros: []string{"Studies the code before changing it", "Verifies and reviews the change",
 				"Leaves a written record", "Least likely to miss part of the goal"},
 			cons:       []string{"Slowest option", "Spends the most tokens"},
-			risks:      []plan.Risk{{Description: "More steps give more chances for a tool to fail", Impact: plan.ImpactLow, Likelihood: plan.LikelihoodLow, Mitigation: "Steps retry once and reflection can skip the optional ones"}},
+			risks:      []reply.Risk{{Description: "More steps give more chances for a tool to fail", Impact: plan.ImpactLow, Likelihood: plan.LikelihoodLow, Mitigation: "Steps retry once and reflection can skip the optional ones"}},
 			complexity: plan.ComplexityHigh, confidence: 0.9,
 			prefer: regexp.MustCompile(`(?i)\b(thorough|careful|safe|safer|robust|review|tests?|verify|quality)`),
 		},
@@ -58,7 +59,7 @@ func variants() []variant {
 			build:      incremental,
 			pros:       []string{"Each part is checked before the next", "A failure affects only one part", "Easy to stop half way"},
 			cons:       []string{"Checks run more than once", "Splitting the work may not suit every goal"},
-			risks:      []plan.Risk{{Description: "The first part leaves the workspace in a half-done state", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodLow, Mitigation: "Reflection can replan after a failed check"}},
+			risks:      []reply.Risk{{Description: "The first part leaves the workspace in a half-done state", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodLow, Mitigation: "Reflection can replan after a failed check"}},
 			complexity: plan.ComplexityMedium, confidence: 0.85,
 			prefer: regexp.MustCompile(`(?i)(incremental|step by step|smaller steps|in parts|gradual)`),
 		},
@@ -67,7 +68,7 @@ func variants() []variant {
 			build:      investigate,
 			pros:       []string{"Changes no source file", "Leaves a written proposal to decide on"},
 			cons:       []string{"Does not carry out the goal itself", "Needs a second run to make the change"},
-			risks:      []plan.Risk{{Description: "The goal stays undone until the proposal is acted on", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodHigh, Mitigation: "Start a second run from the proposal"}},
+			risks:      []reply.Risk{{Description: "The goal stays undone until the proposal is acted on", Impact: plan.ImpactMedium, Likelihood: plan.LikelihoodHigh, Mitigation: "Start a second run from the proposal"}},
 			complexity: plan.ComplexityLow, confidence: 0.7,
 			prefer: regexp.MustCompile(`(?i)(investigat|analy|propos|read-only|read only|do not change|don't change)`),
 		},

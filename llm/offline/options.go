@@ -6,8 +6,9 @@ import "time"
 // given.
 const DefaultModel = "planmode-offline"
 
-// Option configures a Server.
-type Option func(*config)
+// ServerOption configures a Server. (An "option" in planmode is a plan
+// option; this one is a setting of the server.)
+type ServerOption func(*config)
 
 // config holds a Server's settings; its zero value plus DefaultModel and
 // the offline brain are the defaults.
@@ -21,25 +22,25 @@ type config struct {
 // WithLatency makes every reply wait d before it is sent, on top of the
 // reply's own Delay. A client that gives up earlier gets no reply. The
 // default is no latency.
-func WithLatency(d time.Duration) Option {
+func WithLatency(d time.Duration) ServerOption {
 	return func(c *config) { c.latency = d }
 }
 
 // WithBrain sets what answers when no scripted reply is queued. The
 // default is the offline brain, NewOfflineBrain().
-func WithBrain(b Brain) Option {
+func WithBrain(b Brain) ServerOption {
 	return func(c *config) { c.brain = b }
 }
 
 // WithModel sets the model id listed by /v1/models and echoed in replies
 // to requests that name no model. The default is DefaultModel.
-func WithModel(name string) Option {
+func WithModel(name string) ServerOption {
 	return func(c *config) { c.model = name }
 }
 
 // WithAPIKey makes the server require "Authorization: Bearer <key>" and
 // answer 401 with an OpenAI-style error otherwise. The default accepts any
 // request.
-func WithAPIKey(key string) Option {
+func WithAPIKey(key string) ServerOption {
 	return func(c *config) { c.apiKey = key }
 }

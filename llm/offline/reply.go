@@ -7,6 +7,9 @@ import (
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/prompts"
 )
 
 // Reply is one answer of the server: a scripted one from Enqueue or the
@@ -65,9 +68,20 @@ func (f BrainFunc) Reply(phase string, req openai.ChatCompletionRequest) Reply {
 	return f(phase, req)
 }
 
+// Phases as named by the phase line of planmode's requests: the llm
+// package's.
+const (
+	PhaseClarify   = llm.PhaseClarify
+	PhasePlan      = llm.PhasePlan
+	PhaseExecute   = llm.PhaseExecute
+	PhaseAgent     = llm.PhaseAgent
+	PhaseReflect   = llm.PhaseReflect
+	PhaseSummarize = llm.PhaseSummarize
+)
+
 // phasePrefix is the first line's prefix of every planmode request's first
-// system message (activities.PhaseLine).
-const phasePrefix = "planmode phase: "
+// system message.
+const phasePrefix = prompts.PhaseLine
 
 // ParsePhase returns the phase named by the first line of the first system
 // message, or PhaseUnknown.

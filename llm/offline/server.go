@@ -52,7 +52,7 @@ type Server struct {
 
 // New starts a server listening on 127.0.0.1 at a free port. Close it when
 // done.
-func New(opts ...Option) *Server {
+func New(opts ...ServerOption) *Server {
 	cfg := config{model: DefaultModel}
 	for _, o := range opts {
 		o(&cfg)

@@ -32,7 +32,7 @@ func phaseRequest(phase, user string) openai.ChatCompletionRequest {
 	}
 }
 
-func startServer(t *testing.T, opts ...Option) *Server {
+func startServer(t *testing.T, opts ...ServerOption) *Server {
 	t.Helper()
 	s := New(opts...)
 	t.Cleanup(s.Close)

@@ -5,47 +5,56 @@
 package planworker
 
 import (
+	"strings"
+
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
+	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/workflows"
+	"github.com/planmode/planmode/workspace"
 )
 
-// Register registers the PlanMode workflow under the contract's type name
-// and the activities built by NewActivities on w.
-func Register(w sdkworker.Registry, cfg config.Config, llm activities.LLMConfig, offline bool, opts ...activities.Option) {
+// Register registers on w the PlanMode workflow under the contract's type
+// name and the activities of a (see NewActivities).
+func Register(w sdkworker.Registry, a *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterActivity(NewActivities(cfg, llm, offline, opts...))
+	w.RegisterActivity(a)
 }
 
 // NewActivities builds the activities from the configuration: the LLM side
-// on llm (offline when the offline model answers), the built-in tools
-// confined to workspace.root with the configured command allowlist and
-// limits, the webhooks, and the folder that keeps the whole of truncated
-// outputs (none when outputs.dir is empty). opts come last, so they may
-// set what the configuration does not say (a test's snapshot folder).
-func NewActivities(cfg config.Config, llm activities.LLMConfig, offline bool, opts ...activities.Option) *activities.Activities {
-	base := []activities.Option{
-		activities.WithLLMConfig(llm),
-		activities.WithPricing(pricing(cfg.LLM)),
-		activities.WithOffline(offline),
-		activities.WithTools(tools.Builtin(ToolsConfig(cfg.Tools))),
-		activities.WithWorkspaceRoot(cfg.Workspace.Root),
-		activities.WithToolOutputLimit(cfg.Tools.MaxOutputBytes),
-		activities.WithWebhooks(cfg.Notify.WebhookURL, cfg.Notify.WebhookSecret, nil),
-		activities.WithOutputStore(cfg.Outputs.Dir),
+// on model (offline when the offline model answers) with the configured
+// prices, the built-in tools confined to workspace.root with the
+// configured command allowlist and limits, the webhooks, and the folder
+// that keeps the whole of truncated outputs (none when outputs.dir is
+// empty). A caller may set what the configuration does not say (a test's
+// snapshot folder) on the result before registering it.
+func NewActivities(cfg config.Config, model llm.Config, offline bool) *activities.Activities {
+	a := &activities.Activities{
+		LLMConfig:       model,
+		Pricing:         pricing(cfg.LLM),
+		Offline:         offline,
+		Tools:           tools.Builtin(ToolsConfig(cfg.Tools)),
+		ToolOutputLimit: cfg.Tools.MaxOutputBytes,
+		Workspace:       workspace.Root{Dir: cfg.Workspace.Root},
+		Webhook:         webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret},
 	}
-	return activities.New(append(base, opts...)...)
+	if strings.TrimSpace(cfg.Outputs.Dir) != "" {
+		a.Outputs = outputs.New(cfg.Outputs.Dir)
+	}
+	return a
 }
 
 // LLMConfig maps the configuration onto the adapter's.
-func LLMConfig(l config.LLM) activities.LLMConfig {
+func LLMConfig(l config.LLM) llm.Config {
 	temp := l.Temperature
-	cfg := activities.LLMConfig{
+	cfg := llm.Config{
 		BaseURL:        l.BaseURL,
 		APIKey:         l.APIKey,
 		Model:          l.Model,
@@ -54,19 +63,19 @@ func LLMConfig(l config.LLM) activities.LLMConfig {
 		JSONSchema:     l.JSONSchema,
 	}
 	if len(l.Phases) > 0 {
-		cfg.Phases = make(map[string]activities.PhaseConfig, len(l.Phases))
+		cfg.Phases = make(map[string]llm.PhaseConfig, len(l.Phases))
 		for name, p := range l.Phases {
-			cfg.Phases[name] = activities.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
+			cfg.Phases[name] = llm.PhaseConfig{Model: p.Model, Temperature: p.Temperature}
 		}
 	}
 	return cfg
 }
 
 // pricing is the default price table with the configured prices on top.
-func pricing(l config.LLM) activities.Pricing {
-	p := activities.DefaultPricing()
+func pricing(l config.LLM) llm.Pricing {
+	p := llm.DefaultPricing()
 	for name, pr := range l.Prices {
-		p[name] = activities.Price{Input: pr.Input, Output: pr.Output}
+		p[name] = llm.Price{Input: pr.Input, Output: pr.Output}
 	}
 	return p
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -31,7 +31,7 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 	assert.True(t, got.JSONSchema)
 
 	p := pricing(config.LLM{Prices: map[string]config.Price{"mine": {Input: 1, Output: 2}}})
-	assert.Equal(t, activities.Price{Input: 1, Output: 2}, p["mine"])
+	assert.Equal(t, llm.Price{Input: 1, Output: 2}, p["mine"])
 	_, known := p.Lookup("gpt-4o")
 	assert.True(t, known, "defaults stay")
 }
@@ -57,4 +57,27 @@ func TestToolsConfigCanForbidTests(t *testing.T) {
 	require.True(t, tools.IsToolError(err), "want a refusal, got %v", err)
 	assert.Contains(t, err.Error(), "tests are not allowed")
 	assert.NoFileExists(t, filepath.Join(ws, "ran"), "make test did not run")
+}
+
+func TestNewActivitiesWiresTheConfiguration(t *testing.T) {
+	cfg := config.Config{
+		Workspace: config.Workspace{Root: "/srv/repos"},
+		Tools:     config.Tools{MaxOutputBytes: 2048},
+		Notify:    config.Notify{WebhookURL: "https://hooks.invalid/plan", WebhookSecret: "s"},
+	}
+	a := NewActivities(cfg, llm.Config{Model: "m"}, true)
+	assert.Equal(t, "m", a.LLMConfig.Model)
+	assert.True(t, a.Offline)
+	assert.Equal(t, "/srv/repos", a.Workspace.Dir)
+	assert.Equal(t, 2048, a.ToolOutputLimit)
+	assert.Equal(t, "https://hooks.invalid/plan", a.Webhook.URL)
+	assert.Equal(t, "s", a.Webhook.Secret)
+	require.NotNil(t, a.Tools)
+	_, known := a.Pricing.Lookup("gpt-4o")
+	assert.True(t, known, "the default prices")
+	assert.Nil(t, a.Outputs, "no outputs.dir keeps no full outputs")
+
+	cfg.Outputs.Dir = t.TempDir()
+	require.NotNil(t, NewActivities(cfg, llm.Config{}, false).Outputs)
+	assert.Equal(t, cfg.Outputs.Dir, NewActivities(cfg, llm.Config{}, false).Outputs.Dir())
 }

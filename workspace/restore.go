@@ -1,4 +1,4 @@
-package activities
+package workspace
 
 import (
 	"bytes"
@@ -38,22 +38,22 @@ func kindOf(t fs.FileMode) entryKind {
 // restoreTree makes ws equal to the snapshot tree snap. First it removes
 // what the snapshot lacks (or holds as another kind of entry), then it puts
 // back every file and symlink that is missing or differs.
-func restoreTree(ctx context.Context, snap, ws string, beat func(...any)) (RestoreOutput, error) {
+func restoreTree(ctx context.Context, snap, ws string, beat func(...any)) (restored, removed []string, err error) {
 	index, err := indexTree(ctx, snap)
 	if err != nil {
-		return RestoreOutput{}, fmt.Errorf("restore: read snapshot: %w", err)
+		return nil, nil, fmt.Errorf("restore: read snapshot: %w", err)
 	}
-	removed, err := removeExtras(ctx, ws, index)
+	removed, err = removeExtras(ctx, ws, index)
 	if err != nil {
-		return RestoreOutput{}, fmt.Errorf("restore: remove new files: %w", err)
+		return nil, nil, fmt.Errorf("restore: remove new files: %w", err)
 	}
-	restored, err := putBack(ctx, snap, ws, beat)
+	restored, err = putBack(ctx, snap, ws, beat)
 	if err != nil {
-		return RestoreOutput{}, fmt.Errorf("restore: put files back: %w", err)
+		return nil, nil, fmt.Errorf("restore: put files back: %w", err)
 	}
 	sort.Strings(removed)
 	sort.Strings(restored)
-	return RestoreOutput{Restored: restored, Removed: removed}, nil
+	return restored, removed, nil
 }
 
 // indexTree maps every path below root (slash-separated, relative) to its

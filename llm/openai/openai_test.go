@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/llm"
 )
 
 // seen is one request as a recording server saw it.
@@ -41,17 +44,17 @@ func recorder(t *testing.T) (*httptest.Server, *[]seen) {
 func TestOpenAIRequestMapping(t *testing.T) {
 	srv, got := recorder(t)
 	zero := 0.0
-	o, err := NewOpenAI(LLMConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "chat", Organization: "org-1",
+	o, err := New(llm.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "chat", Organization: "org-1",
 		Temperature: &zero})
 	require.NoError(t, err)
-	resp, err := o.Complete(context.Background(), Request{Phase: PhaseExecute, MaxTokens: 50,
-		Messages: []Message{{Role: RoleUser, Content: "hello"}, {Role: RoleTool, ToolCallID: "c1"}}})
+	resp, err := o.Complete(context.Background(), llm.Request{Phase: llm.PhaseExecute, MaxTokens: 50,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}, {Role: llm.RoleTool, ToolCallID: "c1"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "hi", resp.Content)
 	assert.Equal(t, "served", resp.Model)
 	assert.Equal(t, 10, resp.Usage.TotalTokens)
 
-	_, err = o.Complete(context.Background(), Request{Phase: PhaseExecute, Model: "o3-mini", MaxTokens: 50})
+	_, err = o.Complete(context.Background(), llm.Request{Phase: llm.PhaseExecute, Model: "o3-mini", MaxTokens: 50})
 	require.NoError(t, err)
 
 	require.Len(t, *got, 2)
@@ -76,10 +79,10 @@ func TestOpenAIRequestMapping(t *testing.T) {
 
 func TestOpenAIAzure(t *testing.T) {
 	srv, got := recorder(t)
-	o, err := NewOpenAI(LLMConfig{APIType: APITypeAzure, BaseURL: srv.URL, APIKey: "azure-key", Model: "gpt-4o",
+	o, err := New(llm.Config{APIType: llm.APITypeAzure, BaseURL: srv.URL, APIKey: "azure-key", Model: "gpt-4o",
 		AzureAPIVersion: "2024-10-21"})
 	require.NoError(t, err)
-	_, err = o.Complete(context.Background(), Request{Phase: PhasePlan})
+	_, err = o.Complete(context.Background(), llm.Request{Phase: llm.PhasePlan})
 	require.NoError(t, err)
 	require.Len(t, *got, 1)
 	assert.Equal(t, "/openai/deployments/gpt-4o/chat/completions", (*got)[0].path)
@@ -88,27 +91,35 @@ func TestOpenAIAzure(t *testing.T) {
 	assert.Empty(t, (*got)[0].header.Get("Authorization"))
 }
 
-func TestNewOpenAIRefusesBadConfig(t *testing.T) {
+func TestNewRefusesBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  LLMConfig
+		cfg  llm.Config
 		says string
 	}{
-		{"not a url", LLMConfig{BaseURL: "localhost:8080"}, "not an http(s) URL"},
-		{"azure without url", LLMConfig{APIType: APITypeAzure}, "required for Azure"},
-		{"unknown type", LLMConfig{APIType: "bedrock"}, `llm.apiType "bedrock" is unknown`},
+		{"not a url", llm.Config{BaseURL: "localhost:8080"}, "not an http(s) URL"},
+		{"azure without url", llm.Config{APIType: llm.APITypeAzure}, "required for Azure"},
+		{"unknown type", llm.Config{APIType: "bedrock"}, `llm.apiType "bedrock" is unknown`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewOpenAI(tt.cfg)
+			_, err := New(tt.cfg)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.says)
 		})
 	}
-	o, err := NewOpenAI(LLMConfig{BaseURL: "http://127.0.0.1:1/v1"})
+	o, err := New(llm.Config{BaseURL: "http://127.0.0.1:1/v1"})
 	require.NoError(t, err)
-	_, err = o.Complete(context.Background(), Request{Phase: PhaseClarify})
+	_, err = o.Complete(context.Background(), llm.Request{Phase: llm.PhaseClarify})
 	appErr := appError(t, err)
-	assert.Equal(t, string(ErrConfig), appErr.Type())
+	assert.Equal(t, string(llm.ErrConfig), appErr.Type())
 	assert.Contains(t, appErr.Message(), "set llm.model")
+}
+
+// appError asserts err is an ApplicationError and returns it.
+func appError(t *testing.T, err error) *temporal.ApplicationError {
+	t.Helper()
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, err, &appErr)
+	return appErr
 }

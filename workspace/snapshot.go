@@ -1,4 +1,4 @@
-package activities
+package workspace
 
 import (
 	"bytes"
@@ -12,13 +12,101 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/planmode/planmode/tools"
 )
 
+// DefaultSnapshotLimit is the largest workspace a snapshot copies when
+// Root.SnapshotLimit is zero.
+const DefaultSnapshotLimit = 200 << 20
+
 // beatEvery is how many files a snapshot or restore handles between
 // heartbeats.
 const beatEvery = 500
+
+// Snapshot copies the workspace ws (see Resolve), .git included, into the
+// snapshot directory under an id derived from planID and the workspace, so
+// that taking it again replaces the same snapshot. It returns the id and
+// the number of files and symlinks copied. beat, when not nil, is called
+// every few hundred files. A workspace over the snapshot limit, or an
+// empty planID, is an ErrSnapshot refusal.
+func (r Root) Snapshot(ctx context.Context, planID, ws string, beat func(...any)) (id string, files int,
+	err error) {
+	if strings.TrimSpace(planID) == "" {
+		return "", 0, refuse(ErrSnapshot, nil, "snapshot: the plan id is empty")
+	}
+	if ws, err = r.Resolve(ws, true); err != nil {
+		return "", 0, err
+	}
+	dir, err := r.store(ws)
+	if err != nil {
+		return "", 0, err
+	}
+	id = snapshotID(planID, ws)
+	files, err = takeSnapshot(ctx, ws, dir, id, planID, r.limit(), beat)
+	if err != nil {
+		return "", 0, err
+	}
+	return id, files, nil
+}
+
+// Restore makes the workspace ws (see Resolve; recreated when it is gone)
+// equal to snapshot id: files modified or deleted since are put back
+// (restored), files created since are removed (removed), both sorted.
+// Running it again changes nothing, so retries are safe. beat, when not
+// nil, is called every few hundred files. An invalid or unknown id, or a
+// snapshot of another workspace, is an ErrSnapshot refusal.
+func (r Root) Restore(ctx context.Context, id, ws string, beat func(...any)) (restored, removed []string,
+	err error) {
+	if !validSnapshotID(id) {
+		return nil, nil, refuse(ErrSnapshot, nil, "restore: invalid snapshot id %q", id)
+	}
+	if ws, err = r.Resolve(ws, false); err != nil {
+		return nil, nil, err
+	}
+	dir, err := r.store(ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := openSnapshot(dir, id, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	return restoreTree(ctx, snap, ws, beat)
+}
+
+// store returns the snapshot directory, created, after checking it does
+// not overlap the workspace.
+func (r Root) store(ws string) (string, error) {
+	dir := r.SnapshotDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "planmode", "snapshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("snapshot directory: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("snapshot directory: %w", err)
+	}
+	if tools.Within(ws, real) || tools.Within(real, ws) {
+		return "", refuse(ErrSnapshot, nil, "the snapshot directory %s overlaps the workspace %s", real, ws)
+	}
+	return real, nil
+}
+
+// limit returns the snapshot size limit.
+func (r Root) limit() int64 {
+	if r.SnapshotLimit > 0 {
+		return r.SnapshotLimit
+	}
+	return DefaultSnapshotLimit
+}
 
 // snapshotManifest is stored beside a snapshot tree (<id>.json) so a
 // restore can refuse to put one workspace's files into another.
@@ -61,8 +149,8 @@ func takeSnapshot(ctx context.Context, ws, dir, id, planID string, limit int64, 
 		return 0, err
 	}
 	if size > limit {
-		return 0, fail(ErrSnapshot, nil, fmt.Sprintf("workspace %s holds %d MiB, over the %d MiB snapshot limit",
-			ws, size>>20, limit>>20))
+		return 0, refuse(ErrSnapshot, nil, "workspace %s holds %d MiB, over the %d MiB snapshot limit",
+			ws, size>>20, limit>>20)
 	}
 	tmp, err := os.MkdirTemp(dir, "."+id+"-*")
 	if err != nil {
@@ -95,21 +183,21 @@ func takeSnapshot(ctx context.Context, ws, dir, id, planID string, limit int64, 
 func openSnapshot(dir, id, ws string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, id+".json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fail(ErrSnapshot, err, fmt.Sprintf("snapshot %s not found in %s", id, dir))
+		return "", refuse(ErrSnapshot, err, "snapshot %s not found in %s", id, dir)
 	}
 	if err != nil {
 		return "", fmt.Errorf("open snapshot %s: %w", id, err)
 	}
 	var m snapshotManifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return "", fail(ErrSnapshot, err, fmt.Sprintf("snapshot %s: unreadable manifest", id))
+		return "", refuse(ErrSnapshot, err, "snapshot %s: unreadable manifest", id)
 	}
 	if m.Workspace != ws {
-		return "", fail(ErrSnapshot, nil, fmt.Sprintf("snapshot %s was taken of %s, not of %s", id, m.Workspace, ws))
+		return "", refuse(ErrSnapshot, nil, "snapshot %s was taken of %s, not of %s", id, m.Workspace, ws)
 	}
 	tree := filepath.Join(dir, id)
 	if fi, err := os.Stat(tree); err != nil || !fi.IsDir() {
-		return "", fail(ErrSnapshot, err, fmt.Sprintf("snapshot %s: its files are missing from %s", id, dir))
+		return "", refuse(ErrSnapshot, err, "snapshot %s: its files are missing from %s", id, dir)
 	}
 	return tree, nil
 }

@@ -1,4 +1,4 @@
-package activities
+package workspace
 
 import (
 	"context"
@@ -49,10 +49,10 @@ func treeState(t *testing.T, root string) map[string]string {
 }
 
 // snapshotFixture is a workspace with a .git folder, nested files, an
-// executable and a symlink, with activities keeping snapshots elsewhere.
-func snapshotFixture(t *testing.T) (*Activities, string) {
+// executable and a symlink, under a root keeping snapshots elsewhere.
+func snapshotFixture(t *testing.T) (Root, string) {
 	t.Helper()
-	ws := toolWorkspace(t, map[string]string{
+	ws := workspaceWith(t, map[string]string{
 		"main.go":         "package main\n",
 		"README.md":       "hello\n",
 		"pkg/a/a.go":      "package a\n",
@@ -63,18 +63,18 @@ func snapshotFixture(t *testing.T) (*Activities, string) {
 	require.NoError(t, os.Chmod(filepath.Join(ws, "scripts/run.sh"), 0o755))
 	require.NoError(t, os.Symlink("README.md", filepath.Join(ws, "LINK.md")))
 	root := filepath.Dir(ws)
-	return New(WithWorkspaceRoot(root), WithSnapshotDir(t.TempDir())), ws
+	return Root{Dir: root, SnapshotDir: t.TempDir()}, ws
 }
 
 func TestSnapshotRestoreRoundTrip(t *testing.T) {
-	a, ws := snapshotFixture(t)
+	r, ws := snapshotFixture(t)
 	ctx := context.Background()
 	before := treeState(t, ws)
 
-	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "plan-1", Workspace: ws})
+	id, files, err := r.Snapshot(ctx, "plan-1", ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 7, snap.Files, "six files and a symlink")
-	assert.True(t, strings.HasPrefix(snap.SnapshotID, "plan-1-"), snap.SnapshotID)
+	assert.Equal(t, 7, files, "six files and a symlink")
+	assert.True(t, strings.HasPrefix(id, "plan-1-"), id)
 
 	// Modify, delete, create, change a mode, retarget a link, swap a file for a directory.
 	write := func(rel, content string) {
@@ -94,110 +94,113 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	write(".git/ORIG_HEAD", "abc\n")
 	require.NotEqual(t, before, treeState(t, ws))
 
-	out, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: snap.SnapshotID, Workspace: ws})
+	restored, removed, err := r.Restore(ctx, id, ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"LINK.md", "README.md", "main.go", "pkg/a/a_test.go", "scripts/run.sh"}, out.Restored)
-	assert.Equal(t, []string{".git/ORIG_HEAD", "README.md/inner.txt", "gen/deep/x.go", "new.txt"}, out.Removed)
+	assert.Equal(t, []string{"LINK.md", "README.md", "main.go", "pkg/a/a_test.go", "scripts/run.sh"}, restored)
+	assert.Equal(t, []string{".git/ORIG_HEAD", "README.md/inner.txt", "gen/deep/x.go", "new.txt"}, removed)
 	assert.Equal(t, before, treeState(t, ws), "the workspace is as it was")
 
-	again, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: snap.SnapshotID, Workspace: ws})
+	restored, removed, err = r.Restore(ctx, id, ws, nil)
 	require.NoError(t, err, "a retry is safe")
-	assert.Equal(t, RestoreOutput{Restored: []string{}, Removed: []string{}}, again)
+	assert.Equal(t, []string{}, restored)
+	assert.Equal(t, []string{}, removed)
 	assert.Equal(t, before, treeState(t, ws))
 }
 
 func TestSnapshotIsReplacedOnRetry(t *testing.T) {
-	a, ws := snapshotFixture(t)
+	r, ws := snapshotFixture(t)
 	ctx := context.Background()
-	first, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "plan/2 x", Workspace: ws})
+	first, firstFiles, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "late.txt"), []byte("late"), 0o644))
-	second, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "plan/2 x", Workspace: ws})
+	second, secondFiles, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, first.SnapshotID, second.SnapshotID, "the id depends on the plan and workspace only")
-	assert.Regexp(t, `^plan_2_x-[0-9a-f]{8}$`, second.SnapshotID)
-	assert.Equal(t, first.Files+1, second.Files)
+	assert.Equal(t, first, second, "the id depends on the plan and workspace only")
+	assert.Regexp(t, `^plan_2_x-[0-9a-f]{8}$`, second)
+	assert.Equal(t, firstFiles+1, secondFiles)
 
 	state := treeState(t, ws)
 	require.NoError(t, os.Remove(filepath.Join(ws, "late.txt")))
-	out, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: second.SnapshotID, Workspace: ws})
+	restored, _, err := r.Restore(ctx, second, ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"late.txt"}, out.Restored)
+	assert.Equal(t, []string{"late.txt"}, restored)
 	assert.Equal(t, state, treeState(t, ws))
 
-	entries, err := os.ReadDir(a.snapshotDir)
+	entries, err := os.ReadDir(r.SnapshotDir)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{second.SnapshotID, second.SnapshotID + ".json"}, names,
-		"no temporary copies are left behind")
+	assert.ElementsMatch(t, []string{second, second + ".json"}, names, "no temporary copies are left behind")
+}
+
+// requireRefusal asserts err is a Refusal of kind kind whose message
+// holds msg.
+func requireRefusal(t *testing.T, err error, kind error, msg string) {
+	t.Helper()
+	var refusal *Refusal
+	require.ErrorAs(t, err, &refusal)
+	assert.ErrorIs(t, err, kind)
+	assert.Contains(t, err.Error(), msg)
 }
 
 func TestSnapshotRefusals(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
+	ws := workspaceWith(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
-
-	_, err := New(WithSnapshotDir(t.TempDir()), WithSnapshotLimit(1024)).
-		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
-	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
-
-	_, err = New(WithSnapshotDir(filepath.Join(ws, ".snapshots"))).
-		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
-	requireAppError(t, err, ErrSnapshot, "overlaps the workspace")
-
-	_, err = New(WithSnapshotDir(t.TempDir())).SnapshotWorkspace(ctx, SnapshotInput{Workspace: ws})
-	requireAppError(t, err, ErrSnapshot, "plan id is empty")
-
-	_, err = New(WithWorkspaceRoot(toolWorkspace(t, nil)), WithSnapshotDir(t.TempDir())).
-		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
-	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
+	snapshot := func(r Root, planID string) error {
+		_, _, err := r.Snapshot(ctx, planID, ws, nil)
+		return err
+	}
+	requireRefusal(t, snapshot(Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}, "p"), ErrSnapshot,
+		"over the 0 MiB snapshot limit")
+	requireRefusal(t, snapshot(Root{SnapshotDir: filepath.Join(ws, ".snapshots")}, "p"), ErrSnapshot,
+		"overlaps the workspace")
+	requireRefusal(t, snapshot(Root{SnapshotDir: t.TempDir()}, ""), ErrSnapshot, "plan id is empty")
+	requireRefusal(t, snapshot(Root{Dir: workspaceWith(t, nil), SnapshotDir: t.TempDir()}, "p"), ErrRejected,
+		"outside the workspace root")
 }
 
 func TestRestoreRefusals(t *testing.T) {
-	a, ws := snapshotFixture(t)
+	r, ws := snapshotFixture(t)
 	ctx := context.Background()
-	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	id, _, err := r.Snapshot(ctx, "p", ws, nil)
 	require.NoError(t, err)
 	other := filepath.Join(filepath.Dir(ws), "other")
 	require.NoError(t, os.Mkdir(other, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(other, "keep.txt"), []byte("keep"), 0o644))
 
 	tests := []struct {
-		name string
-		in   RestoreInput
-		typ  ErrorType
-		want string
+		name, id, ws string
+		kind         error
+		want         string
 	}{
-		{name: "unknown id", in: RestoreInput{SnapshotID: "nope-00000000", Workspace: ws}, typ: ErrSnapshot, want: "not found"},
-		{name: "path id", in: RestoreInput{SnapshotID: "../etc", Workspace: ws}, typ: ErrSnapshot, want: "invalid snapshot id"},
-		{name: "empty id", in: RestoreInput{Workspace: ws}, typ: ErrSnapshot, want: "invalid snapshot id"},
-		{name: "other workspace", in: RestoreInput{SnapshotID: snap.SnapshotID, Workspace: other}, typ: ErrSnapshot,
-			want: "was taken of " + ws},
-		{name: "outside root", in: RestoreInput{SnapshotID: snap.SnapshotID, Workspace: "/"}, typ: ErrWorkspace,
-			want: "outside the workspace root"},
+		{name: "unknown id", id: "nope-00000000", ws: ws, kind: ErrSnapshot, want: "not found"},
+		{name: "path id", id: "../etc", ws: ws, kind: ErrSnapshot, want: "invalid snapshot id"},
+		{name: "empty id", ws: ws, kind: ErrSnapshot, want: "invalid snapshot id"},
+		{name: "other workspace", id: id, ws: other, kind: ErrSnapshot, want: "was taken of " + ws},
+		{name: "outside root", id: id, ws: "/", kind: ErrRejected, want: "outside the workspace root"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := a.RestoreWorkspace(ctx, tt.in)
-			requireAppError(t, err, tt.typ, tt.want)
+			_, _, err := r.Restore(ctx, tt.id, tt.ws, nil)
+			requireRefusal(t, err, tt.kind, tt.want)
 		})
 	}
 	assert.FileExists(t, filepath.Join(other, "keep.txt"), "another workspace is never touched")
 }
 
 func TestRestoreRecreatesDeletedWorkspace(t *testing.T) {
-	a, ws := snapshotFixture(t)
+	r, ws := snapshotFixture(t)
 	ctx := context.Background()
 	before := treeState(t, ws)
-	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
+	id, _, err := r.Snapshot(ctx, "p", ws, nil)
 	require.NoError(t, err)
 	require.NoError(t, os.RemoveAll(ws))
 
-	out, err := a.RestoreWorkspace(ctx, RestoreInput{SnapshotID: snap.SnapshotID, Workspace: ws})
+	restored, removed, err := r.Restore(ctx, id, ws, nil)
 	require.NoError(t, err)
-	assert.Len(t, out.Restored, 7)
-	assert.Empty(t, out.Removed)
+	assert.Len(t, restored, 7)
+	assert.Empty(t, removed)
 	assert.Equal(t, before, treeState(t, ws))
 }

@@ -1,4 +1,4 @@
-package activities
+package llm
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// LLM is the one thing the activities need from a language model: a chat
-// completion. The go-openai adapter (NewOpenAI) implements it for every
-// OpenAI-compatible provider, the offline model included; tests inject
-// their own.
+// Client is the one thing the activities need from a language model: a
+// chat completion. The go-openai adapter (llm/openai) implements it for
+// every OpenAI-compatible provider, the offline model included; tests
+// inject their own.
 //
 // Complete returns a classified error (see ClassifyError): the adapter marks
 // what a retry cannot fix as non-retryable, so that Temporal's retry policy
 // spends its attempts only on rate limits, server faults and the network.
-type LLM interface {
+type Client interface {
 	Complete(ctx context.Context, req Request) (Response, error)
 }
 
@@ -25,6 +25,19 @@ const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
 	RoleTool      = "tool"
+)
+
+// LLM phases as named in prompts, per-phase settings and usage counts.
+// Every request's first system message starts with the line
+// "planmode phase: <Phase>" (see prompts.PhaseLine) so that a log, a proxy
+// or the offline model can tell the phases apart without parsing prose.
+const (
+	PhaseClarify   = "clarify"
+	PhasePlan      = "plan"
+	PhaseExecute   = "execute"
+	PhaseAgent     = "agent"
+	PhaseReflect   = "reflect"
+	PhaseSummarize = "summarize"
 )
 
 // ResponseFormat says what shape of reply a request asks for.
@@ -53,10 +66,22 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// ToolSpecs hands out tool specs by name. Nil or empty names ask for every
-// tool; unknown names are left out.
-type ToolSpecs interface {
-	Specs(names []string) []ToolSpec
+// ToolCall is a call to a tool, as the model asked for it or a tool step
+// configures it.
+type ToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one chat message. An agent step keeps its own short
+// transcript of them in workflow history, so its JSON shape is part of
+// the wire contract.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
 }
 
 // Request is one chat completion request.
@@ -76,12 +101,15 @@ type Request struct {
 	Schema *JSONSchema `json:"schema,omitempty"`
 }
 
+// FinishLength is the finish reason of a reply the token limit cut off.
+const FinishLength = "length"
+
 // Response is the model's reply: text, tool calls or both.
 type Response struct {
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	// Usage holds the token counts of this call; cost is added by the
-	// activities from their price table.
+	// caller from its price table.
 	Usage plan.Usage `json:"usage"`
 	// FinishReason is the provider's: "stop", "length", "tool_calls", ...
 	FinishReason string `json:"finishReason,omitempty"`

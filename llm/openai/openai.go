@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"context"
@@ -11,24 +11,25 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
-// OpenAI is the LLM adapter for every OpenAI-compatible chat completions
+// Client is the LLM adapter for every OpenAI-compatible chat completions
 // API, built on go-openai. go-openai does not retry chat requests; the
 // adapter does not either: Temporal's activity retry policy owns retries,
 // guided by the classified errors the adapter returns.
-type OpenAI struct {
-	client *openai.Client
-	cfg    LLMConfig
+type Client struct {
+	client *goopenai.Client
+	cfg    llm.Config
 }
 
-// NewOpenAI returns the adapter for cfg. It returns an error when the base
+// New returns the adapter for cfg. It returns an error when the base
 // URL is not an http(s) URL, when an Azure API type has no base URL, or
 // when the API type is unknown.
-func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
+func New(cfg llm.Config) (*Client, error) {
 	cc, err := clientConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -38,64 +39,64 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	} else {
 		timeout := cfg.RequestTimeout
 		if timeout <= 0 {
-			timeout = DefaultRequestTimeout
+			timeout = llm.DefaultRequestTimeout
 		}
 		cc.HTTPClient = &http.Client{Timeout: timeout}
 	}
 	cc.OrgID = cfg.Organization
-	return &OpenAI{client: openai.NewClientWithConfig(cc), cfg: cfg}, nil
+	return &Client{client: goopenai.NewClientWithConfig(cc), cfg: cfg}, nil
 }
 
 // clientConfig picks go-openai's default config for the API type.
-func clientConfig(cfg LLMConfig) (openai.ClientConfig, error) {
+func clientConfig(cfg llm.Config) (goopenai.ClientConfig, error) {
 	if cfg.BaseURL != "" {
 		u, err := url.Parse(cfg.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return openai.ClientConfig{}, fmt.Errorf("llm.baseURL %q is not an http(s) URL", cfg.BaseURL)
+			return goopenai.ClientConfig{}, fmt.Errorf("llm.baseURL %q is not an http(s) URL", cfg.BaseURL)
 		}
 	}
 	switch cfg.APIType {
-	case "", APITypeOpenAI:
-		cc := openai.DefaultConfig(cfg.APIKey)
+	case "", llm.APITypeOpenAI:
+		cc := goopenai.DefaultConfig(cfg.APIKey)
 		if cfg.BaseURL != "" {
 			cc.BaseURL = cfg.BaseURL
 		}
 		return cc, nil
-	case APITypeAzure, APITypeAzureAD:
+	case llm.APITypeAzure, llm.APITypeAzureAD:
 		if cfg.BaseURL == "" {
-			return openai.ClientConfig{}, errors.New("llm.baseURL is required for Azure")
+			return goopenai.ClientConfig{}, errors.New("llm.baseURL is required for Azure")
 		}
-		cc := openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		if cfg.APIType == APITypeAzureAD {
-			cc.APIType = openai.APITypeAzureAD
+		cc := goopenai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		if cfg.APIType == llm.APITypeAzureAD {
+			cc.APIType = goopenai.APITypeAzureAD
 		}
 		if cfg.AzureAPIVersion != "" {
 			cc.APIVersion = cfg.AzureAPIVersion
 		}
 		return cc, nil
 	}
-	return openai.ClientConfig{}, fmt.Errorf("llm.apiType %q is unknown: use openai, azure or azure_ad", cfg.APIType)
+	return goopenai.ClientConfig{}, fmt.Errorf("llm.apiType %q is unknown: use openai, azure or azure_ad", cfg.APIType)
 }
 
 // Config returns the adapter's configuration.
-func (o *OpenAI) Config() LLMConfig { return o.cfg }
+func (o *Client) Config() llm.Config { return o.cfg }
 
 // Complete sends one chat completion request and returns the first choice.
 // Errors are classified with ClassifyError.
-func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	creq, err := o.chatRequest(req)
 	if err != nil {
-		return Response{}, err
+		return llm.Response{}, err
 	}
 	resp, err := o.client.CreateChatCompletion(ctx, creq)
 	if err != nil {
-		return Response{}, ClassifyError(providerError(err, resp.Header(), creq.Model))
+		return llm.Response{}, llm.ClassifyError(providerError(err, resp.Header(), creq.Model))
 	}
 	if len(resp.Choices) == 0 {
-		return Response{}, retry(ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+		return llm.Response{}, llm.Retry(llm.ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
 	}
 	choice := resp.Choices[0]
-	out := Response{
+	out := llm.Response{
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
 		Model:        resp.Model,
@@ -110,22 +111,22 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		out.Model = creq.Model
 	}
 	for _, tc := range choice.Message.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return out, nil
 }
 
 // chatRequest maps a Request to go-openai's, applying the phase's model
 // and temperature.
-func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) {
+func (o *Client) chatRequest(req llm.Request) (goopenai.ChatCompletionRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = o.cfg.ModelFor(req.Phase)
 	}
 	if model == "" {
-		return openai.ChatCompletionRequest{}, fail(ErrConfig, nil, "no model configured: set llm.model")
+		return goopenai.ChatCompletionRequest{}, llm.Fail(llm.ErrConfig, nil, "no model configured: set llm.model")
 	}
-	creq := openai.ChatCompletionRequest{Model: model, Messages: chatMessages(req.Messages)}
+	creq := goopenai.ChatCompletionRequest{Model: model, Messages: chatMessages(req.Messages)}
 	temp := req.Temperature
 	if temp == nil {
 		temp = o.cfg.TemperatureFor(req.Phase)
@@ -146,12 +147,12 @@ func (o *OpenAI) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 	for _, t := range req.Tools {
 		creq.Tools = append(creq.Tools, chatTool(t))
 	}
-	if req.Format == FormatJSON {
-		creq.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	if req.Format == llm.FormatJSON {
+		creq.ResponseFormat = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject}
 		if o.cfg.JSONSchema && req.Schema != nil {
-			creq.ResponseFormat = &openai.ChatCompletionResponseFormat{
-				Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
-				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+			creq.ResponseFormat = &goopenai.ChatCompletionResponseFormat{
+				Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+				JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{
 					Name:   req.Schema.Name,
 					Schema: req.Schema.Schema,
 				},
@@ -173,18 +174,18 @@ func reasoningModel(model string) bool {
 }
 
 // chatMessages maps transcript messages to go-openai's.
-func chatMessages(msgs []Message) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+func chatMessages(msgs []llm.Message) []goopenai.ChatCompletionMessage {
+	out := make([]goopenai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
-		cm := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-		if m.Role == RoleTool && cm.Content == "" {
+		cm := goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == llm.RoleTool && cm.Content == "" {
 			cm.Content = "(no output)" // providers refuse a tool message without content
 		}
 		for _, tc := range m.ToolCalls {
-			cm.ToolCalls = append(cm.ToolCalls, openai.ToolCall{
+			cm.ToolCalls = append(cm.ToolCalls, goopenai.ToolCall{
 				ID:       tc.ID,
-				Type:     openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+				Type:     goopenai.ToolTypeFunction,
+				Function: goopenai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
 			})
 		}
 		out = append(out, cm)
@@ -193,25 +194,25 @@ func chatMessages(msgs []Message) []openai.ChatCompletionMessage {
 }
 
 // chatTool maps a tool spec to a function tool.
-func chatTool(t ToolSpec) openai.Tool {
+func chatTool(t llm.ToolSpec) goopenai.Tool {
 	params := t.Parameters
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	return openai.Tool{
-		Type:     openai.ToolTypeFunction,
-		Function: &openai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
+	return goopenai.Tool{
+		Type:     goopenai.ToolTypeFunction,
+		Function: &goopenai.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: params},
 	}
 }
 
 // requestSentinels are go-openai's refusals of a request before sending:
 // a retry cannot fix them.
 var requestSentinels = []error{
-	openai.ErrChatCompletionInvalidModel, openai.ErrChatCompletionStreamNotSupported,
-	openai.ErrReasoningModelMaxTokensDeprecated, openai.ErrReasoningModelLimitationsLogprobs,
-	openai.ErrReasoningModelLimitationsOther, openai.ErrReasoningEffortUnsupported,
-	openai.ErrReasoningToolsRequireResponses, openai.ErrReasoningSamplingUnsupported,
-	openai.ErrContentFieldsMisused,
+	goopenai.ErrChatCompletionInvalidModel, goopenai.ErrChatCompletionStreamNotSupported,
+	goopenai.ErrReasoningModelMaxTokensDeprecated, goopenai.ErrReasoningModelLimitationsLogprobs,
+	goopenai.ErrReasoningModelLimitationsOther, goopenai.ErrReasoningEffortUnsupported,
+	goopenai.ErrReasoningToolsRequireResponses, goopenai.ErrReasoningSamplingUnsupported,
+	goopenai.ErrContentFieldsMisused,
 }
 
 // providerError turns go-openai's error answers into a ProviderError
@@ -220,26 +221,26 @@ var requestSentinels = []error{
 func providerError(err error, h http.Header, model string) error {
 	for _, s := range requestSentinels {
 		if errors.Is(err, s) {
-			return fail(ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
+			return llm.Fail(llm.ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
 		}
 	}
-	wait := ParseRetryAfter(h, time.Now())
-	var apiErr *openai.APIError
+	wait := llm.ParseRetryAfter(h, time.Now())
+	var apiErr *goopenai.APIError
 	if errors.As(err, &apiErr) {
-		pe := &ProviderError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type, Message: apiErr.Message,
+		pe := &llm.ProviderError{StatusCode: apiErr.HTTPStatusCode, Type: apiErr.Type, Message: apiErr.Message,
 			Model: model, RetryAfter: wait}
 		if apiErr.Code != nil {
 			pe.Code = fmt.Sprint(apiErr.Code)
 		}
 		return pe
 	}
-	var reqErr *openai.RequestError
+	var reqErr *goopenai.RequestError
 	if errors.As(err, &reqErr) {
 		msg := strings.TrimSpace(string(reqErr.Body))
 		if msg == "" && reqErr.Err != nil {
 			msg = reqErr.Err.Error()
 		}
-		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: plan.TruncateBytes(msg, 500), Model: model,
+		return &llm.ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: plan.TruncateBytes(msg, 500), Model: model,
 			RetryAfter: wait}
 	}
 	return err

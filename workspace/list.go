@@ -1,4 +1,4 @@
-package activities
+package workspace
 
 import (
 	"errors"
@@ -9,18 +9,18 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// maxListedFiles bounds the workspace files a prompt lists.
+// maxListedFiles bounds the workspace files a planning prompt lists.
 const maxListedFiles = 50
 
 // errListFull stops the walk once the list is full.
 var errListFull = errors.New("list full")
 
-// workspaceFiles returns the files a planning prompt lists: the task's
+// ListFiles returns the files a planning prompt lists: the task's
 // CurrentFiles when given, else the first files of a walk of its workspace
 // root in lexical order, skipping hidden entries and dependency folders.
 // more reports that the list was cut at maxListedFiles. The listing is
 // best effort: an unreadable workspace lists nothing.
-func workspaceFiles(tc plan.TaskContext) (files []string, more bool) {
+func ListFiles(tc plan.TaskContext) (files []string, more bool) {
 	if len(tc.CurrentFiles) > 0 {
 		if len(tc.CurrentFiles) > maxListedFiles {
 			return tc.CurrentFiles[:maxListedFiles], true

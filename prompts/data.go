@@ -1,10 +1,11 @@
-package activities
+package prompts
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -24,30 +25,33 @@ const (
 	maxToolMessageLen = 8 << 10
 )
 
-// qa is one answered clarification question.
-type qa struct{ Question, Answer string }
+// QA is one answered clarification question.
+type QA struct{ Question, Answer string }
 
-// clarifyData feeds the clarify templates.
-type clarifyData struct {
+// ClarifyData feeds the clarify templates. Files lists the workspace's
+// files, MoreFiles says the list was cut.
+type ClarifyData struct {
 	Task         plan.Task
 	AskQuestions bool
-	Answers      []qa
+	Answers      []QA
 	Files        []string
 	MoreFiles    bool
 }
 
-// sortedAnswers returns answers ordered by question, for stable prompts.
-func sortedAnswers(m map[string]string) []qa {
-	out := make([]qa, 0, len(m))
+// SortedAnswers returns answers ordered by question, for stable prompts.
+func SortedAnswers(m map[string]string) []QA {
+	out := make([]QA, 0, len(m))
 	for q, a := range m {
-		out = append(out, qa{Question: q, Answer: a})
+		out = append(out, QA{Question: q, Answer: a})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Question < out[j].Question })
 	return out
 }
 
-// planData feeds the plan templates.
-type planData struct {
+// PlanData feeds the plan templates. Goal is the clarified goal, Previous
+// the titles of the options a refinement replaces, Tools what tool and
+// agent steps may use. Plan fills Example.
+type PlanData struct {
 	Task      plan.Task
 	Goal      string
 	Count     int
@@ -57,12 +61,14 @@ type planData struct {
 	Invalid   []plan.DroppedOption
 	Files     []string
 	MoreFiles bool
-	Tools     []ToolSpec
+	Tools     []llm.ToolSpec
 	Example   string
 }
 
-// stepData feeds the execute and agent templates.
-type stepData struct {
+// StepData feeds the execute and agent templates. An agent turn also
+// shows its tools and where it stands: iteration Iteration of at most
+// MaxIterations, Remaining after it, Final when no tools are offered.
+type StepData struct {
 	Context       plan.StepContext
 	Prompt        string
 	Workspace     string
@@ -73,13 +79,35 @@ type stepData struct {
 	Final         bool
 }
 
-// reflectData feeds the reflect templates.
-type reflectData struct {
+// ReflectData feeds the reflect templates; build it with NewReflectData.
+type ReflectData struct {
 	Context       plan.StepContext
 	Result        *plan.StepResult
 	Remaining     []plan.StepDigest
 	MoreRemaining int
 	Mode          string
+}
+
+// NewReflectData shows the step of sc that just ended with its result (the
+// step's own when result is nil), the first maxRemainingListed of the
+// steps not yet done, and the execution mode ("balanced" when empty);
+// goal stands in for a context that names none.
+func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, remaining []plan.StepDigest,
+	mode string) ReflectData {
+	d := ReflectData{Context: sc, Result: result, Remaining: remaining, Mode: mode}
+	if d.Result == nil {
+		d.Result = sc.Step.Result
+	}
+	if d.Mode == "" {
+		d.Mode = "balanced"
+	}
+	if n := len(d.Remaining); n > maxRemainingListed {
+		d.Remaining, d.MoreRemaining = d.Remaining[:maxRemainingListed], n-maxRemainingListed
+	}
+	if d.Context.Goal == "" {
+		d.Context.Goal = goal
+	}
+	return d
 }
 
 // summaryStep is one step line of a summary prompt.
@@ -94,8 +122,9 @@ type summaryTotals struct {
 	Total, Completed, Failed, Skipped, Cancelled, Pending int
 }
 
-// summarizeData feeds the summarize templates.
-type summarizeData struct {
+// SummarizeData feeds the summarize templates; build it with
+// NewSummarizeData.
+type SummarizeData struct {
 	Goal    string
 	Status  string
 	Partial bool
@@ -105,11 +134,12 @@ type summarizeData struct {
 	Totals  summaryTotals
 }
 
-// newSummarizeData lists a plan's steps with short digests, bounded.
-func newSummarizeData(in SummarizeInput) summarizeData {
-	d := summarizeData{Goal: in.Goal, Status: in.Status, Partial: in.Partial, Plan: in.Plan}
+// NewSummarizeData lists the steps of p, the plan of a run that ended with
+// status (partial when it did not finish), with short digests, bounded.
+func NewSummarizeData(goal, status string, partial bool, p plan.Plan) SummarizeData {
+	d := SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: p}
 	d.Plan.Steps = nil // the template reads Steps, bounded, not the plan's own list
-	for _, s := range in.Plan.Steps {
+	for _, s := range p.Steps {
 		d.Totals.Total++
 		switch s.Status {
 		case plan.StepCompleted:
@@ -128,7 +158,7 @@ func newSummarizeData(in SummarizeInput) summarizeData {
 			continue
 		}
 		d.Steps = append(d.Steps, summaryStep{ID: s.ID, Title: s.Title, Status: s.Status,
-			Digest: plan.TruncateBytes(oneLine(stepDigest(s)), summaryDigestLen)})
+			Digest: plan.TruncateBytes(strings.Join(strings.Fields(stepDigest(s)), " "), summaryDigestLen)})
 	}
 	return d
 }
@@ -146,8 +176,8 @@ func stepDigest(s plan.Step) string {
 	return s.Note
 }
 
-// plainSummary is the summary of counts used when the model returns none.
-func plainSummary(d summarizeData) string {
+// Plain is the summary of counts used when the model returns none.
+func (d SummarizeData) Plain() string {
 	return fmt.Sprintf("Goal: %s\nStatus: %s. %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
 		d.Goal, d.Status, d.Totals.Completed, d.Totals.Total, d.Totals.Failed, d.Totals.Skipped, d.Totals.Cancelled)
 }

@@ -1,0 +1,32 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/planmode/planmode/internal/heartbeat"
+)
+
+// SnapshotWorkspace copies the workspace, .git included, into the snapshot
+// directory under an id derived from the plan id and the workspace, so a
+// retry replaces the same snapshot. A workspace over the snapshot limit is
+// a non-retryable ErrSnapshot error.
+func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
+	id, files, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
+	if err != nil {
+		return SnapshotOutput{}, refusal(err)
+	}
+	return SnapshotOutput{SnapshotID: id, Files: files}, nil
+}
+
+// RestoreWorkspace makes the workspace equal to the snapshot: files
+// modified or deleted since are put back (Restored), files created since
+// are removed (Removed), both sorted. Running it again changes nothing, so
+// retries are safe. An unknown snapshot, or one of another workspace, is a
+// non-retryable ErrSnapshot error.
+func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
+	restored, removed, err := a.Workspace.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
+	if err != nil {
+		return RestoreOutput{}, refusal(err)
+	}
+	return RestoreOutput{Restored: restored, Removed: removed}, nil
+}

@@ -1,0 +1,22 @@
+// Package llm is planmode's port to a language model: the [Client]
+// interface the activities call, the [Request] and [Response] they
+// exchange, and what every provider shares.
+//
+// # Contents
+//
+//   - The wire of one chat completion: [Request], [Response], [Message],
+//     [ToolCall], [ToolSpec], [JSONSchema] and [ResponseFormat], with the
+//     Phase* constants every request names.
+//   - The adapter's configuration: [Config], per-phase [PhaseConfig].
+//   - Error classification: [ClassifyError] turns a provider's failure
+//     into a Temporal ApplicationError whose type ([ErrorType]) and
+//     retryability say what went wrong; [ParseRetryAfter] reads the wait a
+//     provider asks for.
+//   - Pricing: [Pricing] costs a call's tokens.
+//   - Structured output: [Structured] asks for a JSON reply, decodes and
+//     checks it, and makes one repair request before failing with
+//     [ErrMalformedOutput].
+//
+// The go-openai adapter lives in llm/openai, the replies the model writes
+// in llm/reply and the offline model in llm/offline.
+package llm

@@ -1,0 +1,93 @@
+package prompts
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/reply"
+	"github.com/planmode/planmode/plan"
+)
+
+func TestOptionsExampleIsAnOptionsReply(t *testing.T) {
+	dec := json.NewDecoder(strings.NewReader(optionsExample))
+	dec.DisallowUnknownFields()
+	var r reply.Options
+	require.NoError(t, dec.Decode(&r))
+	require.NoError(t, r.Check(0))
+	assert.Len(t, r.Options[0].Steps, 3)
+}
+
+func TestSystemMessageOrder(t *testing.T) {
+	c := Custom{System: "You work for ACME.", Phases: map[string]string{"executing": "Be brief.", "planning": "Plan big."}}
+	msgs, err := Execute(c, StepData{Prompt: "Explain the code"}, "Step's own.")
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	system := msgs[0].Content
+	assert.True(t, strings.HasPrefix(system, PhaseLine+llm.PhaseExecute+"\nYou carry out one step"), system)
+	assert.True(t, strings.HasSuffix(system, "\n\nYou work for ACME.\n\nBe brief.\n\nStep's own."), system)
+	assert.NotContains(t, system, "Plan big.", "another phase's prompt stays out")
+	assert.Equal(t, llm.RoleUser, msgs[1].Role)
+	assert.Contains(t, msgs[1].Content, "Your task for this step:\nExplain the code")
+}
+
+func TestAgentCutsToolResults(t *testing.T) {
+	transcript := []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file"}}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Content: strings.Repeat("y", 20_000)}}
+	msgs, err := Agent(Custom{}, StepData{Prompt: "p", Iteration: 1, MaxIterations: 2, Remaining: 1}, transcript)
+	require.NoError(t, err)
+	require.Len(t, msgs, 4)
+	assert.Equal(t, transcript[0], msgs[2])
+	assert.LessOrEqual(t, len(msgs[3].Content), maxToolMessageLen)
+	assert.Len(t, transcript[1].Content, 20_000, "the caller's transcript is left alone")
+}
+
+func TestReflectDataBoundsAndDefaults(t *testing.T) {
+	var remaining []plan.StepDigest
+	for i := 1; i <= 30; i++ {
+		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
+	}
+	done := &plan.StepResult{Success: true, Output: "ok"}
+	d := NewReflectData("g", plan.StepContext{Step: plan.Step{ID: "s0", Result: done}}, nil, remaining, "")
+	assert.Same(t, done, d.Result, "the step's own result stands in")
+	assert.Equal(t, "balanced", d.Mode)
+	assert.Equal(t, "g", d.Context.Goal)
+	assert.Len(t, d.Remaining, maxRemainingListed)
+	assert.Equal(t, 20, d.MoreRemaining)
+}
+
+func TestSummarizeDataBoundsSteps(t *testing.T) {
+	p := plan.Plan{Title: "Big"}
+	for i := 1; i <= 100; i++ {
+		status := plan.StepCompleted
+		if i%10 == 0 {
+			status = plan.StepFailed
+		}
+		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Title: "t", Status: status,
+			Result: &plan.StepResult{Output: "line one\nline two " + strings.Repeat("z", 500)}})
+	}
+	d := NewSummarizeData("g", "failed", true, p)
+	assert.Len(t, d.Steps, maxSummaryStepsListed)
+	assert.Equal(t, 40, d.More)
+	assert.Equal(t, summaryTotals{Total: 100, Completed: 90, Failed: 10}, d.Totals)
+	assert.True(t, strings.HasPrefix(d.Steps[0].Digest, "line one line two zzz"), "one line")
+	assert.LessOrEqual(t, len(d.Steps[0].Digest), summaryDigestLen)
+	assert.Equal(t, "Goal: g\nStatus: failed. 90 of 100 steps completed, 10 failed, 0 skipped, 0 cancelled.", d.Plain())
+}
+
+func TestWithInspectNote(t *testing.T) {
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "u"}}
+	got := WithInspectNote(msgs, []string{"list_files", "read_file"}, 3)
+	assert.Equal(t, "sys", msgs[0].Content, "a copy")
+	assert.Equal(t, "sys\n\nBefore you answer you may inspect the workspace with the read-only tools offered "+
+		"(list_files, read_file); they change nothing. You have at most 3 rounds of tool calls. When you have "+
+		"seen enough, reply with the JSON object.", got[0].Content)
+	lead := WithInspectNote(msgs[1:], []string{"list_files"}, 1)
+	require.Len(t, lead, 2)
+	assert.Equal(t, llm.RoleSystem, lead[0].Role)
+}

@@ -1,0 +1,188 @@
+package webhook_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
+)
+
+const testSecret = "s3cret"
+
+// delivery is one request a receiver got.
+type delivery struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver is a webhook receiver on loopback that answers with the given
+// statuses in turn (200 once they run out) and records every delivery.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	statuses []int
+	got      []delivery
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	r := &receiver{statuses: statuses}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, delivery{header: req.Header.Clone(), body: body})
+		code := http.StatusOK
+		if len(r.statuses) > 0 {
+			code, r.statuses = r.statuses[0], r.statuses[1:]
+		}
+		r.mu.Unlock()
+		if code == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "7")
+		}
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, http.StatusText(code)+" from the receiver")
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]delivery(nil), r.got...)
+}
+
+// stepBody is the body of a step-completed event.
+func stepBody() webhook.Body {
+	return webhook.Body{
+		Event:      webhook.EventStepCompleted,
+		WorkflowID: "plan-1",
+		RunID:      "run-1",
+		Phase:      plan.PhaseExecuting,
+		At:         time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		Data:       webhook.Data{Step: &signals.StepRef{ID: "s2", Number: 2, Title: "Write tests"}, Percent: 40},
+	}
+}
+
+// sendError asserts err is a delivery Error and returns it.
+func sendError(t *testing.T, err error) *webhook.Error {
+	t.Helper()
+	var de *webhook.Error
+	require.ErrorAs(t, err, &de)
+	return de
+}
+
+func TestSendPostsASignedBody(t *testing.T) {
+	r := newReceiver(t)
+	code, err := webhook.Sender{Secret: testSecret}.Send(context.Background(), r.URL+"/hooks/plan", stepBody(), "k-1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, code)
+	got := r.deliveries()
+	require.Len(t, got, 1)
+	h := got[0].header
+	assert.Equal(t, "application/json", h.Get("Content-Type"))
+	assert.Equal(t, "step-completed", h.Get(webhook.HeaderEvent))
+	assert.Equal(t, "k-1", h.Get(webhook.HeaderIdempotencyKey))
+	assert.True(t, webhook.VerifySignature(testSecret, got[0].body, h.Get(webhook.HeaderSignature)))
+	assert.JSONEq(t, `{"event":"step-completed","workflowId":"plan-1","runId":"run-1","phase":"executing",
+		"at":"2026-05-01T12:00:00Z","data":{"step":{"id":"s2","number":2,"title":"Write tests"},"percent":40}}`,
+		string(got[0].body))
+}
+
+func TestSendToTheDefaultReceiver(t *testing.T) {
+	r := newReceiver(t)
+	_, err := webhook.Sender{URL: r.URL}.Send(context.Background(), "", stepBody(), "k")
+	require.NoError(t, err)
+	got := r.deliveries()
+	require.Len(t, got, 1)
+	assert.Empty(t, got[0].header.Get(webhook.HeaderSignature), "no secret, no signature")
+
+	_, err = webhook.Sender{}.Send(context.Background(), "", stepBody(), "k")
+	assert.ErrorIs(t, err, webhook.ErrNoReceiver)
+}
+
+func TestSendClassifiesAnswers(t *testing.T) {
+	tests := []struct {
+		status    int
+		retryable bool
+		delay     time.Duration
+		message   string
+	}{
+		{http.StatusBadRequest, false, 0, "webhook rejected: 400 Bad Request: Bad Request from the receiver"},
+		{http.StatusUnauthorized, false, 0, "webhook rejected: 401 Unauthorized"},
+		{http.StatusNotFound, false, 0, "webhook rejected: 404 Not Found"},
+		{http.StatusFound, false, 0, "webhook rejected: 302 Found"},
+		{http.StatusRequestTimeout, true, 0, "webhook step-completed failed: 408 Request Timeout"},
+		{http.StatusTooManyRequests, true, 7 * time.Second, "webhook step-completed failed: 429 Too Many Requests"},
+		{http.StatusInternalServerError, true, 0, "webhook step-completed failed: 500 Internal Server Error"},
+		{http.StatusBadGateway, true, 0, "webhook step-completed failed: 502 Bad Gateway"},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			r := newReceiver(t, tt.status)
+			code, err := webhook.Sender{}.Send(context.Background(), r.URL, stepBody(), "k")
+			de := sendError(t, err)
+			assert.Equal(t, tt.retryable, de.Retryable)
+			assert.Equal(t, tt.delay, de.RetryAfter, "Retry-After is honoured")
+			assert.Equal(t, tt.status, code)
+			assert.Equal(t, tt.status, de.StatusCode)
+			assert.Contains(t, de.Error(), tt.message)
+		})
+	}
+}
+
+func TestSendNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
+	r := newReceiver(t)
+	url := r.URL + "/hook?token=topsecret"
+	r.Close() // nothing listens any more
+
+	_, err := webhook.Sender{}.Send(context.Background(), url, stepBody(), "k")
+	de := sendError(t, err)
+	assert.True(t, de.Retryable)
+	assert.Zero(t, de.StatusCode)
+	assert.NotContains(t, err.Error(), "topsecret")
+}
+
+func TestSendRefusesABadURL(t *testing.T) {
+	for _, url := range []string{"ftp://127.0.0.1/x?token=topsecret", "not a url", "http://"} {
+		_, err := webhook.Sender{}.Send(context.Background(), url, stepBody(), "k")
+		de := sendError(t, err)
+		assert.False(t, de.Retryable, url)
+		assert.NotContains(t, err.Error(), "topsecret")
+	}
+}
+
+func TestVerifySignature(t *testing.T) {
+	body := []byte(`{"event":"completed"}`)
+	good := webhook.Signature(testSecret, body)
+	tests := []struct {
+		name   string
+		secret string
+		body   []byte
+		header string
+		want   bool
+	}{
+		{"valid", testSecret, body, good, true},
+		{"other secret", "other", body, good, false},
+		{"changed body", testSecret, []byte(`{"event":"failed"}`), good, false},
+		{"no prefix", testSecret, body, strings.TrimPrefix(good, "sha256="), false},
+		{"not hex", testSecret, body, "sha256=zz", false},
+		{"empty header", testSecret, body, "", false},
+		{"empty secret", "", body, webhook.Signature("", body), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, webhook.VerifySignature(tt.secret, tt.body, tt.header))
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// Event is what a webhook tells its receiver.
+type Event string
+
+// Events. The awaiting-* events tell a person or a service that the run
+// waits for them; the step events and the final three follow the work.
+const (
+	EventPlanCreated           Event = "plan-created"
+	EventAwaitingSelection     Event = "awaiting-selection"
+	EventAwaitingClarification Event = "awaiting-clarification"
+	EventAwaitingConfirmation  Event = "awaiting-confirmation"
+	EventStepCompleted         Event = "step-completed"
+	EventStepFailed            Event = "step-failed"
+	EventCompleted             Event = "completed"
+	EventFailed                Event = "failed"
+	EventCancelled             Event = "cancelled"
+)
+
+// Request headers.
+const (
+	HeaderEvent          = "X-Planmode-Event"
+	HeaderSignature      = "X-Planmode-Signature"
+	HeaderIdempotencyKey = "Idempotency-Key"
+	// signaturePrefix starts the signature header's value.
+	signaturePrefix = "sha256="
+)
+
+// Data is the event-specific part of a body; an event sets the fields
+// that concern it and the others are left out. Workflows carry it in
+// their history, so its JSON shape is part of the wire contract.
+type Data struct {
+	Goal string `json:"goal,omitempty"`
+	// Message is one line a person can read.
+	Message string `json:"message,omitempty"`
+	// Step is the step of step-completed and step-failed.
+	Step *signals.StepRef `json:"step,omitempty"`
+	// Selection, Clarification and Skip describe what an awaiting-* event
+	// waits for, as the pending query shows it.
+	Selection     *signals.SelectionRequest     `json:"selection,omitempty"`
+	Clarification *signals.ClarificationRequest `json:"clarification,omitempty"`
+	Skip          *signals.SkipConfirmation     `json:"skip,omitempty"`
+	Percent       int                           `json:"percent,omitempty"`
+	// Status, Summary and Error report the end of a run.
+	Status  signals.Status `json:"status,omitempty"`
+	Summary string         `json:"summary,omitempty"`
+	Error   string         `json:"error,omitempty"`
+}
+
+// Body is the JSON a webhook receives.
+type Body struct {
+	Event      Event      `json:"event"`
+	WorkflowID string     `json:"workflowId"`
+	RunID      string     `json:"runId"`
+	Phase      plan.Phase `json:"phase"`
+	At         time.Time  `json:"at"`
+	Data       Data       `json:"data"`
+}
+
+// Signature returns the signature header value of body under secret:
+// "sha256=" and the hex HMAC-SHA256.
+func Signature(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return signaturePrefix + hex.EncodeToString(m.Sum(nil))
+}
+
+// VerifySignature reports whether header (the X-Planmode-Signature value)
+// signs body under secret. Receivers call it on the raw body before
+// decoding it; it compares in constant time and is false for an empty
+// secret or a malformed header.
+func VerifySignature(secret string, body []byte, header string) bool {
+	if secret == "" || !strings.HasPrefix(header, signaturePrefix) {
+		return false
+	}
+	got, err := hex.DecodeString(strings.TrimPrefix(header, signaturePrefix))
+	if err != nil {
+		return false
+	}
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hmac.Equal(got, m.Sum(nil))
+}

@@ -1,0 +1,69 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// workspaceWith returns a real (symlink-free) temporary directory holding
+// files.
+func workspaceWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	return dir
+}
+
+func TestResolve(t *testing.T) {
+	root := workspaceWith(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
+	outside := workspaceWith(t, map[string]string{"secret.txt": "s"})
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
+	r := Root{Dir: root}
+
+	tests := []struct {
+		name, ws string
+		want     string
+		reject   string
+	}{
+		{name: "empty is the root", ws: "", want: root},
+		{name: "absolute inside", ws: filepath.Join(root, "proj"), want: filepath.Join(root, "proj")},
+		{name: "relative inside", ws: "proj", want: filepath.Join(root, "proj")},
+		{name: "absolute outside", ws: outside, reject: "is outside the workspace root"},
+		{name: "relative escape", ws: "../", reject: "is outside the workspace root"},
+		{name: "symlink escape", ws: "link", reject: "is outside the workspace root"},
+		{name: "missing", ws: "nope", reject: "no such file"},
+		{name: "a file", ws: "file.txt", reject: "is not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Resolve(tt.ws, true)
+			if tt.reject != "" {
+				requireRefusal(t, err, ErrRejected, tt.reject)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+
+	_, err := Root{}.Resolve("", true)
+	requireRefusal(t, err, ErrRejected, "no workspace")
+	got, err := Root{}.Resolve(outside, true)
+	require.NoError(t, err, "without a root any workspace is accepted")
+	assert.Equal(t, outside, got)
+
+	gone := filepath.Join(root, "gone", "deeper")
+	got, err = r.Resolve(gone, false)
+	require.NoError(t, err, "a workspace that need not exist is created")
+	assert.Equal(t, gone, got)
+	assert.DirExists(t, gone)
+}
