@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/planmode/planmode/codec"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/testsuite"
 )
 
@@ -63,7 +64,7 @@ func TestTemporalCLIReadsHistoryThroughTheCodecServer(t *testing.T) {
 	codecSrv := httptest.NewServer(codec.NewHTTPHandler(pc, codec.ServerOptions{AuthToken: "tok"}))
 	defer codecSrv.Close()
 	show := func(extra ...string) string {
-		bin, err := testsuite.FindTemporal(ctx)
+		bin, err := devserver.FindTemporal(ctx)
 		require.NoError(t, err)
 		args := append([]string{"workflow", "show", "--workflow-id", run.GetID(), "--address", srv.Address(),
 			"--namespace", srv.Namespace, "--output", "json"}, extra...)

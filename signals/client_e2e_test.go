@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite"
@@ -87,7 +88,7 @@ func (s *standIn) find(req signals.SelectOptionRequest) plan.Option {
 
 // startStandIn runs a worker for the stand-in on a fresh task queue and
 // returns a client starting plans there.
-func startStandIn(t *testing.T) (*signals.Client, *testsuite.DevServer) {
+func startStandIn(t *testing.T) (*signals.Client, *devserver.DevServer) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a Temporal dev server; skipped with -short")

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 )
 
 // Tests of what makes the compose stacks fit to expose: loopback ports,
@@ -24,7 +25,7 @@ import (
 // readRepoFile returns a file of the repository.
 func readRepoFile(t *testing.T, name string) []byte {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(root, name))
 	require.NoError(t, err)
@@ -349,7 +350,7 @@ func TestComposeGrafanaDashboard(t *testing.T) {
 }
 
 func TestComposeInitSecrets(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	envFile, secrets := filepath.Join(dir, "stack.env"), filepath.Join(dir, "secrets")

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -159,7 +160,7 @@ var hostedEnv = []string{"PLANMODE_TEMPORAL_ADDRESS=my-ns.a1b2c.tmprl.cloud:7233
 func renderCompose(t *testing.T, file string, env []string, args ...string) ([]byte, error) {
 	t.Helper()
 	bin := dockerCompose(t)
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	envFile := filepath.Join(t.TempDir(), "test.env")
 	require.NoError(t, os.WriteFile(envFile, []byte(strings.Join(env, "\n")+"\n"), 0o600))
@@ -307,7 +308,7 @@ func TestComposeRegistersTheSearchAttributes(t *testing.T) {
 }
 
 func TestDockerfile(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
 	require.NoError(t, err)

@@ -13,20 +13,16 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/signals"
 )
-
-func TestSearchAttributeArgsNameTheContract(t *testing.T) {
-	got := strings.Join(SearchAttributeArgs(), " ")
-	assert.Equal(t, "--search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword --search-attribute PlanProgress=Int", got)
-}
 
 func TestStartDevServerIsSharedAndReady(t *testing.T) {
 	srv := StartDevServer(t)
 	again := StartDevServer(t)
 	assert.Same(t, srv, again, "one server per test binary under Main")
 	assert.True(t, strings.HasPrefix(srv.Address(), "127.0.0.1:"), srv.Address())
-	assert.Equal(t, DefaultNamespace, srv.Namespace)
+	assert.Equal(t, devserver.DefaultNamespace, srv.Namespace)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -65,30 +61,10 @@ func TestTaskQueueIsUnique(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a, "TestTaskQueueIsUnique-"), a)
 }
 
-func TestFindTemporalHonoursTheEnvironment(t *testing.T) {
-	bin, err := FindTemporal(context.Background())
-	require.NoError(t, err)
-	t.Setenv(BinaryEnv, bin)
-	got, err := FindTemporal(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, bin, got)
-
-	t.Setenv(BinaryEnv, "/nonexistent/temporal")
-	got, err = FindTemporal(context.Background())
-	require.NoError(t, err)
-	assert.NotEqual(t, "/nonexistent/temporal", got, "a missing override is ignored")
-}
-
-func TestRepoRootFindsTheModule(t *testing.T) {
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	assert.True(t, isModuleRoot(root))
-}
-
 func TestStartAndStopAPrivateServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := Start(ctx, Options{})
+	srv, err := devserver.Start(ctx, devserver.Options{})
 	require.NoError(t, err)
 	assert.NotEqual(t, StartDevServer(t).Address(), srv.Address())
 	_, err = srv.Client.CheckHealth(ctx, &client.CheckHealthRequest{})

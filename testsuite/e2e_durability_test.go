@@ -19,6 +19,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -64,7 +65,7 @@ type workerProcess struct {
 // buildWorker builds the planmode-worker binary into a temporary folder.
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(t.TempDir(), "planmode-worker")
 	cmd := exec.Command("go", "build", "-o", bin, "./worker")
@@ -145,7 +146,7 @@ func (wp *workerProcess) kill() {
 // environment of an offline worker process on a task queue and a copy of
 // the demo workspace of its own, with settings (config keys to values) on
 // top.
-func workerRig(t *testing.T, settings map[string]string) (srv *DevServer, bin string, env []string, queue, workspace string) {
+func workerRig(t *testing.T, settings map[string]string) (srv *devserver.DevServer, bin string, env []string, queue, workspace string) {
 	t.Helper()
 	srv, bin = StartDevServer(t), buildWorker(t)
 	queue, workspace = TaskQueue(t), copyDemoWorkspace(t)
@@ -252,7 +253,7 @@ func holdAtStepBoundary(ctx context.Context, t *testing.T, pc *signals.Client, i
 // processes completed workflow tasks, none failed (the new process
 // replayed the history without a nondeterminism error), and no activity
 // was started more than once.
-func assertRanOnceAcrossWorkers(ctx context.Context, t *testing.T, srv *DevServer, id string) {
+func assertRanOnceAcrossWorkers(ctx context.Context, t *testing.T, srv *devserver.DevServer, id string) {
 	t.Helper()
 	identities := map[string]bool{}
 	it := srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -365,7 +366,7 @@ func awaitRunningActivity(ctx context.Context, t *testing.T, pc *signals.Client,
 // after a heartbeat timeout, within seconds of the kill (the plan's
 // heartbeat timeout and the first retry's wait, not the default 30 s); no
 // workflow task failed.
-func assertFailedOver(ctx context.Context, t *testing.T, srv *DevServer, id string,
+func assertFailedOver(ctx context.Context, t *testing.T, srv *devserver.DevServer, id string,
 	killed *workflowpb.PendingActivityInfo, killedAt time.Time) {
 	t.Helper()
 	var scheduled int64

@@ -19,6 +19,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
@@ -106,7 +107,7 @@ func startExampleRig(t *testing.T) *exampleRig {
 	srv := StartDevServer(t)
 	root := t.TempDir()
 	ws := filepath.Join(root, exampleWorkspace)
-	require.NoError(t, CopyDemoWorkspace(ws))
+	require.NoError(t, devserver.CopyDemoWorkspace(ws))
 	llm := offline.New(offline.WithBrain(askToSkip(offline.NewOfflineBrain())))
 	t.Cleanup(llm.Close)
 	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: ws, llm: llm}

@@ -13,6 +13,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/starter/cli"
@@ -22,7 +23,7 @@ import (
 // planWorker is a PlanMode worker on its own task queue, with the offline
 // model on loopback and a copy of the demo workspace.
 type planWorker struct {
-	srv       *DevServer
+	srv       *devserver.DevServer
 	queue     string
 	workspace string
 	llm       *offline.Server
@@ -60,7 +61,7 @@ func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshot
 func copyDemoWorkspace(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "workspace")
-	require.NoError(t, CopyDemoWorkspace(dst))
+	require.NoError(t, devserver.CopyDemoWorkspace(dst))
 	return dst
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -19,7 +20,7 @@ import (
 // build flags) into a temporary folder and returns the binary's path.
 func buildProgram(t *testing.T, pkg string, flags ...string) string {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	args := append(append([]string{"build", "-o", bin}, flags...), pkg)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -24,10 +25,10 @@ const temporalCLITimeout = time.Minute
 // temporalCLI runs the Temporal CLI against srv with JSON output and
 // returns what it printed. The error carries the CLI's stderr. It never
 // fails t, so conditions polled in another goroutine may call it.
-func temporalCLI(t *testing.T, srv *DevServer, args ...string) (string, error) {
+func temporalCLI(t *testing.T, srv *devserver.DevServer, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), temporalCLITimeout)
 	defer cancel()
-	bin, err := FindTemporal(ctx)
+	bin, err := devserver.FindTemporal(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -43,7 +44,7 @@ func temporalCLI(t *testing.T, srv *DevServer, args ...string) (string, error) {
 
 // temporalJSON runs the Temporal CLI, requires success and decodes its
 // output into v.
-func temporalJSON(t *testing.T, srv *DevServer, v any, args ...string) {
+func temporalJSON(t *testing.T, srv *devserver.DevServer, v any, args ...string) {
 	t.Helper()
 	out, err := temporalCLI(t, srv, args...)
 	require.NoError(t, err)
@@ -60,7 +61,7 @@ func mustJSON(t *testing.T, v any) string {
 
 // cliQuery runs query q of run id through the Temporal CLI, requires an
 // answer and decodes it.
-func cliQuery[Resp any](t *testing.T, srv *DevServer, id string, q signals.Query[Resp]) Resp {
+func cliQuery[Resp any](t *testing.T, srv *devserver.DevServer, id string, q signals.Query[Resp]) Resp {
 	t.Helper()
 	out, err := tryCLIQuery(t, srv, id, q)
 	require.NoError(t, err)
@@ -69,7 +70,7 @@ func cliQuery[Resp any](t *testing.T, srv *DevServer, id string, q signals.Query
 
 // tryCLIQuery is cliQuery for a condition polled until it holds: it
 // returns the error instead of failing t.
-func tryCLIQuery[Resp any](t *testing.T, srv *DevServer, id string, q signals.Query[Resp]) (Resp, error) {
+func tryCLIQuery[Resp any](t *testing.T, srv *devserver.DevServer, id string, q signals.Query[Resp]) (Resp, error) {
 	var zero Resp
 	out, err := temporalCLI(t, srv, "workflow", "query", "--workflow-id", id, "--name", q.Name)
 	if err != nil {
@@ -89,7 +90,7 @@ func tryCLIQuery[Resp any](t *testing.T, srv *DevServer, id string, q signals.Qu
 
 // cliSignal sends payload (raw JSON) as signal name to run id through the
 // Temporal CLI.
-func cliSignal(t *testing.T, srv *DevServer, id, name, payload string) {
+func cliSignal(t *testing.T, srv *devserver.DevServer, id, name, payload string) {
 	t.Helper()
 	_, err := temporalCLI(t, srv, "workflow", "signal", "--workflow-id", id, "--name", name, "--input", payload)
 	require.NoError(t, err)
@@ -179,7 +180,7 @@ func TestTemporalCLIDrivesAPlanByContractNames(t *testing.T) {
 
 // pauseResumeByCLI pauses and resumes run id with fire-and-forget signals
 // and waits for the pending query to show each.
-func pauseResumeByCLI(t *testing.T, srv *DevServer, id string) {
+func pauseResumeByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 	t.Helper()
 	cliSignal(t, srv, id, signals.Pause.Name, mustJSON(t, signals.ControlRequest{Reason: "look first"}))
 	require.Eventually(t, func() bool {
@@ -219,7 +220,7 @@ func assertCompleted(t *testing.T, res signals.Result, optionID string) {
 // out-of-range select-option update through the Temporal CLI: the signal
 // is listed as rejected, the update fails, and the run still waits for its
 // selection.
-func refuseByCLI(t *testing.T, srv *DevServer, id string) {
+func refuseByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 	t.Helper()
 	cliSignal(t, srv, id, signals.SelectOption.Name, `{"optionId": 5}`)
 	require.Eventually(t, func() bool {

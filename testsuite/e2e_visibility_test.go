@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -33,7 +34,7 @@ type listed struct {
 // listPlans runs the visibility query q, narrowed to queue, and decodes
 // planmode's search attributes of every run it finds. It returns an error
 // rather than failing t, so that a polled condition may call it.
-func listPlans(ctx context.Context, srv *DevServer, queue, q string) ([]listed, error) {
+func listPlans(ctx context.Context, srv *devserver.DevServer, queue, q string) ([]listed, error) {
 	resp, err := srv.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 		Namespace: srv.Namespace,
 		Query:     fmt.Sprintf("TaskQueue = '%s' AND %s", queue, q),
@@ -69,7 +70,7 @@ func decodeAttr(p *commonpb.Payload, v any) error {
 
 // listedIn runs the visibility query q narrowed to queue and reports
 // whether it lists run id, and how.
-func listedIn(ctx context.Context, srv *DevServer, queue, q, id string) (listed, bool, error) {
+func listedIn(ctx context.Context, srv *devserver.DevServer, queue, q, id string) (listed, bool, error) {
 	runs, err := listPlans(ctx, srv, queue, q)
 	if err != nil {
 		return listed{}, false, err

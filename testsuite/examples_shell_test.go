@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,7 +84,7 @@ var shellBlock = regexp.MustCompile("(?s)```(?:sh|bash|shell)\n(.*?)```")
 // file of the repository.
 func docExamples(t *testing.T, rel string) []example {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	doc, err := os.ReadFile(filepath.Join(root, rel))
 	require.NoError(t, err)

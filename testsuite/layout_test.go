@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,7 +24,7 @@ type goPackage struct {
 // listPackages lists the module's packages with their non-test imports.
 func listPackages(t *testing.T) []goPackage {
 	t.Helper()
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Name}} {{join .Imports \" \"}}", "./...")
 	cmd.Dir = root
@@ -125,7 +126,7 @@ func TestImportDirection(t *testing.T) {
 // the test suite: the offline model and every other part the worker and
 // the CLI need live outside it.
 func TestProductBuildsWithoutTestSuite(t *testing.T) {
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	cmd := exec.Command("go", "list", "-deps", "./worker", "./starter")
 	cmd.Dir = root

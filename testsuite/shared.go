@@ -8,13 +8,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/planmode/planmode/internal/devserver"
 )
 
 // shared is the one dev server of a test binary whose TestMain calls Main.
 var shared struct {
 	enabled bool
 	once    sync.Once
-	srv     *DevServer
+	srv     *devserver.DevServer
 	err     error
 }
 
@@ -37,18 +39,18 @@ func Main(m *testing.M) {
 // StartDevServer returns a running dev server for t. Under Main it is the
 // binary's shared server; otherwise t gets its own, stopped in t.Cleanup.
 // It fails t when no server can be started.
-func StartDevServer(t testing.TB) *DevServer {
+func StartDevServer(t testing.TB) *devserver.DevServer {
 	t.Helper()
 	if shared.enabled {
 		shared.once.Do(func() {
-			shared.srv, shared.err = Start(context.Background(), Options{})
+			shared.srv, shared.err = devserver.Start(context.Background(), devserver.Options{})
 		})
 		if shared.err != nil {
 			t.Fatalf("dev server: %v", shared.err)
 		}
 		return shared.srv
 	}
-	srv, err := Start(context.Background(), Options{})
+	srv, err := devserver.Start(context.Background(), devserver.Options{})
 	if err != nil {
 		t.Fatalf("dev server: %v", err)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/testsuite"
 )
@@ -93,7 +94,7 @@ func TestRunServesPlanModeUntilCancelled(t *testing.T) {
 }
 
 func TestRunFailsClearly(t *testing.T) {
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	refusing := offline.New(offline.WithAPIKey("right"))
 	defer refusing.Close()
@@ -145,7 +146,7 @@ func TestCheckEndpoint(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 	}))
 	defer broken.Close()
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 
 	cases := []struct {
@@ -186,7 +187,7 @@ func TestRunHelpListsTheFlags(t *testing.T) {
 
 func TestRunWarnsWhenTheWorkspaceIsTheFileSystemRoot(t *testing.T) {
 	cleanEnv(t)
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	var out syncBuffer
 	err = run(context.Background(), []string{"--workspace-root", "/", "--address", "127.0.0.1:" + strconv.Itoa(port)}, &out)

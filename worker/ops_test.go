@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/testsuite"
 )
 
@@ -29,7 +30,7 @@ func get(url string) (int, string) {
 func TestRunServesMetricsAndHealth(t *testing.T) {
 	cleanEnv(t)
 	srv := testsuite.StartDevServer(t)
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	t.Setenv(config.EnvName(config.KeyMetricsAddress), fmt.Sprintf("127.0.0.1:%d", port))

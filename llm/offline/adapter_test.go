@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
-	"github.com/planmode/planmode/testsuite"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -26,7 +26,7 @@ import (
 func demoWorkspace(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	require.NoError(t, testsuite.CopyDemoWorkspace(dst))
+	require.NoError(t, devserver.CopyDemoWorkspace(dst))
 	return dst
 }
 

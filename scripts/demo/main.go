@@ -16,9 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"golang.org/x/term"
-
-	"github.com/planmode/planmode/testsuite"
 )
 
 func main() {
@@ -37,7 +36,7 @@ func main() {
 
 // run sets everything up, runs the scenario and tears it down.
 func run(ctx context.Context, out io.Writer, keep bool) error {
-	root, err := testsuite.RepoRoot()
+	root, err := devserver.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -46,7 +45,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		return fmt.Errorf("clean %s: %w", cache, err)
 	}
 	workspace := filepath.Join(cache, "workspace")
-	if err := testsuite.CopyDemoWorkspace(workspace); err != nil {
+	if err := devserver.CopyDemoWorkspace(workspace); err != nil {
 		return err
 	}
 
@@ -54,7 +53,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	// looked at again with `make dev-server` after the demo ends.
 	db := filepath.Join(cache, "temporal.db")
 	fmt.Fprintln(out, "Starting a Temporal dev server…")
-	srv, err := testsuite.Start(ctx, testsuite.Options{DBFile: db})
+	srv, err := devserver.Start(ctx, devserver.Options{DBFile: db})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/planmode/planmode/testsuite"
+	"github.com/planmode/planmode/internal/devserver"
 )
 
 func main() {
@@ -37,7 +37,7 @@ func run(ctx context.Context, addr string, uiPort int, db string) error {
 			return fmt.Errorf("db folder: %w", err)
 		}
 	}
-	srv, err := testsuite.Start(ctx, testsuite.Options{Address: addr, UIPort: uiPort, DBFile: db})
+	srv, err := devserver.Start(ctx, devserver.Options{Address: addr, UIPort: uiPort, DBFile: db})
 	if err != nil {
 		return err
 	}

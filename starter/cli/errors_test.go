@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/testsuite"
 )
 
 func TestExitCode(t *testing.T) {
@@ -64,7 +64,7 @@ func newTestApp(t *testing.T, in string) (*app, *bytes.Buffer, *bytes.Buffer) {
 }
 
 func TestRunExitCodes(t *testing.T) {
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	nowhere := "127.0.0.1:" + strconv.Itoa(port)
 	cases := []struct {

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/testsuite"
 )
 
 // TestStartRefusesOutOfBoundsRequestsBeforeDialling points the CLI at a
 // port nobody listens on: a request beyond the bounds must be refused as
 // rejected input (exit 4), never get as far as dialling (exit 2).
 func TestStartRefusesOutOfBoundsRequestsBeforeDialling(t *testing.T) {
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	nowhere := "127.0.0.1:" + strconv.Itoa(port)
 	requirement := strings.Repeat("r", signals.MaxTextBytes)

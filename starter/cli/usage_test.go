@@ -10,17 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/planmode/planmode/testsuite"
 )
 
 // nowhere is an address no Temporal listens on: a command that gets as
 // far as dialling fails with exit 2, not with the rejection under test.
 func nowhere(t *testing.T) string {
 	t.Helper()
-	port, err := testsuite.FreePort()
+	port, err := devserver.FreePort()
 	require.NoError(t, err)
 	return "127.0.0.1:" + strconv.Itoa(port)
 }

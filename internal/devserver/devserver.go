@@ -1,16 +1,9 @@
-// Package testsuite is planmode's shared test kit: a Temporal dev server
-// harness (this file), helpers to find the Temporal CLI, and end-to-end tests.
-// The offline model (an OpenAI-compatible server) lives in llm/offline.
-//
-// # Dev server
-//
-// [StartDevServer] gives a test a running dev server with planmode's search
-// attributes registered. A test binary that calls [Main] from its TestMain
-// shares one server between all its tests, which keeps the suite fast; tests
-// then keep apart through their own task queues ([TaskQueue]) and workflow
-// ids. [Start] is the same without a testing.TB, for programs such as
-// `make dev-server` and the demo.
-package testsuite
+// Package devserver starts a Temporal dev server (the Temporal CLI's
+// `server start-dev`) with planmode's search attributes registered, finds
+// or installs the Temporal CLI, and copies the demo workspace. `make
+// dev-server`, `make demo` and the test suite use it; the test suite adds
+// one shared server per test binary on top (testsuite.StartDevServer).
+package devserver
 
 import (
 	"context"

@@ -1,0 +1,35 @@
+package devserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSearchAttributeArgsNameTheContract(t *testing.T) {
+	got := strings.Join(SearchAttributeArgs(), " ")
+	assert.Equal(t, "--search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword --search-attribute PlanProgress=Int", got)
+}
+
+func TestFindTemporalHonoursTheEnvironment(t *testing.T) {
+	bin, err := FindTemporal(context.Background())
+	require.NoError(t, err)
+	t.Setenv(BinaryEnv, bin)
+	got, err := FindTemporal(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, bin, got)
+
+	t.Setenv(BinaryEnv, "/nonexistent/temporal")
+	got, err = FindTemporal(context.Background())
+	require.NoError(t, err)
+	assert.NotEqual(t, "/nonexistent/temporal", got, "a missing override is ignored")
+}
+
+func TestRepoRootFindsTheModule(t *testing.T) {
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	assert.True(t, isModuleRoot(root))
+}
