@@ -9,7 +9,7 @@ import (
 // tooLong refuses a free text longer than signals.MaxTextBytes, naming it.
 func tooLong(what, text string) error {
 	if len(text) > signals.MaxTextBytes {
-		return rejectf("%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
+		return reject(signals.RejectTooLarge, "%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
 	}
 	return nil
 }
@@ -24,10 +24,11 @@ func editTooLarge(req signals.EditPlanRequest) error {
 	// size is used.
 	b, err := json.Marshal(req.Edits) //workflowcheck:ignore
 	if err != nil {
-		return rejectf("edits: %v", err)
+		return reject(signals.RejectInvalidEdit, "edits: %v", err)
 	}
 	if len(b) > signals.MaxEditBytes {
-		return rejectf("edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
+		return reject(signals.RejectTooLarge, "edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
 	}
 	return nil
 }
+

@@ -36,13 +36,9 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	return r.run(ctx)
 }
 
-// invalidRequestType is the application error type of a request the
-// workflow refuses to run; retrying the same input cannot help.
-const invalidRequestType = "InvalidRequest"
-
 // invalidRequest fails the workflow for err, without retries.
 func invalidRequest(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), invalidRequestType, err)
+	return temporal.NewNonRetryableApplicationError(err.Error(), signals.ErrorTypeInvalidRequest, err)
 }
 
 // foreignCheckpointChange versions the refusal of a checkpoint in a first
@@ -92,6 +88,8 @@ type run struct {
 	namespace  string
 	task       plan.Task
 	prompts    activities.Prompts
+	// feat are the behaviour changes this run has (versions.go).
+	feat features
 
 	// st is everything the run carries across continue-as-new, and the
 	// only place those values live: a continuation gets st whole (see
@@ -200,6 +198,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 
 // run registers the handlers and drives the phases to a Result.
 func (r *run) run(ctx workflow.Context) (signals.Result, error) {
+	r.feat = resolveFeatures(ctx)
 	if err := r.registerHandlers(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
