@@ -14,10 +14,15 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// PlanMode runs one task through the plan mode cycle and returns its
-// Result. It fails with an error only when the request is invalid or the
-// workflow cannot register its handlers; every other failure, cancellation
-// included, ends in a Result whose Status says what happened.
+// PlanMode runs one task through the plan mode cycle, and Temporal's
+// status says how it ended. A plan that completes, or that clarification
+// answers, returns its Result (Completed). A plan that fails returns a
+// non-retryable application error of type signals.ErrorTypePlanFailed
+// whose first detail is the Result (Failed). A plan cancelled, by Temporal
+// cancellation or by a selection timeout with the cancel outcome, returns
+// a CanceledError whose first detail is the Result (Canceled). An invalid
+// request fails at once with signals.ErrorTypeInvalidRequest and no
+// Result. signals.ResultFromError reads the Result back.
 func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
 	return planMode(ctx, req)
 }
@@ -112,7 +117,8 @@ type run struct {
 	signalsRunning int
 	channels       []workflow.ReceiveChannel
 	published      published
-	// notifying counts webhook deliveries in flight.
+	// notifying counts webhook deliveries not yet handed off: Notify
+	// activities in flight, or PlanNotify children not yet started.
 	notifying int
 }
 
