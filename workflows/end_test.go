@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +143,52 @@ func TestRunsBeforeTheChangeCompleteWithTheirResult(t *testing.T) {
 	var res signals.Result
 	require.NoError(t, h.env.GetWorkflowResult(&res))
 	assert.Equal(t, signals.StatusFailed, res.Status)
+}
+
+func TestHistoryBudgetStopsALongAgentStep(t *testing.T) {
+	h := newHarness(t)
+	h.f.onePlan(agentStep("a1", 50), llmStep("s2", "a1"))
+	h.f.agentTurn = func(in activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+		return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c", Name: "read_file", Arguments: `{"path":"a.go"}`}}}, nil
+	}
+	h.env.SetCurrentHistoryLength(100)
+	// Three turns run; then the history is past the budget.
+	h.at(3*stepTime-stepTime/2, func() { h.env.SetCurrentHistoryLength(600) })
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, withHistoryBudget(500, 0))
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
+	res := h.result()
+
+	require.Equal(t, signals.StatusFailed, res.Status)
+	assert.Contains(t, res.Error, "history budget exhausted: 600 events")
+	assert.Equal(t, budgetHistory, res.BudgetExceeded)
+	a1 := res.Plan.StepByID("a1")
+	assert.Equal(t, plan.StepFailed, a1.Status)
+	assert.Contains(t, a1.Result.Error, "history budget exhausted")
+	assert.Equal(t, 3, h.f.count("AgentTurn"), "no turn starts past the budget")
+	assert.Equal(t, 2, h.f.count("RunTool"), "the third turn's tool call is past the budget")
+	assert.Equal(t, plan.StepCancelled, res.Plan.StepByID("s2").Status)
+	assert.Zero(t, h.f.count("ExecuteLLMStep"))
+	assert.Equal(t, 1, h.f.count("Summarize"), "the summary is still written")
+}
+
+func TestHistoryBudgetStopsRetriesBySize(t *testing.T) {
+	h := newHarness(t)
+	s := llmStep("s1")
+	s.MaxRetries, s.RetryDelay = 10, plan.Duration(time.Minute)
+	h.f.onePlan(s)
+	h.f.llmStep = func(activities.StepInput) (plan.StepResult, error) { return plan.StepResult{Error: "flaky"}, nil }
+	h.at(2*stepTime+stepTime/2, func() { h.env.SetCurrentHistorySize(2 << 20) })
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, withHistoryBudget(0, 1<<20))
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
+	res := h.result()
+
+	require.Equal(t, signals.StatusFailed, res.Status)
+	assert.True(t, strings.HasPrefix(res.Error, "history budget exhausted"), res.Error)
+	assert.Less(t, h.f.count("ExecuteLLMStep"), 11, "the retries stop at the budget")
 }

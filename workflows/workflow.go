@@ -74,6 +74,7 @@ const defaultHistoryLimit = 10000
 // runOptions tune a run; the zero value is not used, see newRun.
 type runOptions struct {
 	historyLimit int
+	budget       historyBudget
 }
 
 // runOption changes one run option.
@@ -82,6 +83,12 @@ type runOption func(*runOptions)
 // withHistoryLimit sets the history length that triggers continue-as-new.
 func withHistoryLimit(n int) runOption {
 	return func(o *runOptions) { o.historyLimit = n }
+}
+
+// withHistoryBudget sets the history length and size (bytes) past which a
+// step stops, see historyBudget.
+func withHistoryBudget(events, bytes int) runOption {
+	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
 }
 
 // run is one PlanMode run. Only the workflow's coroutines touch it;
@@ -172,7 +179,7 @@ type skipAnswer struct {
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
 func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
-	o := runOptions{historyLimit: defaultHistoryLimit}
+	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget}
 	for _, fn := range opts {
 		fn(&o)
 	}
