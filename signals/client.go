@@ -138,37 +138,37 @@ func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflow
 
 // Select picks an option of plan id and answers the selected option.
 func (c *Client) Select(ctx context.Context, id string, req SelectOptionRequest) (SelectOptionResponse, error) {
-	return answer(SelectOption.Update(ctx, c.c, id, req))
+	return withRejection(SelectOption.Update(ctx, c.c, id, req))
 }
 
 // Refine asks plan id for new options from feedback and answers them.
 func (c *Client) Refine(ctx context.Context, id string, req RefinePlanRequest) (OptionsView, error) {
-	return answer(RefinePlan.Update(ctx, c.c, id, req))
+	return withRejection(RefinePlan.Update(ctx, c.c, id, req))
 }
 
 // Answer answers the clarifying questions of plan id.
 func (c *Client) Answer(ctx context.Context, id string, req AnswerClarificationRequest) (ClarificationResponse, error) {
-	return answer(AnswerClarification.Update(ctx, c.c, id, req))
+	return withRejection(AnswerClarification.Update(ctx, c.c, id, req))
 }
 
 // ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
 func (c *Client) ConfirmSkip(ctx context.Context, id string, req ConfirmSkipRequest) (ConfirmSkipResponse, error) {
-	return answer(ConfirmSkip.Update(ctx, c.c, id, req))
+	return withRejection(ConfirmSkip.Update(ctx, c.c, id, req))
 }
 
 // Edit edits the plan of plan id and answers the new plan version.
 func (c *Client) Edit(ctx context.Context, id string, req EditPlanRequest) (EditPlanResponse, error) {
-	return answer(EditPlan.Update(ctx, c.c, id, req))
+	return withRejection(EditPlan.Update(ctx, c.c, id, req))
 }
 
 // Pause pauses plan id at its next step boundary and answers its state.
 func (c *Client) Pause(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
-	return answer(Pause.Update(ctx, c.c, id, req))
+	return withRejection(Pause.Update(ctx, c.c, id, req))
 }
 
 // Resume resumes paused plan id and answers its state.
 func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
-	return answer(Resume.Update(ctx, c.c, id, req))
+	return withRejection(Resume.Update(ctx, c.c, id, req))
 }
 
 // Cancel asks plan id to stop through Temporal cancellation: it cancels
@@ -185,7 +185,7 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
 func (c *Client) Rollback(ctx context.Context, id string) (RollbackResponse, error) {
-	return answer(Rollback.Update(ctx, c.c, id, RollbackRequest{}))
+	return withRejection(Rollback.Update(ctx, c.c, id, RollbackRequest{}))
 }
 
 // Progress answers the progress query of plan id.
@@ -227,7 +227,7 @@ func (c *Client) Result(ctx context.Context, id string) (Result, error) {
 	return out, fmt.Errorf("result of plan %s: %w", id, err)
 }
 
-// answer marks a typed rejection in an update's error, see markRejected.
-func answer[T any](v T, err error) (T, error) {
+// withRejection marks a typed rejection in an update's error, see markRejected.
+func withRejection[T any](v T, err error) (T, error) {
 	return v, markRejected(err)
 }
