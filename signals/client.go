@@ -14,13 +14,21 @@ import (
 // without querying the run.
 const MemoGoal = "goal"
 
+// NotifyWorkflowType is the registered name of the child workflow that
+// delivers one webhook event of a plan. A plan starts one per event with
+// parent close policy ABANDON, so that a slow receiver never holds the
+// plan open; workers register it beside [WorkflowType].
+const NotifyWorkflowType = "PlanNotify"
+
 // Client is planmode's typed client for other Go services: every operation
 // of the wire contract is one call that sends the contract's name with its
 // typed payload and decodes the typed answer. It wraps a Temporal client,
 // which it does not own: close that one yourself.
 //
 // Inputs travel as updates, so a bad input comes back as the workflow
-// validator's error (errors.Is finds [ErrRejected]) and changes nothing.
+// validator's error and changes nothing: a non-retryable application
+// error whose type is one of [RejectionTypes] (read it with
+// [RejectionType]), in which errors.Is finds [ErrRejected].
 // Callers that want fire-and-forget signals use the [Handler] definitions
 // with [Client.Temporal].
 type Client struct {
@@ -109,7 +117,7 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartReq
 		return out, fmt.Errorf("start plan %s and %s: %w", id, AwaitOptions.Name, err)
 	}
 	if err := h.Get(ctx, &out); err != nil {
-		return out, fmt.Errorf("plan %s: %s: %w", id, AwaitOptions.Name, err)
+		return out, fmt.Errorf("plan %s: %s: %w", id, AwaitOptions.Name, markRejected(err))
 	}
 	return out, nil
 }
@@ -132,42 +140,43 @@ func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflow
 
 // Select picks an option of plan id and answers the selected option.
 func (c *Client) Select(ctx context.Context, id string, req SelectOptionRequest) (SelectOptionResponse, error) {
-	return SelectOption.Update(ctx, c.c, id, req)
+	return withRejection(SelectOption.Update(ctx, c.c, id, req))
 }
 
 // Refine asks plan id for new options from feedback and answers them.
 func (c *Client) Refine(ctx context.Context, id string, req RefinePlanRequest) (OptionsView, error) {
-	return RefinePlan.Update(ctx, c.c, id, req)
+	return withRejection(RefinePlan.Update(ctx, c.c, id, req))
 }
 
 // Answer answers the clarifying questions of plan id.
 func (c *Client) Answer(ctx context.Context, id string, req AnswerClarificationRequest) (ClarificationResponse, error) {
-	return AnswerClarification.Update(ctx, c.c, id, req)
+	return withRejection(AnswerClarification.Update(ctx, c.c, id, req))
 }
 
 // ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
 func (c *Client) ConfirmSkip(ctx context.Context, id string, req ConfirmSkipRequest) (ConfirmSkipResponse, error) {
-	return ConfirmSkip.Update(ctx, c.c, id, req)
+	return withRejection(ConfirmSkip.Update(ctx, c.c, id, req))
 }
 
 // Edit edits the plan of plan id and answers the new plan version.
 func (c *Client) Edit(ctx context.Context, id string, req EditPlanRequest) (EditPlanResponse, error) {
-	return EditPlan.Update(ctx, c.c, id, req)
+	return withRejection(EditPlan.Update(ctx, c.c, id, req))
 }
 
 // Pause pauses plan id at its next step boundary and answers its state.
 func (c *Client) Pause(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
-	return Pause.Update(ctx, c.c, id, req)
+	return withRejection(Pause.Update(ctx, c.c, id, req))
 }
 
 // Resume resumes paused plan id and answers its state.
 func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
-	return Resume.Update(ctx, c.c, id, req)
+	return withRejection(Resume.Update(ctx, c.c, id, req))
 }
 
 // Cancel asks plan id to stop through Temporal cancellation: it cancels
-// its running work, writes a partial summary and ends cancelled. It returns
-// once the request is recorded; [Client.Result] waits for the end.
+// its running work, writes a partial summary and ends Canceled with its
+// Result. It returns once the request is recorded; [Client.Result] waits
+// for the end and answers the Result.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	if err := c.c.CancelWorkflow(ctx, id, ""); err != nil {
 		return fmt.Errorf("cancel plan %s: %w", id, err)
@@ -178,7 +187,7 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
 func (c *Client) Rollback(ctx context.Context, id string) (RollbackResponse, error) {
-	return Rollback.Update(ctx, c.c, id, RollbackRequest{})
+	return withRejection(Rollback.Update(ctx, c.c, id, RollbackRequest{}))
 }
 
 // Progress answers the progress query of plan id.
@@ -202,12 +211,25 @@ func (c *Client) Pending(ctx context.Context, id string) (Pending, error) {
 }
 
 // Result waits until plan id ends, following its continue-as-new chain,
-// and answers its result. It returns an error when the run failed, was
-// terminated or timed out without a result, or when ctx ends first.
+// and answers its Result, whichever way it ended: completed (or answered),
+// failed (Temporal's status Failed, the Result in the [ErrorTypePlanFailed]
+// error's details) or cancelled (status Canceled, the Result in the
+// cancellation's details). Check Result.Status. It returns an error only
+// when the plan ended without a Result (terminated, timed out, an invalid
+// request, cancelled before any worker ran it) or when ctx ends first.
 func (c *Client) Result(ctx context.Context, id string) (Result, error) {
 	var out Result
-	if err := c.c.GetWorkflow(ctx, id, "").Get(ctx, &out); err != nil {
-		return out, fmt.Errorf("result of plan %s: %w", id, err)
+	err := c.c.GetWorkflow(ctx, id, "").Get(ctx, &out)
+	if err == nil {
+		return out, nil
 	}
-	return out, nil
+	if res, ok := ResultFromError(err); ok {
+		return res, nil
+	}
+	return out, fmt.Errorf("result of plan %s: %w", id, err)
+}
+
+// withRejection marks a typed rejection in an update's error, see markRejected.
+func withRejection[T any](v T, err error) (T, error) {
+	return v, markRejected(err)
 }

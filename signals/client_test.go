@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -247,4 +248,52 @@ func TestCancelWrapsTheError(t *testing.T) {
 	tc := mocks.NewClient(t)
 	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(errors.New("not found")).Once()
 	assert.EqualError(t, NewClient(tc).Cancel(context.Background(), "p"), "cancel plan p: not found")
+}
+
+func TestResultOfAFailedOrCancelledPlan(t *testing.T) {
+	failed := Result{Status: StatusFailed, Summary: "partial", Error: "2 step(s) failed"}
+	cancelled := Result{Status: StatusCancelled, Summary: "stopped", Error: "cancelled"}
+	tests := []struct {
+		name string
+		err  error
+		want Result
+	}{
+		{"failed", overTheWire(temporal.NewNonRetryableApplicationError(failed.Error, ErrorTypePlanFailed, nil, failed)), failed},
+		{"cancelled", overTheWire(temporal.NewCanceledError(cancelled)), cancelled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := mocks.NewClient(t)
+			run := mocks.NewWorkflowRun(t)
+			run.On("Get", mock.Anything, mock.Anything).Return(tt.err).Once()
+			tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
+			res, err := NewClient(tc).Result(context.Background(), "p")
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, res)
+		})
+	}
+}
+
+func TestResultReportsAnEndWithoutResult(t *testing.T) {
+	tc := mocks.NewClient(t)
+	run := mocks.NewWorkflowRun(t)
+	run.On("Get", mock.Anything, mock.Anything).Return(errors.New("workflow terminated")).Once()
+	tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
+	_, err := NewClient(tc).Result(context.Background(), "p")
+	assert.EqualError(t, err, "result of plan p: workflow terminated")
+}
+
+func TestUpdateRejectionReachesTheCallerTyped(t *testing.T) {
+	tc := mocks.NewClient(t)
+	h := mocks.NewWorkflowUpdateHandle(t)
+	h.On("Get", mock.Anything, mock.Anything).Return(overTheWire(Reject(RejectUnknownOption, `unknown option "o9"`))).Once()
+	tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
+
+	_, err := NewClient(tc).Select(context.Background(), "p", SelectOptionRequest{OptionID: "o9"})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrRejected)
+	assert.Equal(t, RejectUnknownOption, RejectionType(err))
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.True(t, app.NonRetryable())
 }

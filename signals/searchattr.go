@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -12,8 +14,63 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// SearchAttributes are the keys the workflow keeps current.
-var SearchAttributes = []temporal.SearchAttributeKey{PhaseAttr, AwaitingAttr, ProgressAttr}
+// GoalAttr holds the plan's goal (Text, so list filters match its words),
+// set by the workflow at its first upsert whichever client started it, cut
+// by [GoalAttrValue].
+var GoalAttr = temporal.NewSearchAttributeKeyString("PlanGoal")
+
+// SearchAttributes are the keys the workflow keeps current; a namespace
+// needs every one registered (see [EnsureSearchAttributes]).
+var SearchAttributes = []temporal.SearchAttributeKey{PhaseAttr, AwaitingAttr, ProgressAttr, GoalAttr}
+
+// MaxGoalAttrBytes bounds the PlanGoal value as it is stored: its JSON
+// encoding. The server refuses a search attribute value over 2 KiB by
+// default (limit.searchAttributesSizeOfValue), which fails the workflow
+// task, so the value stays below it with room to spare.
+const MaxGoalAttrBytes = 2000
+
+// GoalAttrValue returns goal as PlanGoal holds it: spaces (new lines
+// included) collapsed to one, cut on a rune boundary with an ellipsis so
+// that its JSON encoding stays within MaxGoalAttrBytes.
+func GoalAttrValue(goal string) string {
+	goal = strings.Join(strings.Fields(goal), " ")
+	const ellipsis = " …"
+	if jsonLen(goal) <= MaxGoalAttrBytes {
+		return goal
+	}
+	budget := MaxGoalAttrBytes - jsonLen(ellipsis)
+	n := 2 // the quotes
+	for i, r := range goal {
+		if n += jsonRuneLen(r); n > budget {
+			return goal[:i] + ellipsis
+		}
+	}
+	return goal
+}
+
+// jsonLen is the length of s encoded as a JSON string by encoding/json,
+// quotes included.
+func jsonLen(s string) int {
+	n := 2
+	for _, r := range s {
+		n += jsonRuneLen(r)
+	}
+	return n
+}
+
+// jsonRuneLen is how many bytes encoding/json writes for r inside a string:
+// two for the short escapes, six for \uXXXX (control characters, the HTML
+// characters it escapes, U+2028, U+2029 and invalid UTF-8, written as
+// U+FFFD), the UTF-8 length otherwise.
+func jsonRuneLen(r rune) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' || r == utf8.RuneError:
+		return 6
+	}
+	return utf8.RuneLen(r)
+}
 
 // EnsureSearchAttributes registers the plan search attributes the
 // namespace lacks: the workflow's first upsert fails without them, and list

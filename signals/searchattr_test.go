@@ -2,6 +2,8 @@ package signals_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +41,36 @@ func TestEnsureSearchAttributesRegistersWhatANamespaceLacks(t *testing.T) {
 		assert.Equal(t, k.GetValueType(), got[k.GetName()], k.GetName())
 	}
 	require.NoError(t, signals.EnsureSearchAttributes(ctx, srv.Client, ns), "a second call finds nothing to add")
+}
+
+func TestGoalAttrValueStaysWithinTheServerLimit(t *testing.T) {
+	tests := []struct {
+		name, goal, want string
+	}{
+		{"short", "Add JWT authentication", "Add JWT authentication"},
+		{"spaces collapse", "  Add JWT\n\tauthentication  ", "Add JWT authentication"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, signals.GoalAttrValue(tt.goal))
+		})
+	}
+	long := map[string]string{
+		"ascii":   strings.Repeat("word ", 1000),
+		"escaped": strings.Repeat("<a&b> \"q\" ", 500),
+		"utf8":    strings.Repeat("établir l’accès ", 400),
+		"control": strings.Repeat("x\x01", 2000),
+		"invalid": strings.Repeat("a\xff", 2000),
+	}
+	for name, goal := range long {
+		t.Run(name, func(t *testing.T) {
+			v := signals.GoalAttrValue(goal)
+			b, err := json.Marshal(v)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(b), signals.MaxGoalAttrBytes)
+			assert.Greater(t, len(b), signals.MaxGoalAttrBytes-16, "cut no shorter than needed")
+			assert.True(t, strings.HasSuffix(v, " …"), "a cut value says so")
+		})
+	}
 }

@@ -37,6 +37,10 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 	var transcript []activities.Message
 	last := ""
 	for i := 1; i <= limit; i++ {
+		if reason := r.checkHistory(ctx); reason != "" {
+			res.Error = reason
+			return res
+		}
 		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: transcript, Iteration: i, MaxIterations: limit}
 		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", r.stepLabel(step), i, limit))
 		res.Iterations = i
@@ -58,6 +62,9 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 			res.Error = "cancelled"
 			return res
 		}
+		if res.Error != "" {
+			return res
+		}
 		if res.EndedPlan {
 			return res
 		}
@@ -74,6 +81,10 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 // step at once with its reason: the turn's later calls do not run.
 func (r *run) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
 	for _, c := range calls {
+		if reason := r.checkHistory(ctx); reason != "" {
+			res.Error = reason
+			return transcript
+		}
 		out, err := runTool(ctx, activities.ToolInput{
 			PlanID:    r.st.Plan.ID,
 			StepID:    step.ID,

@@ -21,9 +21,9 @@ func (r *run) finishing() bool {
 func (r *run) validatePause(req signals.ControlRequest) error {
 	switch {
 	case r.finishing():
-		return rejectf("cannot pause: the run is %s", r.st.Phase)
+		return reject(signals.RejectWrongPhase, "cannot pause: the run is %s", r.st.Phase)
 	case r.st.Paused:
-		return rejectf("already paused")
+		return reject(signals.RejectWrongPhase, "already paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -40,7 +40,7 @@ func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.C
 // validateResume refuses to resume a run that is not paused.
 func (r *run) validateResume(req signals.ControlRequest) error {
 	if !r.st.Paused {
-		return rejectf("not paused")
+		return reject(signals.RejectWrongPhase, "not paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -74,22 +74,22 @@ func userChange(ctx workflow.Context, reason string) plan.Change {
 func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
 	switch {
 	case r.st.Plan == nil:
-		return rejectf("no plan selected yet")
+		return reject(signals.RejectWrongPhase, "no plan selected yet")
 	case r.finishing():
-		return rejectf("cannot edit: the run is %s", r.st.Phase)
+		return reject(signals.RejectWrongPhase, "cannot edit: the run is %s", r.st.Phase)
 	case r.halted():
 		// No step starts any more: a step added now would stay pending
 		// in the finished plan.
-		return rejectf("cannot edit: execution is stopping (%s)", r.haltReason())
+		return reject(signals.RejectWrongPhase, "cannot edit: execution is stopping (%s)", r.haltReason())
 	case len(req.Edits) == 0:
-		return rejectf("no edits")
+		return reject(signals.RejectInvalidEdit, "no edits")
 	}
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
 	dry := plan.Change{Actor: plan.ActorUser, Reason: req.Reason}
 	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
-		return rejectf("edit: %v", err)
+		return reject(signals.RejectInvalidEdit, "edit: %v", err)
 	}
 	return nil
 }
@@ -112,13 +112,13 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 func (r *run) validateRollback(signals.RollbackRequest) error {
 	switch {
 	case !r.exec.started:
-		return rejectf("rollback is possible once execution has started (phase %s)", r.st.Phase)
+		return reject(signals.RejectWrongPhase, "rollback is possible once execution has started (phase %s)", r.st.Phase)
 	case r.st.SnapshotID == "":
-		return rejectf("no workspace snapshot: the run has no workspace")
+		return reject(signals.RejectWrongPhase, "no workspace snapshot: the run has no workspace")
 	case r.exec.rollingBack:
-		return rejectf("a rollback is already running")
+		return reject(signals.RejectBusy, "a rollback is already running")
 	case r.st.Phase.Terminal():
-		return rejectf("the run is %s", r.st.Phase)
+		return reject(signals.RejectWrongPhase, "the run is %s", r.st.Phase)
 	}
 	return nil
 }

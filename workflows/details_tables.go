@@ -79,7 +79,7 @@ func (r *run) detailsSteps(p *page) {
 	pl := r.st.Plan
 	p.section("Plan: " + inline(pl.Title, textWidth))
 	t := pl.Totals()
-	p.f("**%d%%** · %d of %d steps done", r.percent(), t.Done(), t.Total)
+	p.f("**%d%%** · %d of %d steps done", r.percent(), r.stepsDone(t), t.Total)
 	counts := []struct {
 		n    int
 		what string

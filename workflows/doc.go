@@ -14,24 +14,40 @@
 // summarizing → completed | failed | cancelled. A run that clarification
 // answers outright ends as completed with status answered.
 //
+// # How a run ends
+//
+// Temporal's status tells the truth, and the Result is never lost. A
+// completed or answered run returns its Result (Completed). A failed run
+// returns a non-retryable application error of type
+// signals.ErrorTypePlanFailed whose first detail is the Result (Failed). A
+// cancelled run, by Temporal cancellation or by a selection timeout with
+// the cancel outcome, returns a CanceledError whose details are the Result
+// (Canceled): the SDK sends the cancel command for it and the server
+// records WorkflowExecutionCanceled with or without a cancel request.
+// [signals.ResultFromError] reads the Result back.
+//
 // # Humans
 //
 // Every input travels both as a signal (fire and forget; a bad payload is
 // refused and listed in the pending query) and as an update of the same name
 // (validated before it is accepted; the caller gets the answer or the
-// reason it was refused). Rollback is an update only.
+// reason it was refused, a non-retryable application error of one of
+// signals.RejectionTypes). Rollback is an update only. A signal whose
+// payload is not even JSON is refused and listed too.
 //
 // # What it publishes
 //
 // The progress, plan, options and pending queries; the PlanPhase,
 // PlanAwaiting and PlanProgress search attributes, upserted only when a
-// value changes (a server must have them registered, or the upsert fails
-// the workflow task); current details for the Web UI, a few KiB of
-// markdown with the options or the steps, what the run waits for and the
-// exact commands that answer it; and webhook events through the Notify activity (plan created, waiting for
-// a selection, a clarification or a confirmation, each step's end, the
-// run's end), each in its own coroutine so a slow receiver never holds the
-// run up.
+// value changes, and PlanGoal, set at the first upsert (a server must have
+// them registered, or the upsert fails the workflow task); current details
+// for the Web UI, a few KiB of markdown with the options or the steps,
+// what the run waits for and the exact commands that answer it; and
+// webhook events (plan created, waiting for a selection, a clarification
+// or a confirmation, each step's end, the run's end), each delivered by a
+// [PlanNotify] child workflow that the run abandons when it closes, so a
+// slow receiver never holds the run up. PlanProgress counts the steps
+// completed or skipped: a failed or cancelled plan says how far it got.
 //
 // # Long runs
 //
@@ -43,6 +59,12 @@
 // the continuation receives it whole, never copied field by field. Only a
 // continued run (one with a ContinuedExecutionRunID) accepts a checkpoint:
 // a first run that carries one fails at once as an InvalidRequest.
+//
+// Where a run cannot continue as new (inside a step: before every try,
+// agent turn and tool call) it checks its history against a budget of half
+// the server's limits; past it, execution halts and the run ends failed
+// with "history budget exhausted", long before the server would terminate
+// it.
 //
 // # Choices made here
 //
@@ -63,12 +85,14 @@
 //   - Budget onExceed pause pauses once; resuming after it waives the
 //     budget for the rest of the run (it would otherwise pause again at the
 //     very next step, since usage only grows).
-//   - Temporal cancellation completes the workflow normally with a Result
-//     of status cancelled (the SDK allows completing after a cancel
-//     request), so callers get the partial summary instead of a bare
-//     CanceledError. Cleanup runs in a disconnected context.
-//   - Step failures, activity errors included, never fail the workflow: they
-//     fail the step and the run ends failed with the reasons in Result.Error,
-//     unless a reflection (or a finish_plan call) declared the goal achieved
-//     afterwards: that verdict outweighs the failures on the way.
+//   - Temporal cancellation ends the run Canceled with the Result (partial
+//     summary included) as the cancellation's details; cleanup and the
+//     summary run in a disconnected context.
+//   - Step failures, activity errors included, fail the step, not the
+//     workflow at once: the run goes on to its end and ends Failed with the
+//     reasons in Result.Error, unless a reflection (or a finish_plan call)
+//     declared the goal achieved afterwards: that verdict outweighs the
+//     failures on the way.
+//   - Behaviour changes after release are resolved once per run
+//     (versions.go), so a run keeps the behaviour it started with.
 package workflows

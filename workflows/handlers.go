@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/plan"
@@ -20,10 +22,11 @@ const (
 	maxRejectedReason = 500
 )
 
-// rejectf builds a validator's refusal; errors.Is finds signals.ErrRejected
-// in it.
-func rejectf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", signals.ErrRejected, fmt.Sprintf(format, args...))
+// reject builds a validator's refusal: a non-retryable application error
+// of type typ (one of signals.RejectionTypes), so a client can tell why
+// without parsing the message and does not retry what cannot succeed.
+func reject(typ, format string, args ...any) error {
+	return signals.Reject(typ, format, args...)
 }
 
 // registerHandlers registers every query, update and signal. It must run
@@ -54,9 +57,11 @@ func ignoreCtx[Req any](fn func(Req) error) func(workflow.Context, Req) error {
 
 // listen registers h as an update with validate as its validator, and
 // serves h's signal channel in a coroutine with the same validation and
-// handler. A signal is received as raw JSON and decoded strictly, so a bad
-// payload is refused and recorded in the pending query instead of failing
-// the workflow task; so is a signal the validator or the handler refuses.
+// handler. A signal is received as its raw payload and decoded strictly
+// here, so a bad payload — not JSON at all, or not the request's shape —
+// is refused and recorded in the pending query instead of being dropped
+// by the SDK or failing the workflow task; so is a signal the validator or
+// the handler refuses.
 func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, Resp],
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
 	if err := h.SetUpdateHandler(ctx, carryHeartbeat(ctx, apply), validate); err != nil {
@@ -66,11 +71,22 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 	r.channels = append(r.channels, ch)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
-			var raw json.RawMessage
-			ch.Receive(ctx, &raw)
+			var v converter.RawValue
+			ch.Receive(ctx, &v)
+			raw, err := signalJSON(v)
+			if err != nil && !r.feat.recordUndecodable {
+				var ok bool
+				if raw, ok = legacySignalJSON(ctx, h.Name, v); !ok {
+					continue
+				}
+				err = nil
+			}
 			r.signalsRunning++
-			if err := serveSignal(ctx, h, raw, validate, apply); err != nil {
-				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: err.Error(), Payload: plan.TruncateBytes(string(raw), maxRejectedPayload)})
+			if err == nil {
+				err = serveSignal(ctx, h, raw, validate, apply)
+			}
+			if err != nil {
+				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err), Payload: plan.TruncateBytes(string(raw), maxRejectedPayload)})
 			}
 			r.signalsRunning--
 		}
@@ -78,12 +94,50 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 	return nil
 }
 
+// signalJSON returns a signal's payload as JSON: a JSON payload's bytes,
+// nothing for no payload or a null one. Any other encoding, and bytes that
+// are not valid JSON, are refused with the reason; the refusal keeps a
+// printable excerpt of the bytes.
+func signalJSON(v converter.RawValue) (json.RawMessage, error) {
+	p := v.Payload()
+	if p == nil {
+		return nil, nil
+	}
+	enc := string(p.GetMetadata()[converter.MetadataEncoding])
+	switch {
+	case enc == converter.MetadataEncodingNil:
+		return nil, nil
+	case enc != converter.MetadataEncodingJSON:
+		return json.RawMessage(printable(p.GetData())), reject(signals.RejectInvalidInput, "payload is not JSON (encoding %q)", enc)
+	case !json.Valid(p.GetData()):
+		return json.RawMessage(printable(p.GetData())), reject(signals.RejectInvalidInput, "payload is not valid JSON")
+	}
+	return json.RawMessage(p.GetData()), nil
+}
+
+// legacySignalJSON decodes a signal as runs before recordUndecodableChange
+// did: into a json.RawMessage with the SDK's converter, which dropped a
+// payload it could not decode with a warning (ok false).
+func legacySignalJSON(ctx workflow.Context, name string, v converter.RawValue) (json.RawMessage, bool) {
+	var raw json.RawMessage
+	if err := converter.GetDefaultDataConverter().FromPayload(v.Payload(), &raw); err != nil {
+		workflow.GetLogger(ctx).Error("signal dropped: payload cannot be decoded", "name", name, "error", err)
+		return nil, false
+	}
+	return raw, true
+}
+
+// printable is b cut short and made valid UTF-8, for the pending query.
+func printable(b []byte) string {
+	return strings.ToValidUTF8(plan.TruncateBytes(string(b), maxRejectedPayload), "?")
+}
+
 // serveSignal decodes, validates and applies one signal.
 func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Resp], raw json.RawMessage,
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
 	req, err := h.Decode(raw) //workflowcheck:ignore (strict JSON decoding of the payload only)
 	if err != nil {
-		return fmt.Errorf("%w: %v", signals.ErrRejected, err)
+		return reject(signals.RejectInvalidInput, "%v", err)
 	}
 	if err := validate(ctx, req); err != nil {
 		return err

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -36,6 +38,8 @@ func newHarness(t *testing.T) *harness {
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(20 * time.Second)
+	// The webhook child workflow, registered as the worker does.
+	env.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
 	return &harness{t: t, env: env, f: newFakes(), stepDelay: stepTime}
 }
 
@@ -104,16 +108,44 @@ func manualReq() signals.StartRequest {
 	return signals.StartRequest{Goal: "Add JWT authentication"}
 }
 
-// run executes PlanMode with req and returns its Result; the workflow must
-// complete without error.
+// run executes PlanMode with req and returns its Result, and checks that
+// Temporal's end matches it: a completed or answered run completes with
+// it, a failed one fails with a PlanFailed error carrying it, a cancelled
+// one is cancelled with it.
 func (h *harness) run(req signals.StartRequest) signals.Result {
 	h.t.Helper()
 	h.register()
 	h.env.ExecuteWorkflow(PlanMode, req)
+	return h.result()
+}
+
+// result is the Result of the finished workflow, checked as run says.
+func (h *harness) result() signals.Result {
+	h.t.Helper()
 	require.True(h.t, h.env.IsWorkflowCompleted(), "workflow did not complete")
-	require.NoError(h.t, h.env.GetWorkflowError())
-	var res signals.Result
-	require.NoError(h.t, h.env.GetWorkflowResult(&res))
+	err := h.env.GetWorkflowError()
+	if err == nil {
+		var res signals.Result
+		require.NoError(h.t, h.env.GetWorkflowResult(&res))
+		require.Contains(h.t, []signals.Status{signals.StatusCompleted, signals.StatusAnswered}, res.Status,
+			"a run that completes has completed: %s", res.Error)
+		return res
+	}
+	res, ok := signals.ResultFromError(err)
+	require.True(h.t, ok, "the workflow ended without a Result: %v", err)
+	var app *temporal.ApplicationError
+	var canceled *temporal.CanceledError
+	switch res.Status {
+	case signals.StatusFailed:
+		require.ErrorAs(h.t, err, &app, "a failed run fails")
+		require.Equal(h.t, signals.ErrorTypePlanFailed, app.Type())
+		require.True(h.t, app.NonRetryable())
+		require.Equal(h.t, res.Error, app.Message())
+	case signals.StatusCancelled:
+		require.ErrorAs(h.t, err, &canceled, "a cancelled run is cancelled")
+	default:
+		h.t.Fatalf("a run that ended with an error has status %q", res.Status)
+	}
 	return res
 }
 

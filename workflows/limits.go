@@ -2,6 +2,9 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/signals"
 )
@@ -9,7 +12,7 @@ import (
 // tooLong refuses a free text longer than signals.MaxTextBytes, naming it.
 func tooLong(what, text string) error {
 	if len(text) > signals.MaxTextBytes {
-		return rejectf("%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
+		return reject(signals.RejectTooLarge, "%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
 	}
 	return nil
 }
@@ -24,10 +27,66 @@ func editTooLarge(req signals.EditPlanRequest) error {
 	// size is used.
 	b, err := json.Marshal(req.Edits) //workflowcheck:ignore
 	if err != nil {
-		return rejectf("edits: %v", err)
+		return reject(signals.RejectInvalidEdit, "edits: %v", err)
 	}
 	if len(b) > signals.MaxEditBytes {
-		return rejectf("edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
+		return reject(signals.RejectTooLarge, "edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
 	}
 	return nil
+}
+
+// historyBudget bounds the history a run lets its steps grow: events and
+// bytes (zero: no bound). See defaultHistoryBudget.
+type historyBudget struct {
+	events int
+	bytes  int
+}
+
+// defaultHistoryBudget is half of what Temporal allows a run (it warns at
+// 10K events or 10 MB and terminates the run at 50K or 50 MB). A run
+// continues as new at step boundaries from defaultHistoryLimit on, so only
+// a step that goes on and on (a long agent loop, retries) or a run that
+// cannot continue as new meanwhile (a step is running, the run is paused,
+// halted or waits for a confirmation) gets here; it stops with room left
+// for the summary and the end.
+var defaultHistoryBudget = historyBudget{events: 25_000, bytes: 25 << 20}
+
+// budgetHistory is Result.BudgetExceeded when the history budget stopped
+// the run.
+const budgetHistory = "history"
+
+// historyExhausted returns why the history is past its budget, or "" when
+// it is not (or the run predates historyBudgetChange).
+func (r *run) historyExhausted(ctx workflow.Context) string {
+	if !r.feat.historyBudget {
+		return ""
+	}
+	info := workflow.GetInfo(ctx)
+	n, size, b := info.GetCurrentHistoryLength(), info.GetCurrentHistorySize(), r.opts.budget
+	if (b.events > 0 && n >= b.events) || (b.bytes > 0 && size >= b.bytes) {
+		return fmt.Sprintf("history budget exhausted: %d events, %d bytes (budget %d events, %d bytes); "+
+			"the plan stops long before Temporal would terminate it", n, size, b.events, b.bytes)
+	}
+	return ""
+}
+
+// checkHistory is called before every step try, agent turn and tool call,
+// where a run cannot continue as new: past the budget it halts execution
+// (no step starts any more, pending ones are cancelled, the run ends
+// failed with the reason) and returns the reason for the step to fail
+// with; otherwise "".
+func (r *run) checkHistory(ctx workflow.Context) string {
+	reason := r.historyExhausted(ctx)
+	if reason == "" {
+		return ""
+	}
+	if r.exec.stopReason == "" {
+		workflow.GetLogger(ctx).Warn("history budget exhausted", "reason", reason)
+		r.exec.stopReason = reason
+		r.exec.budgetExceeded = budgetHistory
+		r.st.LastError = reason
+		r.cancelPending(ctx, reason, false)
+		r.publish(ctx)
+	}
+	return reason
 }

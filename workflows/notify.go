@@ -2,7 +2,9 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -13,11 +15,13 @@ import (
 // notifySkipChange versions the end of deliveries to nowhere.
 const notifySkipChange = "notify-skip-without-receiver"
 
-// notify tells the webhook about event in its own coroutine, so a slow or
-// failing receiver never holds the run up; a delivery that fails after the
-// activity's retries is logged and dropped. The idempotency key is
-// deterministic and unique over the whole chain of runs, so every retry
-// sends the same key and a receiver can drop duplicates.
+// notify tells the webhook about event without holding the run up; a
+// delivery that fails after its retries is logged and dropped. The
+// idempotency key is deterministic and unique over the whole chain of
+// runs, so every retry sends the same key and a receiver can drop
+// duplicates. With notifyChildChange the delivery is a PlanNotify child
+// workflow the run does not wait for (see deliver); before, a Notify
+// activity in its own coroutine, which the run awaited before it closed.
 func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
 	// Runs recorded before the skip schedule every event; later runs stop
 	// once a delivery found no webhook configured anywhere.
@@ -37,6 +41,10 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 		Data:           data,
 		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.st.NotifySeq),
 	}
+	if r.feat.notifyChild {
+		r.deliver(ctx, in, skips)
+		return
+	}
 	r.notifying++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { r.notifying-- }()
@@ -48,6 +56,71 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 			r.st.NoReceiver = true
 		}
 	})
+}
+
+// deliver starts a PlanNotify child workflow for in. The child is
+// abandoned when the run closes or continues as new, so the run waits only
+// until the child has started (r.notifying), never for the receiver. It
+// is started in a disconnected context: cancelling the plan must not
+// cancel its deliveries, least of all the one that reports the
+// cancellation. Its id is the run's id, "notify" and the event's sequence
+// number, unique across plans that reuse a workflow id.
+func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput, skips bool) {
+	ctx, _ = workflow.NewDisconnectedContext(ctx)
+	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", r.workflowID, in.RunID, r.st.NotifySeq),
+		ParentClosePolicy:        enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowExecutionTimeout: notifyChildTimeout,
+		StaticSummary:            fmt.Sprintf("webhook %s of %s", in.Event, r.workflowID),
+	})
+	f := workflow.ExecuteChildWorkflow(ctx, PlanNotify, in)
+	r.notifying++
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		err := f.GetChildWorkflowExecution().Get(ctx, nil)
+		r.notifying--
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("webhook delivery not started", "event", in.Event, "error", err)
+			return
+		}
+		// Only while the run is open: after that nobody reads the answer.
+		var out activities.NotifyOutput
+		if err := f.Get(ctx, &out); err != nil {
+			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", in.Event, "error", err)
+		}
+		if skips && out.NoReceiver {
+			r.st.NoReceiver = true
+		}
+	})
+}
+
+// Bounds of one webhook delivery run as a PlanNotify child.
+const (
+	// notifyScheduleToClose bounds the Notify activity, retries included.
+	notifyScheduleToClose = 5 * time.Minute
+	// notifyChildTimeout bounds the child as a whole.
+	notifyChildTimeout = notifyScheduleToClose + time.Minute
+)
+
+// PlanNotify delivers one webhook event of a plan: the Notify activity
+// with the activities' retry policy, within notifyScheduleToClose. A plan
+// starts it as a child workflow with parent close policy ABANDON (see
+// deliver), so the delivery outlives the plan and a slow receiver never
+// holds the plan open; the activity signs the request and sends the
+// event's idempotency key as before. Workers register it under
+// signals.NotifyWorkflowType. It returns the activity's answer, or its
+// error once the retries are spent.
+func PlanNotify(ctx workflow.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    notifyStartToClose,
+		ScheduleToCloseTimeout: notifyScheduleToClose,
+		RetryPolicy:            retryPolicy,
+		Summary:                fmt.Sprintf("notify %s", in.Event),
+	})
+	out, err := call(ctx, a.Notify, in)
+	if err != nil {
+		return out, fmt.Errorf("deliver %s: %w", in.Event, err)
+	}
+	return out, nil
 }
 
 // notifyStep reports a finished step.

@@ -1,12 +1,18 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	sdktest "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -147,4 +153,62 @@ func TestAwaitOptionsFailsWhenRunEndsWithoutOptions(t *testing.T) {
 	require.NoError(t, o.rejected)
 	require.Error(t, o.err)
 	assert.Contains(t, o.err.Error(), "ended without options")
+}
+
+func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
+	h := newHarness(t)
+	// Every delivery takes an hour, far longer than the run.
+	h.env.OnActivity(a.Notify, mock.Anything, mock.Anything).After(time.Hour).Return(
+		func(_ context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
+			record(h.f, "Notify", &h.f.notifyIn, in)
+			return activities.NotifyOutput{Sent: true, StatusCode: 204}, nil
+		})
+	var closedEarly bool
+	var deliveredEarly int
+	h.at(30*time.Minute, func() {
+		closedEarly = h.env.IsWorkflowCompleted()
+		deliveredEarly = h.f.count("Notify")
+	})
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.True(t, closedEarly, "the plan closed while its deliveries were still running")
+	assert.Zero(t, deliveredEarly, "no delivery had finished by then")
+	assert.Equal(t, []activities.NotifyEvent{
+		activities.EventPlanCreated, activities.EventStepCompleted, activities.EventStepCompleted,
+		activities.EventStepCompleted, activities.EventCompleted,
+	}, h.f.events(), "every delivery still happens, after the plan closed")
+	for _, in := range h.f.notified() {
+		assert.Contains(t, in.IdempotencyKey, "default-test-workflow-id/", "keys keep their form")
+	}
+}
+
+func TestWebhooksRanAsActivitiesBeforeTheChange(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnGetVersion(notifyChildChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	var children int
+	h.env.SetOnChildWorkflowStartedListener(func(*workflow.Info, workflow.Context, converter.EncodedValues) { children++ })
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Len(t, h.f.events(), 5)
+	assert.Zero(t, children, "no PlanNotify child is started")
+}
+
+func TestPlanNotifyBoundsTheDelivery(t *testing.T) {
+	var suite sdktest.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	var opts activity.Info // of the last attempt
+	env.OnActivity(a.Notify, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
+			opts = activity.GetInfo(ctx)
+			return activities.NotifyOutput{}, errors.New("receiver down")
+		})
+	env.ExecuteWorkflow(PlanNotify, activities.NotifyInput{Event: activities.EventCompleted, IdempotencyKey: "p/completed/9"})
+
+	require.Error(t, env.GetWorkflowError(), "a delivery that fails after its retries fails the child only")
+	assert.Contains(t, env.GetWorkflowError().Error(), "deliver completed")
+	assert.Equal(t, int32(activityAttempts), opts.Attempt, "the retry policy is kept")
+	assert.Equal(t, notifyScheduleToClose, opts.ScheduleToCloseTimeout, "the delivery is bounded in time")
+	assert.Equal(t, notifyStartToClose, opts.StartToCloseTimeout)
 }

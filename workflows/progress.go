@@ -57,12 +57,28 @@ func (r *run) awaiting() signals.Awaiting {
 	return signals.AwaitingNone
 }
 
-// percent is the share of steps done.
+// percent is the share of steps done, 0 to 100: completed or skipped
+// (the work is done, or not needed). A failed or cancelled step did not do
+// its work, so a plan that failed or was cancelled half way says how far
+// it got. Runs without progressDoneChange count every step in a final
+// status, as plan.Percent does.
 func (r *run) percent() int {
 	if r.st.Plan == nil {
 		return 0
 	}
-	return r.st.Plan.Percent()
+	t := r.st.Plan.Totals()
+	if !r.feat.progressDone || t.Total == 0 {
+		return r.st.Plan.Percent()
+	}
+	return r.stepsDone(t) * 100 / t.Total
+}
+
+// stepsDone is the number of steps percent counts as done.
+func (r *run) stepsDone(t plan.Totals) int {
+	if !r.feat.progressDone {
+		return t.Done()
+	}
+	return t.Completed + t.Skipped
 }
 
 // publish upserts the search attributes that changed and refreshes the
@@ -79,6 +95,12 @@ func (r *run) publish(ctx workflow.Context) {
 	}
 	if first || now.percent != r.published.percent {
 		ups = append(ups, signals.ProgressAttr.ValueSet(int64(now.percent)))
+	}
+	if first && r.feat.goalAttr {
+		// Set here, not by the client that starts the run, so that a
+		// plan started by any client (another SDK, the temporal CLI) is
+		// found by its goal.
+		ups = append(ups, signals.GoalAttr.ValueSet(signals.GoalAttrValue(r.st.Goal)))
 	}
 	if len(ups) > 0 && now.phase != "" {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
@@ -108,7 +130,7 @@ func (r *run) progress(ctx workflow.Context) signals.Progress {
 		return p
 	}
 	p.Totals = r.st.Plan.Totals()
-	p.Percent = r.st.Plan.Percent()
+	p.Percent = r.percent()
 	p.EstimatedRemaining = r.st.Plan.EstimatedRemaining()
 	for _, s := range r.st.Plan.Steps {
 		if s.Status == plan.StepRunning || s.Status == plan.StepRetrying {

@@ -19,6 +19,7 @@ type attrLog struct {
 	phases   []string
 	awaiting []string
 	progress []int64
+	goals    []string
 	upserts  int
 }
 
@@ -38,6 +39,9 @@ func watchAttributes(h *harness) *attrLog {
 		}
 		if v, ok := sa.GetInt64(signals.ProgressAttr); ok {
 			l.progress = append(l.progress, v)
+		}
+		if v, ok := sa.GetString(signals.GoalAttr); ok {
+			l.goals = append(l.goals, v)
 		}
 	})
 	return l
@@ -67,6 +71,7 @@ func TestSearchAttributesFollowTheRun(t *testing.T) {
 	}, log.phases)
 	assert.Equal(t, []string{"none", "selection", "none"}, log.awaiting)
 	assert.Equal(t, []int64{0, 33, 66, 100}, log.progress)
+	assert.Equal(t, []string{"Add JWT authentication"}, log.goals, "the goal is set once, at the first upsert")
 	noRepeats(t, "phase", log.phases)
 	noRepeats(t, "awaiting", log.awaiting)
 	noRepeats(t, "progress", log.progress)

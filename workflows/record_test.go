@@ -13,28 +13,34 @@ import (
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
-// recordEnv names the dev server (host:port on loopback) TestRecordHistory
-// records against. Without it the test is skipped. The server needs
-// planmode's search attributes:
+// recordEnv names the dev server (host:port on loopback) the TestRecord
+// tests record against. Without it they are skipped. The tests register
+// planmode's search attributes the server lacks:
 //
-//	temporal server start-dev --ip 127.0.0.1 --port 7299 --headless \
-//	  --search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword \
-//	  --search-attribute PlanProgress=Int
-//	PLANMODE_RECORD_HISTORY=127.0.0.1:7299 go test ./workflows -run TestRecordHistory
+//	temporal server start-dev --ip 127.0.0.1 --port 7299 --headless
+//	PLANMODE_RECORD_HISTORY=127.0.0.1:7299 go test ./workflows -run TestRecord
 const recordEnv = "PLANMODE_RECORD_HISTORY"
 
-// historyFile is the recorded history TestReplayRecordedHistory replays.
-var historyFile = filepath.Join("testdata", "planmode-history.json")
+// Recorded histories the replay tests replay: a completed run recorded
+// before plans ended Failed or Canceled, and a failed and a cancelled run
+// recorded since.
+var (
+	historyFile          = filepath.Join("testdata", "planmode-history.json")
+	failedHistoryFile    = filepath.Join("testdata", "planmode-failed-history.json")
+	cancelledHistoryFile = filepath.Join("testdata", "planmode-cancelled-history.json")
+)
 
 // scripted plays every activity for the recording, deterministically; its
-// methods carry the activity names the workflow calls.
-type scripted struct{}
+// methods carry the activity names the workflow calls. failStep names an
+// llm step that fails.
+type scripted struct{ failStep string }
 
 func (scripted) Clarify(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
 	if len(in.Answers) > 0 {
@@ -52,7 +58,10 @@ func (scripted) GenerateOptions(_ context.Context, in activities.OptionsInput) (
 	}, Usage: plan.Usage{TotalTokens: 30}}, nil
 }
 
-func (scripted) ExecuteLLMStep(_ context.Context, in activities.StepInput) (plan.StepResult, error) {
+func (s scripted) ExecuteLLMStep(_ context.Context, in activities.StepInput) (plan.StepResult, error) {
+	if in.Context.Step.ID == s.failStep {
+		return plan.StepResult{Error: "tests fail", Usage: plan.Usage{TotalTokens: 10}}, nil
+	}
 	return plan.StepResult{Success: true, Output: "done " + in.Context.Step.ID, Usage: plan.Usage{TotalTokens: 10}}, nil
 }
 
@@ -95,32 +104,81 @@ func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (acti
 // resume, a rollback — and writes its history to testdata for the replay
 // test. It runs only when recordEnv is set.
 func TestRecordHistory(t *testing.T) {
-	addr := os.Getenv(recordEnv)
-	if addr == "" {
-		t.Skipf("set %s to a dev server address to record a history", recordEnv)
-	}
-	c, err := client.Dial(client.Options{HostPort: addr})
-	require.NoError(t, err)
-	defer c.Close()
-	const queue = "planmode-record"
-	w := worker.New(c, queue, worker.Options{})
-	w.RegisterWorkflow(PlanMode)
-	w.RegisterActivity(&scripted{})
-	require.NoError(t, w.Start())
-	defer w.Stop()
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	c, ctx := recorder(t, scripted{})
 	id := fmt.Sprintf("planmode-record-%d", time.Now().UnixNano())
 	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo", Clarify: signals.ClarifyPolicy{AskQuestions: true}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, signals.WorkflowType, req)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
 	require.NoError(t, err)
 	drive(ctx, t, c, id)
 
 	var res signals.Result
 	require.NoError(t, run.Get(ctx, &res))
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	writeHistory(ctx, t, c, id)
+	writeHistory(ctx, t, c, id, historyFile)
+}
+
+// TestRecordFailedHistory records a run whose last step fails: it ends
+// Failed with the Result in a PlanFailed error.
+func TestRecordFailedHistory(t *testing.T) {
+	c, ctx := recorder(t, scripted{failStep: "s4"})
+	id := fmt.Sprintf("planmode-record-failed-%d", time.Now().UnixNano())
+	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo",
+		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}, Execution: signals.ExecutionPolicy{Mode: signals.ExecEfficient}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
+	require.NoError(t, err)
+
+	res, ok := signals.ResultFromError(run.Get(ctx, nil))
+	require.True(t, ok, "the run fails with its Result")
+	require.Equal(t, signals.StatusFailed, res.Status)
+	writeHistory(ctx, t, c, id, failedHistoryFile)
+}
+
+// TestRecordCancelledHistory records a run cancelled through Temporal
+// while it waits for a skip confirmation: it ends Canceled with the
+// Result.
+func TestRecordCancelledHistory(t *testing.T) {
+	c, ctx := recorder(t, scripted{})
+	id := fmt.Sprintf("planmode-record-cancelled-%d", time.Now().UnixNano())
+	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo"}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
+	require.NoError(t, err)
+	waitFor(ctx, t, c, id, signals.AwaitingSelection)
+	_, err = signals.SelectOption.Update(ctx, c, id, signals.SelectOptionRequest{Rank: 1})
+	require.NoError(t, err)
+	waitFor(ctx, t, c, id, signals.AwaitingConfirmation)
+	require.NoError(t, c.CancelWorkflow(ctx, id, ""))
+
+	res, ok := signals.ResultFromError(run.Get(ctx, nil))
+	require.True(t, ok, "the run is cancelled with its Result")
+	require.Equal(t, signals.StatusCancelled, res.Status)
+	writeHistory(ctx, t, c, id, cancelledHistoryFile)
+}
+
+// recordQueue is the task queue of the recordings.
+const recordQueue = "planmode-record"
+
+// recorder dials the dev server recordEnv names, or skips t, and starts a
+// worker with PlanMode, PlanNotify and acts as its activities, stopped
+// when t ends.
+func recorder(t *testing.T, acts scripted) (client.Client, context.Context) {
+	t.Helper()
+	addr := os.Getenv(recordEnv)
+	if addr == "" {
+		t.Skipf("set %s to a dev server address to record a history", recordEnv)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	require.NoError(t, signals.EnsureSearchAttributes(ctx, c, "default"))
+	w := worker.New(c, recordQueue, worker.Options{})
+	w.RegisterWorkflow(PlanMode)
+	w.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
+	w.RegisterActivity(&acts)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return c, ctx
 }
 
 // drive plays the person: it waits for each request and answers it.
@@ -153,8 +211,8 @@ func waitFor(ctx context.Context, t *testing.T, c client.Client, id string, want
 	}, 30*time.Second, 50*time.Millisecond, "run never awaited %s", want)
 }
 
-// writeHistory saves the run's history as JSON.
-func writeHistory(ctx context.Context, t *testing.T, c client.Client, id string) {
+// writeHistory saves the run's history as JSON in file.
+func writeHistory(ctx context.Context, t *testing.T, c client.Client, id, file string) {
 	t.Helper()
 	it := c.GetWorkflowHistory(ctx, id, "", false, 0)
 	hist := &historypb.History{}
@@ -165,7 +223,7 @@ func writeHistory(ctx context.Context, t *testing.T, c client.Client, id string)
 	}
 	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
 	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Dir(historyFile), 0o755))
-	require.NoError(t, os.WriteFile(historyFile, b, 0o644))
-	t.Logf("wrote %d events to %s", len(hist.Events), historyFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	t.Logf("wrote %d events to %s", len(hist.Events), file)
 }

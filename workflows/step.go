@@ -56,6 +56,9 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1}
 		}
 		step := *s
+		if reason := r.checkHistory(ctx); reason != "" {
+			return plan.StepResult{Error: reason, Attempts: n - 1}
+		}
 		res := r.runOnce(ctx, step)
 		res.Attempts = n
 		if res.Success || ctx.Err() != nil || n > step.MaxRetries {

@@ -54,12 +54,38 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
 	r.close(ctx, res)
+	return r.end(ctx, res)
+}
+
+// end returns res the way Temporal records the truth: a completed or
+// answered run completes with it, a failed run fails with a PlanFailed
+// error carrying it, a cancelled run is cancelled with it as details. The
+// SDK turns a returned CanceledError into the cancel command, which the
+// server records as WorkflowExecutionCanceled whether or not a
+// cancellation was requested, so a selection timeout that cancels ends
+// Canceled too. Runs without endTruthfullyChange complete with res.
+func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
+	if !r.feat.endTruthfully {
+		return res, nil
+	}
+	switch res.Status {
+	case signals.StatusFailed:
+		msg := res.Error
+		if msg == "" {
+			msg = "plan failed"
+		}
+		return signals.Result{}, temporal.NewNonRetryableApplicationError(msg, signals.ErrorTypePlanFailed, nil, res)
+	case signals.StatusCancelled:
+		workflow.GetLogger(ctx).Info("plan cancelled", "error", res.Error)
+		return signals.Result{}, temporal.NewCanceledError(res)
+	}
 	return res, nil
 }
 
 // close reports the end of the run and lets running updates (a refine, a
-// rollback, await-options) answer and webhook deliveries finish before the
-// workflow returns; validators refuse new inputs from here on.
+// rollback, await-options) answer and webhook deliveries start (older
+// runs: finish) before the workflow returns; validators refuse new inputs
+// from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
 	r.notifyEnd(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notifying == 0 })

@@ -14,10 +14,15 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// PlanMode runs one task through the plan mode cycle and returns its
-// Result. It fails with an error only when the request is invalid or the
-// workflow cannot register its handlers; every other failure, cancellation
-// included, ends in a Result whose Status says what happened.
+// PlanMode runs one task through the plan mode cycle, and Temporal's
+// status says how it ended. A plan that completes, or that clarification
+// answers, returns its Result (Completed). A plan that fails returns a
+// non-retryable application error of type signals.ErrorTypePlanFailed
+// whose first detail is the Result (Failed). A plan cancelled, by Temporal
+// cancellation or by a selection timeout with the cancel outcome, returns
+// a CanceledError whose first detail is the Result (Canceled). An invalid
+// request fails at once with signals.ErrorTypeInvalidRequest and no
+// Result. signals.ResultFromError reads the Result back.
 func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
 	return planMode(ctx, req)
 }
@@ -36,13 +41,9 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	return r.run(ctx)
 }
 
-// invalidRequestType is the application error type of a request the
-// workflow refuses to run; retrying the same input cannot help.
-const invalidRequestType = "InvalidRequest"
-
 // invalidRequest fails the workflow for err, without retries.
 func invalidRequest(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), invalidRequestType, err)
+	return temporal.NewNonRetryableApplicationError(err.Error(), signals.ErrorTypeInvalidRequest, err)
 }
 
 // foreignCheckpointChange versions the refusal of a checkpoint in a first
@@ -73,6 +74,7 @@ const defaultHistoryLimit = 10000
 // runOptions tune a run; the zero value is not used, see newRun.
 type runOptions struct {
 	historyLimit int
+	budget       historyBudget
 }
 
 // runOption changes one run option.
@@ -81,6 +83,12 @@ type runOption func(*runOptions)
 // withHistoryLimit sets the history length that triggers continue-as-new.
 func withHistoryLimit(n int) runOption {
 	return func(o *runOptions) { o.historyLimit = n }
+}
+
+// withHistoryBudget sets the history length and size (bytes) past which a
+// step stops, see historyBudget.
+func withHistoryBudget(events, bytes int) runOption {
+	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
 }
 
 // run is one PlanMode run. Only the workflow's coroutines touch it;
@@ -92,6 +100,8 @@ type run struct {
 	namespace  string
 	task       plan.Task
 	prompts    activities.Prompts
+	// feat are the behaviour changes this run has (versions.go).
+	feat features
 
 	// st is everything the run carries across continue-as-new, and the
 	// only place those values live: a continuation gets st whole (see
@@ -114,7 +124,8 @@ type run struct {
 	signalsRunning int
 	channels       []workflow.ReceiveChannel
 	published      published
-	// notifying counts webhook deliveries in flight.
+	// notifying counts webhook deliveries not yet handed off: Notify
+	// activities in flight, or PlanNotify children not yet started.
 	notifying int
 }
 
@@ -168,7 +179,7 @@ type skipAnswer struct {
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
 func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
-	o := runOptions{historyLimit: defaultHistoryLimit}
+	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget}
 	for _, fn := range opts {
 		fn(&o)
 	}
@@ -200,6 +211,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 
 // run registers the handlers and drives the phases to a Result.
 func (r *run) run(ctx workflow.Context) (signals.Result, error) {
+	r.feat = resolveFeatures(ctx)
 	if err := r.registerHandlers(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}

@@ -33,7 +33,11 @@ func (a *app) resultCmd() *cobra.Command {
 	}
 }
 
-// result waits for the plan's run (following continue-as-new) to end.
+// result waits for the plan's run (following continue-as-new) to end and
+// answers its Result however it ended: a plan that failed or was cancelled
+// ends Failed or Canceled with the Result in the error's details. It
+// returns an error only for a plan that ended without a Result
+// (terminated, timed out, refused its request).
 func (a *app) result(ctx context.Context, id string) (signals.Result, error) {
 	var res signals.Result
 	c, err := a.temporal(ctx)
@@ -41,6 +45,9 @@ func (a *app) result(ctx context.Context, id string) (signals.Result, error) {
 		return res, err
 	}
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+		if ended, ok := signals.ResultFromError(err); ok {
+			return ended, nil
+		}
 		return res, fmt.Errorf("plan %s: %w", id, err)
 	}
 	return res, nil

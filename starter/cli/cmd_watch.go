@@ -195,14 +195,33 @@ func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
 		return true, w.event(watchEvent{Event: eventEnded, Status: status})
 	}
 	w.stopBar()
-	fmt.Fprintf(w.a.out, "plan %s ended: %s\nNext: planmode result %s\n", w.id, status, w.id)
+	fmt.Fprintf(w.a.out, "plan %s ended: %s\n", w.id, status)
+	if reason := w.endReason(ctx, st); reason != "" {
+		fmt.Fprintf(w.a.out, "Error: %s\n", reason)
+	}
+	fmt.Fprintf(w.a.out, "Next: planmode result %s\n", w.id)
 	return true, nil
 }
 
-// endStatus is how a closed plan ended: the Result's status when the run
-// completed (a cancelled or failed plan completes with its Result saying
-// so), else Temporal's status (terminated, timed out, cancelled before any
-// worker ran it).
+// endReason is the Result's error of a plan that ended Failed or Canceled
+// with its Result in the error's details, or "".
+func (w *watcher) endReason(ctx context.Context, st enumspb.WorkflowExecutionStatus) string {
+	if st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED && st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		return ""
+	}
+	var res signals.Result
+	err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res)
+	if res, ok := signals.ResultFromError(err); ok {
+		return res.Error
+	}
+	return ""
+}
+
+// endStatus is how a closed plan ended: Temporal's status, which says
+// Failed or Canceled for a plan that failed or was cancelled (and
+// terminated or timed out for one stopped from outside), or the Result's
+// status when the run completed: completed or answered, or failed or
+// cancelled for a plan that ran before plans ended Failed or Canceled.
 func (w *watcher) endStatus(ctx context.Context, st enumspb.WorkflowExecutionStatus) string {
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return st.String()
@@ -232,7 +251,8 @@ const (
 // (one compact object per line) so a script can read each as it comes:
 // "progress" with the progress answer when it changes, "waiting" with the
 // pending answer when the plan stops for input, "ended" with how the plan
-// ended (its Result's status, or Temporal's) when it closed and can no
+// ended (Temporal's status, Failed or Canceled included, or the Result's
+// status of a completed run, see endStatus) when it closed and can no
 // longer be queried.
 type watchEvent struct {
 	Event    string            `json:"event"`

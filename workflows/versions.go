@@ -1,0 +1,60 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// Change ids of behaviour changes made after runs were released, one per
+// change. A run resolves them all once, at its start (resolveFeatures): a
+// run that began under older code finds no marker on replay and keeps the
+// old behaviour to its end, a run started since (a continuation included)
+// records a marker and gets the new one. Each costs a new run two events
+// (the marker and the TemporalChangeVersion upsert).
+const (
+	// endTruthfullyChange: a failed plan ends Failed, with a PlanFailed
+	// application error carrying the Result, and a cancelled plan ends
+	// Canceled, with the Result as the cancellation's details. Before,
+	// both completed with a Result whose status said so.
+	endTruthfullyChange = "end-failed-or-canceled"
+	// progressDoneChange: the percent (PlanProgress, the progress query,
+	// webhooks, the details) counts steps completed or skipped only. A
+	// cancelled step never ran, so a cancelled plan no longer says 100.
+	progressDoneChange = "progress-counts-work-done"
+	// goalAttrChange: the first upsert sets PlanGoal.
+	goalAttrChange = "search-attribute-plan-goal"
+	// notifyChildChange: webhook deliveries run in PlanNotify child
+	// workflows that outlive the plan, so the plan closes as soon as its
+	// Result is ready. Before, Notify activities ran in the plan, which
+	// waited for them.
+	notifyChildChange = "notify-in-child-workflow"
+	// historyBudgetChange: a step stops before a retry, an agent turn or
+	// a tool call once the history passed its budget (see historyBudget).
+	historyBudgetChange = "history-budget"
+	// recordUndecodableChange: a signal whose payload is not JSON is
+	// recorded as a rejection. Before, the SDK dropped it.
+	recordUndecodableChange = "record-undecodable-signals"
+)
+
+// features are the behaviour changes a run has, see the change ids.
+type features struct {
+	endTruthfully     bool
+	progressDone      bool
+	goalAttr          bool
+	notifyChild       bool
+	historyBudget     bool
+	recordUndecodable bool
+}
+
+// resolveFeatures decides, once per run, which changes it has. It only
+// records markers, so it may run before the handlers are registered.
+func resolveFeatures(ctx workflow.Context) features {
+	on := func(id string) bool {
+		return workflow.GetVersion(ctx, id, workflow.DefaultVersion, 1) == 1
+	}
+	return features{
+		endTruthfully:     on(endTruthfullyChange),
+		progressDone:      on(progressDoneChange),
+		goalAttr:          on(goalAttrChange),
+		notifyChild:       on(notifyChildChange),
+		historyBudget:     on(historyBudgetChange),
+		recordUndecodable: on(recordUndecodableChange),
+	}
+}
