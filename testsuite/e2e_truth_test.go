@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"reflect"
 	"testing"
 	"time"
 
@@ -12,42 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workflows"
 )
 
-// notifyAware is a worker registry that notes whether the planmode
-// registration included the webhook child workflow, so a test worker adds
-// it only when the registration does not.
-type notifyAware struct {
-	sdkworker.Registry
-	notify bool
-}
-
-func (r *notifyAware) RegisterWorkflow(w any) {
-	r.note(w, "")
-	r.Registry.RegisterWorkflow(w)
-}
-
-func (r *notifyAware) RegisterWorkflowWithOptions(w any, o workflow.RegisterOptions) {
-	r.note(w, o.Name)
-	r.Registry.RegisterWorkflowWithOptions(w, o)
-}
-
-func (r *notifyAware) note(w any, name string) {
-	if name == signals.NotifyWorkflowType || reflect.ValueOf(w).Pointer() == reflect.ValueOf(workflows.PlanNotify).Pointer() {
-		r.notify = true
-	}
-}
-
 // startTruthWorker starts a planmode worker like startPlanWorker, with the
-// offline model built from opts, the webhook child workflow registered
-// and the namespace's search attributes (PlanGoal included) ensured.
-func startTruthWorker(t *testing.T, opts ...offline.Option) *planWorker {
+// offline model built from opts and the namespace's search attributes
+// (PlanGoal included) ensured.
+func startTruthWorker(t *testing.T, opts ...offline.ServerOption) *planWorker {
 	t.Helper()
 	srv := StartDevServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -57,11 +30,7 @@ func startTruthWorker(t *testing.T, opts ...offline.Option) *planWorker {
 	t.Cleanup(pw.llm.Close)
 
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	reg := &notifyAware{Registry: w}
-	registerOffline(reg, pw.llm, pw.workspace, t.TempDir())
-	if !reg.notify {
-		w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
-	}
+	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return pw

@@ -19,7 +19,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
 	"github.com/planmode/planmode/signals"
@@ -89,7 +88,7 @@ func (s *DevServer) Stop() error {
 // SearchAttributeArgs returns the --search-attribute flags that register
 // planmode's search attributes, named by the signals package.
 func SearchAttributeArgs() []string {
-	keys := []temporal.SearchAttributeKey{signals.PhaseAttr, signals.AwaitingAttr, signals.ProgressAttr}
+	keys := signals.SearchAttributes
 	args := make([]string, 0, 2*len(keys))
 	for _, k := range keys {
 		args = append(args, "--search-attribute", k.GetName()+"="+k.GetValueType().String())

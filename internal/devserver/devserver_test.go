@@ -11,7 +11,7 @@ import (
 
 func TestSearchAttributeArgsNameTheContract(t *testing.T) {
 	got := strings.Join(SearchAttributeArgs(), " ")
-	assert.Equal(t, "--search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword --search-attribute PlanProgress=Int", got)
+	assert.Equal(t, "--search-attribute PlanPhase=Keyword --search-attribute PlanAwaiting=Keyword --search-attribute PlanProgress=Int --search-attribute PlanGoal=Text", got)
 }
 
 func TestFindTemporalHonoursTheEnvironment(t *testing.T) {

@@ -124,6 +124,11 @@ func summarize(memos converter.DataConverter, id, runID, status string, sa *comm
 	if p, ok := memo.GetFields()[signals.MemoGoal]; ok {
 		_ = memos.FromPayload(p, &s.Goal)
 	}
+	if p, ok := fields[signals.GoalAttr.GetName()]; ok && s.Goal == "" {
+		// A plan started by another client has no memo; the workflow
+		// sets the goal as a search attribute for every plan.
+		_ = dc.FromPayload(p, &s.Goal)
+	}
 	return s
 }
 

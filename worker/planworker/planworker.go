@@ -25,6 +25,7 @@ import (
 // name and the activities of a (see NewActivities).
 func Register(w sdkworker.Registry, a *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
 	w.RegisterActivity(a)
 }
 
