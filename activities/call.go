@@ -2,9 +2,11 @@ package activities
 
 import (
 	"context"
+	"time"
 
 	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -15,12 +17,30 @@ import (
 // wrapping them would make every failure retryable.
 func (a *Activities) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
 	stop := heartbeat.Start(ctx, a.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
+	start := time.Now()
 	resp, err := a.model().Complete(ctx, req)
+	took := time.Since(start)
 	stop()
 	if err != nil {
+		metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: a.modelOf(req, resp), Duration: took})
 		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)
 	}
-	return resp, a.usage(req, resp), nil
+	u := a.usage(req, resp)
+	metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: a.modelOf(req, resp), Duration: took,
+		InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), CostUSD: u.CostUSD})
+	return resp, u, nil
+}
+
+// modelOf names the model that answered req: the reply's, else the one
+// asked for, else the phase's configured one.
+func (a *Activities) modelOf(req llm.Request, resp llm.Response) string {
+	switch {
+	case resp.Model != "":
+		return resp.Model
+	case req.Model != "":
+		return req.Model
+	}
+	return a.LLMConfig.ModelFor(req.Phase)
 }
 
 // usage returns a call's token counts, one call, and its cost.
@@ -30,14 +50,7 @@ func (a *Activities) usage(req llm.Request, resp llm.Response) plan.Usage {
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
-	model := resp.Model
-	if model == "" {
-		model = req.Model
-	}
-	if model == "" {
-		model = a.LLMConfig.ModelFor(req.Phase)
-	}
-	return a.prices().Price(model, u)
+	return a.prices().Price(a.modelOf(req, resp), u)
 }
 
 // completeStructured asks for a JSON reply of the given schema, decoded

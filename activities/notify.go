@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/webhook"
 )
@@ -80,8 +81,10 @@ func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, 
 	}
 	code, err := a.Webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
 	if err != nil {
+		metrics.WebhookDelivered(metricsHandler(ctx), metrics.OutcomeFailed)
 		return NotifyOutput{StatusCode: code}, deliveryError(err)
 	}
+	metrics.WebhookDelivered(metricsHandler(ctx), metrics.OutcomeOK)
 	return NotifyOutput{Sent: true, StatusCode: code}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
 )
@@ -45,6 +46,7 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		env.FullOutput = full
 	}
 	res, err := tool.Run(ctx, env, json.RawMessage(in.Call.Arguments))
+	countCommands(ctx, res.CommandsRun, err)
 	out := a.toolOutput(res)
 	switch {
 	case err == nil:
@@ -115,4 +117,15 @@ func (a *Activities) usableTools(readOnly bool) []string {
 		return a.registry().ReadOnlyNames()
 	}
 	return a.registry().Names()
+}
+
+// countCommands records the commands a tool call ran, by outcome.
+func countCommands(ctx context.Context, n int, err error) {
+	outcome := metrics.OutcomeOK
+	if err != nil {
+		outcome = metrics.OutcomeFailed
+	}
+	for range n {
+		metrics.CommandRan(metricsHandler(ctx), outcome)
+	}
 }
