@@ -89,7 +89,7 @@ func setUpdateHandler[Req, Resp any](ctx workflow.Context, name, description str
 	validator := func(ctx workflow.Context, raw json.RawMessage) error {
 		req, err := decodeStrict[Req](name, raw)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrRejected, err)
+			return rejectionOf(err)
 		}
 		if validate == nil {
 			return nil

@@ -33,7 +33,7 @@ func (r RefinePlanRequest) Validate() error {
 // answer longer than MaxTextBytes.
 func (r AnswerClarificationRequest) Validate() error {
 	if len(r.Answers) > MaxAnswers {
-		return fmt.Errorf("answers has %d entries: at most %d", len(r.Answers), MaxAnswers)
+		return tooLarge("answers has %d entries: at most %d", len(r.Answers), MaxAnswers)
 	}
 	for _, q := range workflow.DeterministicKeys(r.Answers) {
 		if err := textTooLong("question", q); err != nil {
@@ -60,7 +60,7 @@ func (r EditPlanRequest) Validate() error {
 		return err
 	}
 	if len(r.Edits) > MaxEdits {
-		return fmt.Errorf("edits has %d entries: at most %d", len(r.Edits), MaxEdits)
+		return tooLarge("edits has %d entries: at most %d", len(r.Edits), MaxEdits)
 	}
 	// Encoding sorts map keys: the size is the same on replay.
 	b, err := json.Marshal(r.Edits) //workflowcheck:ignore
@@ -68,7 +68,7 @@ func (r EditPlanRequest) Validate() error {
 		return fmt.Errorf("edits: %v", err)
 	}
 	if len(b) > MaxEditBytes {
-		return fmt.Errorf("edits are %d bytes of JSON: at most %d bytes", len(b), MaxEditBytes)
+		return tooLarge("edits are %d bytes of JSON: at most %d bytes", len(b), MaxEditBytes)
 	}
 	var errs []string
 	for i, e := range r.Edits {
@@ -90,7 +90,7 @@ func (r ControlRequest) Validate() error {
 // textTooLong refuses a free text longer than MaxTextBytes, naming it.
 func textTooLong(field, text string) error {
 	if len(text) > MaxTextBytes {
-		return fmt.Errorf("%s is %d bytes: at most %d bytes", field, len(text), MaxTextBytes)
+		return tooLarge("%s is %d bytes: at most %d bytes", field, len(text), MaxTextBytes)
 	}
 	return nil
 }
@@ -104,3 +104,20 @@ var (
 	_ interface{ Validate() error } = EditPlanRequest{}
 	_ interface{ Validate() error } = ControlRequest{}
 )
+
+// tooLargeError is a payload over one of the limits, so that a refusal can
+// be typed TooLarge rather than InvalidInput.
+type tooLargeError struct{ error }
+
+// tooLarge returns a tooLargeError with the formatted message.
+func tooLarge(format string, args ...any) error { return tooLargeError{fmt.Errorf(format, args...)} }
+
+// rejectionOf types a payload's refusal: TooLarge for a limit, InvalidInput
+// for anything else.
+func rejectionOf(err error) error {
+	var tl tooLargeError
+	if errors.As(err, &tl) {
+		return Reject(RejectTooLarge, "%v", err)
+	}
+	return Reject(RejectInvalidInput, "%v", err)
+}
