@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
+	"github.com/planmode/planmode/metrics"
 )
 
 // Tests of what makes the compose stacks fit to expose: loopback ports,
@@ -300,10 +301,13 @@ func mountTargets(svc composeService) []string {
 	return out
 }
 
-// planmodeMetrics are the series planmode's workers export.
-var planmodeMetrics = []string{"planmode_plans_started_total", "planmode_plans_finished_total", "planmode_steps_total",
-	"planmode_step_duration_seconds", "planmode_llm_call_duration_seconds", "planmode_llm_tokens_total",
-	"planmode_llm_cost_usd_total", "planmode_webhook_deliveries_total", "planmode_commands_total"}
+// planmodeMetrics are the series planmode's workers export, as Prometheus
+// names them: counters end in _total, timers are histograms in seconds.
+var planmodeMetrics = []string{
+	metrics.PlansStarted + "_total", metrics.PlansFinished + "_total", metrics.Steps + "_total",
+	metrics.StepDuration + "_seconds", metrics.LLMCallDuration + "_seconds", metrics.LLMTokens + "_total",
+	metrics.LLMCostMicroUSD + "_total", metrics.WebhookDeliveries + "_total", metrics.CommandsRun + "_total",
+}
 
 func TestComposeGrafanaDashboard(t *testing.T) {
 	var dash struct {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
+	"github.com/planmode/planmode/metrics"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite"
 )
 
@@ -38,18 +40,29 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	defer cancel()
 	var out syncBuffer
 	done := make(chan error, 1)
+	queue := testsuite.TaskQueue(t)
+	ws := t.TempDir()
+	require.NoError(t, devserver.CopyDemoWorkspace(ws))
 	go func() {
-		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", testsuite.TaskQueue(t), "--workspace-root", t.TempDir()}, &out)
+		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", queue, "--workspace-root", ws}, &out)
 	}()
 
 	require.Eventually(t, func() bool { code, _ := get(base + "/readyz"); return code == http.StatusOK },
 		20*time.Second, 50*time.Millisecond, "/readyz answers 200 once the worker polls")
 	code, _ := get(base + "/healthz")
 	require.Equal(t, http.StatusOK, code, "/healthz")
+
+	// A plan run on this worker shows in planmode's own series.
+	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	wr, err := pc.Start(ctx, "metrics-"+queue, signals.StartRequest{Goal: "Add a percentage discount to the cart total",
+		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
+	require.NoError(t, err)
+	var res signals.Result
+	require.NoError(t, wr.Get(ctx, &res))
 	require.Eventually(t, func() bool {
 		_, body := get(base + "/metrics")
-		return containsSeries(body, "temporal_")
-	}, 20*time.Second, 100*time.Millisecond, "the SDK's metrics are served")
+		return containsSeries(body, "temporal_") && containsSeries(body, metrics.LLMCallDuration)
+	}, 20*time.Second, 100*time.Millisecond, "the SDK's metrics and planmode's are served")
 
 	cancel()
 	select {
