@@ -8,6 +8,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // complete makes one LLM call: it heartbeats while the call runs inside an
@@ -16,11 +17,14 @@ import (
 // type and retryability of an activity error only at the top level, so
 // wrapping them would make every failure retryable.
 func (a *Activities) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
+	ctx, span := startSpan(ctx, "llm "+req.Phase, attribute.String("planmode.phase", req.Phase),
+		attribute.String("planmode.model", a.modelOf(req, llm.Response{})))
 	stop := heartbeat.Start(ctx, a.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
 	start := time.Now()
 	resp, err := a.model().Complete(ctx, req)
 	took := time.Since(start)
 	stop()
+	endSpan(span, err)
 	if err != nil {
 		metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: a.modelOf(req, resp), Duration: took})
 		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)

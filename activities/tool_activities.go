@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/tools"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // RunTool runs one tool call in the workspace. A tool that runs but fails
@@ -45,7 +46,11 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	if full != nil {
 		env.FullOutput = full
 	}
-	res, err := tool.Run(ctx, env, json.RawMessage(in.Call.Arguments))
+	tctx, span := startSpan(ctx, "tool "+tool.Name, attribute.String("planmode.tool", tool.Name),
+		attribute.String("planmode.plan", in.PlanID), attribute.String("planmode.step", in.StepID))
+	res, err := tool.Run(tctx, env, json.RawMessage(in.Call.Arguments))
+	span.SetAttributes(attribute.Int("planmode.commands", res.CommandsRun))
+	endSpan(span, err)
 	countCommands(ctx, res.CommandsRun, err)
 	out := a.toolOutput(res)
 	switch {
