@@ -79,7 +79,7 @@ func (u UpdateOnly[Req, Resp]) SetUpdateHandler(ctx workflow.Context, fn func(wo
 func setUpdateHandler[Req, Resp any](ctx workflow.Context, name, description string,
 	fn func(workflow.Context, Req) (Resp, error), validate func(workflow.Context, Req) error) error {
 	handler := func(ctx workflow.Context, raw json.RawMessage) (Resp, error) {
-		req, err := decodeLenient[Req](raw)
+		req, err := decodeLenient[Req](raw) //workflowcheck:ignore (JSON decoding of the payload only)
 		if err != nil {
 			var zero Resp
 			return zero, fmt.Errorf("%w: %s: bad payload: %v", ErrRejected, name, err)
@@ -87,7 +87,7 @@ func setUpdateHandler[Req, Resp any](ctx workflow.Context, name, description str
 		return fn(ctx, req)
 	}
 	validator := func(ctx workflow.Context, raw json.RawMessage) error {
-		req, err := decodeStrict[Req](name, raw)
+		req, err := decodeStrict[Req](name, raw) //workflowcheck:ignore (JSON decoding of the payload only)
 		if err != nil {
 			return rejectionOf(err)
 		}
