@@ -123,6 +123,11 @@ type StartRequest struct {
 	// Ranking weighs the criteria the options are ranked by (plan.RankBy);
 	// empty ranks them by the default formula (plan.Rank).
 	Ranking []plan.Criterion `json:"ranking,omitempty"`
+	// Plan, when set, is the plan to run: the run skips clarification,
+	// option generation and selection and executes it at once, as the one
+	// option ExternalOptionID. It is validated like an edit, against the
+	// run's execution.maxSteps and the built-in tools.
+	Plan *ExternalPlan `json:"plan,omitempty"`
 	// Checkpoint carries a run's state across continue-as-new; callers leave
 	// it empty.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
