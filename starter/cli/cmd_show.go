@@ -25,8 +25,7 @@ func (a *app) showCmd() *cobra.Command {
 		Use:   "show <id>",
 		Short: "Show a plan: progress, options with their comparison, steps and what it waits for",
 		Example: `  planmode show plan-42
-  planmode show plan-42 --output json   # {"progress", "options", "plan", "pending"}
-  planmode show plan-42 --export        # the steps as start --plan reads them (as planmode export)`,
+  planmode show plan-42 --output json   # {"progress", "options", "plan", "pending"}`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if export {
@@ -39,7 +38,7 @@ func (a *app) showCmd() *cobra.Command {
 			return a.emit(st, func(w io.Writer) error { return renderState(w, st) })
 		},
 	}
-	cmd.Flags().BoolVar(&export, "export", false, "print only the plan's steps, in the format start --plan reads")
+	cmd.Flags().BoolVar(&export, "export", false, "print only the plan's steps, in the format start --plan reads (as planmode export does)")
 	return cmd
 }
 
