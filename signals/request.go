@@ -210,4 +210,10 @@ type Result struct {
 	BudgetExceeded string `json:"budgetExceeded,omitempty"`
 	// Offline is set when the offline model played the LLM.
 	Offline bool `json:"offline,omitempty"`
+	// SnapshotID and Workspace name the snapshot taken before execution
+	// and the workspace it is of, so that a PlanRollback can restore it
+	// after the plan ended; empty when the run had no workspace or never
+	// executed.
+	SnapshotID string `json:"snapshotId,omitempty"`
+	Workspace  string `json:"workspace,omitempty"`
 }
