@@ -123,6 +123,11 @@ type StartRequest struct {
 	// Ranking weighs the criteria the options are ranked by (plan.RankBy);
 	// empty ranks them by the default formula (plan.Rank).
 	Ranking []plan.Criterion `json:"ranking,omitempty"`
+	// Plan, when set, is the plan to run: the run skips clarification,
+	// option generation and selection and executes it at once, as the one
+	// option ExternalOptionID. It is validated like an edit, against the
+	// run's execution.maxSteps and the built-in tools.
+	Plan *ExternalPlan `json:"plan,omitempty"`
 	// Checkpoint carries a run's state across continue-as-new; callers leave
 	// it empty.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
@@ -205,4 +210,10 @@ type Result struct {
 	BudgetExceeded string `json:"budgetExceeded,omitempty"`
 	// Offline is set when the offline model played the LLM.
 	Offline bool `json:"offline,omitempty"`
+	// SnapshotID and Workspace name the snapshot taken before execution
+	// and the workspace it is of, so that a PlanRollback can restore it
+	// after the plan ended; empty when the run had no workspace or never
+	// executed.
+	SnapshotID string `json:"snapshotId,omitempty"`
+	Workspace  string `json:"workspace,omitempty"`
 }

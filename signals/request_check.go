@@ -28,6 +28,7 @@ func (r StartRequest) Validate() error {
 	errs = append(errs, budgetProblems(r.Budget)...)
 	errs = append(errs, historyProblems(r.History)...)
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
+	errs = append(errs, externalPlanProblems(r)...)
 	errs = append(errs, sizeProblems(r)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid start request: %s", strings.Join(bounded(errs), "; "))

@@ -84,7 +84,7 @@ var commandFixtures = map[string]fixture{
 	"confirm-skip": awaitingConfirmation, "rollback": awaitingConfirmation,
 	"edit": heldBeforeExecution, "resume": heldBeforeExecution,
 	"graph":  heldBeforeExecution,
-	"result": completedPlan,
+	"result": completedPlan, "export": completedPlan,
 	// Commands that serve or probe a service are not run here: their own
 	// tests run them (starter/cli codec and healthcheck tests, worker's
 	// metrics test). Their examples must still parse.

@@ -94,7 +94,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
 		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
-	planworker.Register(w, planworker.NewActivities(cfg, model.cfg, model.offline))
+	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
+	planworker.Register(w, acts)
+	defer startPruning(ctx, acts.Workspace, cfg.Workspace.SnapshotRetention, logger)()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}

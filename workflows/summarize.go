@@ -38,6 +38,8 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		Plan:             r.st.Plan,
 		BudgetExceeded:   r.exec.budgetExceeded,
 		Offline:          r.st.Offline,
+		SnapshotID:       r.st.SnapshotID,
+		Workspace:        r.req.Workspace,
 	}
 	switch {
 	case runErr != nil && !temporal.IsCanceledError(runErr):

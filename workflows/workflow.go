@@ -218,6 +218,9 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if r.req.Checkpoint != nil {
 		return r.resumeAct(ctx)
 	}
+	if r.req.Plan != nil {
+		return r.runExternal(ctx)
+	}
 	answer, err := r.clarifyPhase(ctx)
 	if err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)

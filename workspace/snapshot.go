@@ -79,14 +79,7 @@ func (r Root) Restore(ctx context.Context, id, ws string, beat func(...any)) (re
 // store returns the snapshot directory, created, after checking it does
 // not overlap the workspace.
 func (r Root) store(ws string) (string, error) {
-	dir := r.SnapshotDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "planmode", "snapshots")
-	}
+	dir := r.snapshotDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("snapshot directory: %w", err)
 	}
@@ -98,6 +91,19 @@ func (r Root) store(ws string) (string, error) {
 		return "", refuse(ErrSnapshot, nil, "the snapshot directory %s overlaps the workspace %s", real, ws)
 	}
 	return real, nil
+}
+
+// snapshotDir returns the directory snapshots are kept in: SnapshotDir,
+// or planmode/snapshots in the user's cache (or temporary) directory.
+func (r Root) snapshotDir() string {
+	if r.SnapshotDir != "" {
+		return r.SnapshotDir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "planmode", "snapshots")
 }
 
 // limit returns the snapshot size limit.

@@ -27,6 +27,7 @@
 //	llm.offlineLatency          0 (each offline reply waits this long; slows demos down to watch)
 //	llm.prices.<model>.input, .output   USD per million tokens
 //	workspace.root              the current folder
+//	workspace.snapshotRetention 168h (snapshots older are removed; 0 keeps them)
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
 //	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
@@ -157,6 +158,10 @@ type Price struct {
 // Workspace is where tools may read and write.
 type Workspace struct {
 	Root string `mapstructure:"root"`
+	// SnapshotRetention is how long the worker keeps a workspace snapshot
+	// (a plan's rollback point) before it removes it; zero keeps them for
+	// ever. Default DefaultSnapshotRetention.
+	SnapshotRetention time.Duration `mapstructure:"snapshotRetention"`
 }
 
 // Tools bounds the tool activities.

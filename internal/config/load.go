@@ -95,6 +95,7 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeySandbox, DefaultSandbox)
 	v.SetDefault(KeyLogLevel, DefaultLogLevel)
 	v.SetDefault(KeyLogFormat, string(LogText))
+	v.SetDefault(KeySnapshotRetention, DefaultSnapshotRetention)
 	for k, val := range operationsDefaults() {
 		v.SetDefault(k, val)
 	}

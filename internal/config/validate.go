@@ -47,6 +47,9 @@ func (c Config) Validate() error {
 	if err := c.Outputs.problem(); err != "" {
 		errs = append(errs, err)
 	}
+	if err := c.Workspace.retentionProblem(); err != "" {
+		errs = append(errs, err)
+	}
 	if !slices.Contains(logLevels, c.Log.Level) {
 		add("%s %q: want one of %s", KeyLogLevel, c.Log.Level, strings.Join(logLevels, ", "))
 	}

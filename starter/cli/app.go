@@ -146,7 +146,7 @@ func (a *app) rootCmd() *cobra.Command {
 	config.AddTemporalFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
-		a.confirmSkipCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(),
+		a.confirmSkipCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(), a.exportCmd(),
 		a.watchCmd(), a.resultCmd(), a.graphCmd(), a.codecServerCmd(), a.healthcheckCmd())
 	return root
 }

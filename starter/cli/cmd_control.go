@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,35 +69,6 @@ func (a *app) cancelCmd() *cobra.Command {
 			return a.emit(answer, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "cancellation requested for %s\n  result: planmode result %s\n", args[0], args[0])
 				return err
-			})
-		},
-	}
-}
-
-func (a *app) rollbackCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:     "rollback <id>",
-		Short:   "Restore the workspace files as they were before execution",
-		Example: `  planmode rollback plan-42            # once execution has started, while the plan runs`,
-		Args:    rejectArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.temporal(cmd.Context())
-			if err != nil {
-				return err
-			}
-			resp, err := signals.Rollback.Update(cmd.Context(), c, args[0], signals.RollbackRequest{})
-			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
-			}
-			return a.emit(resp, func(w io.Writer) error {
-				fmt.Fprintf(w, "restored %d file(s), removed %d\n", len(resp.Restored), len(resp.Removed))
-				if len(resp.Restored) > 0 {
-					fmt.Fprintf(w, "  restored: %s\n", strings.Join(resp.Restored, ", "))
-				}
-				if len(resp.Removed) > 0 {
-					fmt.Fprintf(w, "  removed:  %s\n", strings.Join(resp.Removed, ", "))
-				}
-				return nil
 			})
 		},
 	}

@@ -20,13 +20,17 @@ type planState struct {
 }
 
 func (a *app) showCmd() *cobra.Command {
-	return &cobra.Command{
+	var export bool
+	cmd := &cobra.Command{
 		Use:   "show <id>",
 		Short: "Show a plan: progress, options with their comparison, steps and what it waits for",
 		Example: `  planmode show plan-42
   planmode show plan-42 --output json   # {"progress", "options", "plan", "pending"}`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if export {
+				return a.export(cmd.Context(), args[0])
+			}
 			st, err := a.state(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -34,6 +38,8 @@ func (a *app) showCmd() *cobra.Command {
 			return a.emit(st, func(w io.Writer) error { return renderState(w, st) })
 		},
 	}
+	cmd.Flags().BoolVar(&export, "export", false, "print only the plan's steps, in the format start --plan reads (as planmode export does)")
+	return cmd
 }
 
 // state runs the four queries of a plan.

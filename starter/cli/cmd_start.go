@@ -42,6 +42,7 @@ type startFlags struct {
 	systemPrompt   string
 	webhook        string
 	history        string
+	plan           string
 	id             string
 	watch          bool
 }
@@ -54,7 +55,15 @@ func (a *app) startCmd() *cobra.Command {
 		Example: `  planmode start "Add JWT authentication" --requirement "email/password login" --options 3
   planmode start "Fix the flaky cart test" --select auto --mode efficient --watch
   planmode start "Migrate the orders table" --rank-by safety=2,speed=1
-  planmode start "Do what we agreed on" --history chat.json`,
+  planmode start "Do what we agreed on" --history chat.json
+  planmode start "Look around the workspace" --plan plan.yaml   # run this plan at once, no options
+  # plan.yaml (as planmode export prints it; steps in the format edit takes):
+  # title: Look around
+  # steps:
+  #   - id: s1
+  #     title: List the files
+  #     action: tool
+  #     config: {tool: {name: list_files, params: {path: .}}}`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := f.request(strings.Join(args, " "))
@@ -99,6 +108,8 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.systemPrompt, "system-prompt", "", "extra system prompt for every phase")
 	fl.StringVar(&f.webhook, "webhook", "", "URL that receives this plan's events (default the worker's notify.webhookURL)")
 	fl.StringVar(&f.history, "history", "", `JSON file of the conversation to start from: [{"role":"user","content":"…"}, …]`)
+	fl.StringVar(&f.plan, "plan", "", "JSON or YAML file of the plan to run at once, as planmode export prints it "+
+		"(skips clarification, options and selection)")
 	fl.StringVar(&f.id, "id", "", `workflow id (default "plan-" + a UUID)`)
 	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
 }
@@ -112,6 +123,10 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		return signals.StartRequest{}, err
 	}
 	history, err := readHistory(f.history)
+	if err != nil {
+		return signals.StartRequest{}, err
+	}
+	external, err := readPlan(f.plan)
 	if err != nil {
 		return signals.StartRequest{}, err
 	}
@@ -144,6 +159,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		SystemPrompt: f.systemPrompt,
 		Ranking:      ranking,
 		History:      history,
+		Plan:         external,
 	}
 	switch req.Priority {
 	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:

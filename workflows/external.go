@@ -1,0 +1,65 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// Plans from outside: a StartRequest that carries a plan (req.Plan) runs
+// it as it is. Clarification is skipped too, not only option generation
+// and selection: a caller who hands in the steps has already decided what
+// the goal means, and a rewritten goal or a direct answer would contradict
+// the plan it sent. The run needs no GetVersion: only requests with a plan
+// take this path, and no history written before it holds one.
+
+// runExternal runs the request's plan: it becomes the one option
+// (signals.ExternalOptionID), recommended and selected, so that the
+// options, plan and pending queries read as for any run, and then
+// executes as a selected option does (snapshot, act, summarize).
+func (r *run) runExternal(ctx workflow.Context) (signals.Result, error) {
+	if err := r.adoptExternal(ctx); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	if err := r.prepare(ctx); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
+	}
+	return r.actAndFinish(ctx)
+}
+
+// adoptExternal records the request's plan as revision 1's only option,
+// selected. The request was validated at the start (externalPlanProblems),
+// so the plan is valid; it is checked again here so that a plan the
+// workflow cannot run fails the run with the reasons rather than mid-way.
+func (r *run) adoptExternal(ctx workflow.Context) error {
+	r.setPhase(ctx, plan.PhasePlanning)
+	p := r.req.Plan.Plan(r.workflowID+"-external", r.task.ID, r.st.Goal, workflow.Now(ctx))
+	limits := plan.Limits{MaxSteps: r.req.Execution.MaxSteps, Tools: plan.BuiltinTools()}
+	if res := plan.Validate(p, limits); !res.Valid {
+		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
+	}
+	o := plan.Option{
+		ID:          signals.ExternalOptionID,
+		Title:       p.Title,
+		Description: "the plan handed in with the start request",
+		Plan:        p,
+	}
+	ranked, err := plan.RankBy([]plan.Option{o}, r.req.Ranking)
+	if err != nil {
+		return fmt.Errorf("external plan: %w", err)
+	}
+	r.st.Options.Revision = 1
+	r.st.Options.Options = ranked
+	r.st.Options.Comparison = plan.CompareBy(ranked, r.req.Ranking)
+	r.st.Options.RecommendedID = signals.ExternalOptionID
+	r.st.Options.SelectedID = signals.ExternalOptionID
+	r.publish(ctx)
+	r.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
+		Message: fmt.Sprintf("external plan with %d step(s), run at once", len(p.Steps)),
+	})
+	return nil
+}
