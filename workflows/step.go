@@ -123,6 +123,9 @@ func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
 	case ctx.Err() != nil:
 		s.Status = plan.StepCancelled
 		s.Note = "cancelled while running"
+		if r.exec.deadline != "" {
+			s.Note = "cancelled while running: " + r.exec.deadline
+		}
 	default:
 		s.Status = plan.StepFailed
 	}

@@ -31,6 +31,8 @@ const (
 	// recordUndecodableChange: a signal whose payload is not JSON is
 	// recorded as a rejection. Before, the SDK dropped it.
 	recordUndecodableChange = "record-undecodable-signals"
+	// deadlineChange: a run with a deadline stops at it (deadline.go).
+	deadlineChange = "run-deadline"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -41,6 +43,7 @@ type features struct {
 	notifyChild       bool
 	historyBudget     bool
 	recordUndecodable bool
+	deadline          bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -56,5 +59,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		notifyChild:       on(notifyChildChange),
 		historyBudget:     on(historyBudgetChange),
 		recordUndecodable: on(recordUndecodableChange),
+		deadline:          on(deadlineChange),
 	}
 }
