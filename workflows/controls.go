@@ -135,48 +135,6 @@ func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals
 	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
 }
 
-// checkBudget compares usage with the budget at a step boundary: stop
-// halts execution, pause pauses the run (once, see resume).
-func (r *run) checkBudget(ctx workflow.Context) {
-	if r.halted() || r.st.BudgetWaived || r.exec.budgetPaused {
-		return
-	}
-	kind, msg := r.overBudget()
-	if kind == "" {
-		return
-	}
-	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.st.Paused = true
-		r.exec.budgetPaused = true
-		r.st.PauseReason = msg
-		r.st.LastError = msg
-		r.publish(ctx)
-		return
-	}
-	r.exec.stopReason = msg
-	r.exec.budgetExceeded = kind
-	r.cancelPending(ctx, msg, false)
-	r.publish(ctx)
-}
-
-// Budget kinds as Result.BudgetExceeded reports them.
-const (
-	budgetTokens = "tokens"
-	budgetCost   = "cost"
-)
-
-// overBudget names the budget usage exceeds, with a message, or "".
-func (r *run) overBudget() (string, string) {
-	b := r.req.Budget
-	if b.MaxTokens > 0 && r.st.Usage.TotalTokens > b.MaxTokens {
-		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.st.Usage.TotalTokens, b.MaxTokens)
-	}
-	if b.MaxCostUSD > 0 && r.st.Usage.CostUSD > b.MaxCostUSD {
-		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.st.Usage.CostUSD, b.MaxCostUSD)
-	}
-	return "", ""
-}
-
 // cancelPending marks every pending step cancelled with a note, and the
 // running ones too when running is set (the run itself was cancelled).
 func (r *run) cancelPending(ctx workflow.Context, note string, running bool) {

@@ -22,6 +22,10 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 	if s == nil || s.Status == plan.StepCancelled {
 		return nil
 	}
+	if reason := r.llmBudget(ctx); reason != "" {
+		// Over budget with stop: execution halts, nothing to decide.
+		return nil
+	}
 	in := activities.ReflectInput{
 		Goal:      r.st.Goal,
 		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, id),

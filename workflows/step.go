@@ -170,6 +170,9 @@ func (r *run) stepInput(step plan.Step) activities.StepInput {
 
 // runLLM runs an llm step: one completion.
 func (r *run) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
+	if reason := r.llmBudget(ctx); reason != "" {
+		return plan.StepResult{Error: reason}
+	}
 	res, err := executeLLMStep(ctx, r.stepInput(step), r.stepLabel(step))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("llm step: %v", err)}

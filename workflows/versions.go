@@ -33,6 +33,10 @@ const (
 	recordUndecodableChange = "record-undecodable-signals"
 	// deadlineChange: a run with a deadline stops at it (deadline.go).
 	deadlineChange = "run-deadline"
+	// budgetEveryCallChange: token and cost budgets are checked before
+	// every LLM call of a step and before each reflection, not only
+	// between steps (see llmBudget).
+	budgetEveryCallChange = "budget-before-every-llm-call"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -44,6 +48,7 @@ type features struct {
 	historyBudget     bool
 	recordUndecodable bool
 	deadline          bool
+	budgetEveryCall   bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -60,5 +65,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		historyBudget:     on(historyBudgetChange),
 		recordUndecodable: on(recordUndecodableChange),
 		deadline:          on(deadlineChange),
+		budgetEveryCall:   on(budgetEveryCallChange),
 	}
 }
