@@ -44,8 +44,9 @@ func (r *run) policyFor(confidence float64) skipPolicy {
 }
 
 // proposeSkip handles a skip decision: applied at once, asked of a person
-// (execution waits for the answer, as the skip concerns later steps) or
-// dropped, as the execution mode says.
+// or dropped, as the execution mode says. While a person is asked, the
+// steps the skip concerns and their dependents wait for the answer (see
+// held) and the other steps go on; a coroutine settles the answer.
 func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 	ids := r.pendingOf(refl.StepIDs)
 	if len(ids) == 0 {
@@ -62,7 +63,32 @@ func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 		return nil
 	}
 	c := r.newConfirmation(ctx, ids, refl)
-	return r.settle(ctx, c)
+	if !r.feat.skipHoldsDependents {
+		// Older runs hold all of execution until the answer.
+		return r.settle(ctx, c)
+	}
+	r.publish(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if err := r.settle(ctx, c); err != nil {
+			return // cancelled: the run's end settles the rest
+		}
+		r.exec.settled++
+	})
+	return nil
+}
+
+// held lists the steps open skip confirmations hold back: the steps they
+// ask to skip and those that depend on them (plan.Plan.Held). Runs
+// without skipHoldsDependents hold everything while they wait, elsewhere.
+func (r *run) held() []string {
+	if !r.feat.skipHoldsDependents || len(r.st.SkipConfirmations) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, c := range r.st.SkipConfirmations {
+		ids = append(ids, c.StepIDs...)
+	}
+	return r.st.Plan.Held(ids)
 }
 
 // newConfirmation opens a confirmation request with a deterministic id.

@@ -37,18 +37,23 @@ const (
 	// every LLM call of a step and before each reflection, not only
 	// between steps (see llmBudget).
 	budgetEveryCallChange = "budget-before-every-llm-call"
+	// skipHoldsDependentsChange: a pending skip confirmation holds only
+	// the steps it asks to skip and their dependents; before, it held
+	// all of execution until answered.
+	skipHoldsDependentsChange = "skip-confirmation-holds-dependents"
 )
 
 // features are the behaviour changes a run has, see the change ids.
 type features struct {
-	endTruthfully     bool
-	progressDone      bool
-	goalAttr          bool
-	notifyChild       bool
-	historyBudget     bool
-	recordUndecodable bool
-	deadline          bool
-	budgetEveryCall   bool
+	endTruthfully       bool
+	progressDone        bool
+	goalAttr            bool
+	notifyChild         bool
+	historyBudget       bool
+	recordUndecodable   bool
+	deadline            bool
+	budgetEveryCall     bool
+	skipHoldsDependents bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -58,13 +63,14 @@ func resolveFeatures(ctx workflow.Context) features {
 		return workflow.GetVersion(ctx, id, workflow.DefaultVersion, 1) == 1
 	}
 	return features{
-		endTruthfully:     on(endTruthfullyChange),
-		progressDone:      on(progressDoneChange),
-		goalAttr:          on(goalAttrChange),
-		notifyChild:       on(notifyChildChange),
-		historyBudget:     on(historyBudgetChange),
-		recordUndecodable: on(recordUndecodableChange),
-		deadline:          on(deadlineChange),
-		budgetEveryCall:   on(budgetEveryCallChange),
+		endTruthfully:       on(endTruthfullyChange),
+		progressDone:        on(progressDoneChange),
+		goalAttr:            on(goalAttrChange),
+		notifyChild:         on(notifyChildChange),
+		historyBudget:       on(historyBudgetChange),
+		recordUndecodable:   on(recordUndecodableChange),
+		deadline:            on(deadlineChange),
+		budgetEveryCall:     on(budgetEveryCallChange),
+		skipHoldsDependents: on(skipHoldsDependentsChange),
 	}
 }

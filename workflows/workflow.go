@@ -160,6 +160,9 @@ type execState struct {
 	// (st.SkipConfirmations) until settle applies them; the run never
 	// continues as new while a confirmation is open.
 	answers map[string]skipAnswer
+	// settled counts skip confirmations settled in their own coroutine,
+	// so that the executor wakes up to launch the steps they held.
+	settled int
 	// budgetPaused is set while a budget overrun holds the run paused.
 	budgetPaused   bool
 	stopReason     string
