@@ -96,20 +96,28 @@ type StepRef struct {
 
 // Progress answers the progress query.
 type Progress struct {
-	Phase              plan.Phase    `json:"phase"`
-	Mode               plan.Mode     `json:"mode"`
-	Awaiting           Awaiting      `json:"awaiting"`
-	Paused             bool          `json:"paused"`
-	CurrentStep        *StepRef      `json:"currentStep,omitempty"`
-	Totals             plan.Totals   `json:"totals"`
-	Percent            int           `json:"percent"`
-	StartedAt          time.Time     `json:"startedAt"`
-	Elapsed            plan.Duration `json:"elapsed"`
+	Phase       plan.Phase  `json:"phase"`
+	Mode        plan.Mode   `json:"mode"`
+	Awaiting    Awaiting    `json:"awaiting"`
+	Paused      bool        `json:"paused"`
+	CurrentStep *StepRef    `json:"currentStep,omitempty"`
+	Totals      plan.Totals `json:"totals"`
+	Percent     int         `json:"percent"`
+	StartedAt   time.Time   `json:"startedAt"`
+	// Elapsed is the time the run has been running since StartedAt,
+	// paused time left out; PausedFor is that paused time.
+	Elapsed   plan.Duration `json:"elapsed"`
+	PausedFor plan.Duration `json:"pausedFor,omitempty"`
+	// EstimatedRemaining is the model's estimates of the steps not done,
+	// or without them the mean measured step duration times the steps
+	// left, divided by the steps that can run at once.
 	EstimatedRemaining plan.Duration `json:"estimatedRemaining"`
-	Usage              plan.Usage    `json:"usage"`
-	Tokens             int           `json:"tokens"`
-	CostUSD            float64       `json:"costUSD"`
-	LastError          string        `json:"lastError,omitempty"`
+	// MaxConcurrent is the most steps that ran at once so far.
+	MaxConcurrent int        `json:"maxConcurrent,omitempty"`
+	Usage         plan.Usage `json:"usage"`
+	Tokens        int        `json:"tokens"`
+	CostUSD       float64    `json:"costUSD"`
+	LastError     string     `json:"lastError,omitempty"`
 	// Offline is set when the offline model plays the LLM.
 	Offline bool `json:"offline,omitempty"`
 }

@@ -19,7 +19,7 @@ func (r *run) checkBudget(ctx workflow.Context) {
 		return
 	}
 	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.st.Paused = true
+		r.setPaused(ctx, true)
 		r.exec.budgetPaused = true
 		r.st.PauseReason = msg
 		r.st.LastError = msg

@@ -31,7 +31,7 @@ func (r *run) validatePause(req signals.ControlRequest) error {
 // pause stops the run at the next step boundary: running steps finish,
 // no new one starts.
 func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.st.Paused = true
+	r.setPaused(ctx, true)
 	r.st.PauseReason = req.Reason
 	r.publish(ctx)
 	return r.controlState(), nil
@@ -48,7 +48,7 @@ func (r *run) validateResume(req signals.ControlRequest) error {
 // resume lets a paused run go on. Resuming after a budget pause waives the
 // budget for the rest of the run.
 func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.st.Paused = false
+	r.setPaused(ctx, false)
 	r.st.PauseReason = req.Reason
 	if r.exec.budgetPaused {
 		r.exec.budgetPaused = false

@@ -16,6 +16,7 @@ import (
 func (r *run) launch(ctx workflow.Context, id string) {
 	r.markRunning(ctx, id)
 	r.exec.running++
+	r.st.MaxConcurrent = max(r.st.MaxConcurrent, r.exec.running)
 	r.publish(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		res := r.attempt(ctx, id)

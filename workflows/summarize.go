@@ -29,7 +29,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	default:
 		r.finishExecution(ctx)
 	}
-	r.st.Paused = false
+	r.setPaused(ctx, false)
 	r.st.SkipConfirmations = nil
 	clear(r.exec.answers)
 	r.setPhase(ctx, plan.PhaseSummarizing)

@@ -41,6 +41,10 @@ const (
 	// the steps it asks to skip and their dependents; before, it held
 	// all of execution until answered.
 	skipHoldsDependentsChange = "skip-confirmation-holds-dependents"
+	// progressWorkChange: the percent counts completed steps among those
+	// that will run (plan.Plan.PercentOfWork): skipped steps, steps
+	// cancelled before they started and unused fallbacks leave the count.
+	progressWorkChange = "progress-counts-steps-that-run"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -54,6 +58,7 @@ type features struct {
 	deadline            bool
 	budgetEveryCall     bool
 	skipHoldsDependents bool
+	progressWork        bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -72,5 +77,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		deadline:            on(deadlineChange),
 		budgetEveryCall:     on(budgetEveryCallChange),
 		skipHoldsDependents: on(skipHoldsDependentsChange),
+		progressWork:        on(progressWorkChange),
 	}
 }
