@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // checkBudget compares usage with the budget at a step boundary: stop
@@ -24,12 +25,15 @@ func (r *run) checkBudget(ctx workflow.Context) {
 		r.st.PauseReason = msg
 		r.st.LastError = msg
 		r.publish(ctx)
+		r.notifyChange(ctx, webhook.EventBudgetExceeded, msg+": paused", nil)
+		r.notifyChange(ctx, webhook.EventPaused, "paused: "+msg, nil)
 		return
 	}
 	r.exec.stopReason = msg
 	r.exec.budgetExceeded = kind
 	r.cancelPending(ctx, msg, false)
 	r.publish(ctx)
+	r.notifyChange(ctx, webhook.EventBudgetExceeded, msg+": stopped", nil)
 }
 
 // Budget kinds as Result.BudgetExceeded reports them.

@@ -9,6 +9,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // finishing reports whether the run is summarizing or over, when no
@@ -34,6 +35,7 @@ func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.C
 	r.setPaused(ctx, true)
 	r.st.PauseReason = req.Reason
 	r.publish(ctx)
+	r.notifyChange(ctx, webhook.EventPaused, "paused: "+orDash(req.Reason), nil)
 	return r.controlState(), nil
 }
 
@@ -55,6 +57,7 @@ func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.
 		r.st.BudgetWaived = true
 	}
 	r.publish(ctx)
+	r.notifyChange(ctx, webhook.EventResumed, "resumed: "+orDash(req.Reason), nil)
 	return r.controlState(), nil
 }
 
@@ -104,6 +107,7 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)
+	r.notifyChange(ctx, webhook.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", r.st.Plan.Version, orDash(req.Reason)), nil)
 	return signals.EditPlanResponse{Version: r.st.Plan.Version, Plan: *r.st.Plan}, nil
 }
 

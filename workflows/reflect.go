@@ -9,6 +9,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // reflectionInput names reflection decisions in the rejected-inputs list.
@@ -85,6 +86,10 @@ func (r *run) applyReflection(ctx workflow.Context, refl plan.Reflection) error 
 		return nil
 	}
 	r.publish(ctx)
+	if refl.Decision != plan.DecisionComplete {
+		r.notifyChange(ctx, webhook.EventPlanUpdated, fmt.Sprintf("plan version %d: %s by the reflection: %s",
+			r.st.Plan.Version, refl.Decision, refl.Reason), nil)
+	}
 	return nil
 }
 

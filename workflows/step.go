@@ -9,6 +9,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/webhook"
 )
 
 // launch marks step id running and runs it in its own coroutine; the
@@ -18,6 +19,9 @@ func (r *run) launch(ctx workflow.Context, id string) {
 	r.exec.running++
 	r.st.MaxConcurrent = max(r.st.MaxConcurrent, r.exec.running)
 	r.publish(ctx)
+	if s := r.st.Plan.StepByID(id); s != nil {
+		r.notifyChange(ctx, webhook.EventStepStarted, fmt.Sprintf("step %d/%d started: %s", s.Number, len(r.st.Plan.Steps), s.Title), s)
+	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		res := r.attempt(ctx, id)
 		if !res.Success && ctx.Err() == nil {

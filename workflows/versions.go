@@ -45,6 +45,9 @@ const (
 	// that will run (plan.Plan.PercentOfWork): skipped steps, steps
 	// cancelled before they started and unused fallbacks leave the count.
 	progressWorkChange = "progress-counts-steps-that-run"
+	// notifyStateChange: webhooks also report step-started,
+	// plan-updated, paused, resumed and budget-exceeded.
+	notifyStateChange = "notify-state-changes"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -59,6 +62,7 @@ type features struct {
 	budgetEveryCall     bool
 	skipHoldsDependents bool
 	progressWork        bool
+	notifyState         bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -78,5 +82,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		budgetEveryCall:     on(budgetEveryCallChange),
 		skipHoldsDependents: on(skipHoldsDependentsChange),
 		progressWork:        on(progressWorkChange),
+		notifyState:         on(notifyStateChange),
 	}
 }
