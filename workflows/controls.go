@@ -34,6 +34,9 @@ func (r *run) validatePause(req signals.ControlRequest) error {
 func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
 	r.setPaused(ctx, true)
 	r.st.PauseReason = req.Reason
+	if req.By != "" {
+		r.st.PauseReason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
+	}
 	r.publish(ctx)
 	r.notifyChange(ctx, webhook.EventPaused, "paused: "+orDash(req.Reason), nil)
 	return r.controlState(), nil
@@ -66,9 +69,10 @@ func (r *run) controlState() signals.ControlState {
 	return signals.ControlState{Phase: r.st.Phase, Mode: r.mode(), Paused: r.st.Paused, Reason: r.st.PauseReason}
 }
 
-// userChange is the change record of a person's edit.
-func userChange(ctx workflow.Context, reason string) plan.Change {
-	return plan.Change{Actor: plan.ActorUser, Reason: reason, At: workflow.Now(ctx)}
+// userChange is the change record of a person's (or a service's) edit,
+// on behalf of the caller the request names.
+func userChange(ctx workflow.Context, by, reason string) plan.Change {
+	return plan.Change{Actor: signals.Caller(by), Reason: reason, At: workflow.Now(ctx)}
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits
@@ -90,7 +94,7 @@ func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) erro
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
-	dry := plan.Change{Actor: plan.ActorUser, Reason: req.Reason}
+	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason}
 	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
 		return reject(signals.RejectInvalidEdit, "edit: %v", err)
 	}
@@ -103,7 +107,7 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 	if err := r.validateEdit(ctx, req); err != nil {
 		return signals.EditPlanResponse{}, err
 	}
-	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.Reason)) }); err != nil {
+	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.By, req.Reason)) }); err != nil {
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)

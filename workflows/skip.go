@@ -140,7 +140,7 @@ func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
 	if ans.approve {
 		actor := plan.ActorSystem
 		if ans.byUser {
-			actor = plan.ActorUser
+			actor = signals.Caller(ans.by)
 		}
 		reason := c.Reason
 		if ans.note != "" {
@@ -240,9 +240,10 @@ func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (sig
 	if !ok {
 		return signals.ConfirmSkipResponse{}, r.validateConfirm(req)
 	}
-	ans := skipAnswer{approve: req.Approve, byUser: true, note: "confirmed by a person"}
+	who := string(signals.Caller(req.By))
+	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
 	if !req.Approve {
-		ans.note = "denied by a person"
+		ans.note = "denied by " + who
 	}
 	if req.Note != "" {
 		ans.note += ": " + req.Note

@@ -182,6 +182,7 @@ type execState struct {
 type skipAnswer struct {
 	approve bool
 	byUser  bool
+	by      string
 	note    string
 }
 
