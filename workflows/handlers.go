@@ -86,8 +86,9 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 				err = serveSignal(ctx, h, raw, validate, apply)
 			}
 			if err != nil {
+				by := callerOf(raw) //workflowcheck:ignore (decoding the payload only)
 				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
-					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: callerOf(raw)})
+					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
 			}
 			r.signalsRunning--
 		}
