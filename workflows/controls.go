@@ -71,8 +71,8 @@ func (r *run) controlState() signals.ControlState {
 
 // userChange is the change record of a person's (or a service's) edit,
 // on behalf of the caller the request names.
-func userChange(ctx workflow.Context, by, reason string) plan.Change {
-	return plan.Change{Actor: signals.Caller(by), Reason: reason, At: workflow.Now(ctx)}
+func (r *run) userChange(ctx workflow.Context, by, reason string) plan.Change {
+	return plan.Change{Actor: signals.Caller(by), Reason: reason, At: workflow.Now(ctx), Within: r.limits()}
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits
@@ -94,7 +94,7 @@ func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) erro
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
-	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason}
+	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.limits()}
 	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
 		return reject(signals.RejectInvalidEdit, "edit: %v", err)
 	}
@@ -107,7 +107,7 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 	if err := r.validateEdit(ctx, req); err != nil {
 		return signals.EditPlanResponse{}, err
 	}
-	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.By, req.Reason)) }); err != nil {
+	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, r.userChange(ctx, req.By, req.Reason)) }); err != nil {
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)

@@ -170,7 +170,7 @@ func (r *run) skipByCondition(ctx workflow.Context, id string) bool {
 		return false
 	}
 	reason := fmt.Sprintf("skip condition holds: %s", s.SkipCondition)
-	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
 		r.st.LastError = fmt.Sprintf("skip step %s: %v (the step runs)", id, err)
 		return false
 	}

@@ -190,7 +190,7 @@ func (r *run) planView() signals.PlanView {
 	if r.st.Plan == nil {
 		return signals.PlanView{}
 	}
-	return signals.PlanView{Plan: r.st.Plan, Validation: plan.Validate(*r.st.Plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})}
+	return signals.PlanView{Plan: r.st.Plan, Validation: plan.Validate(*r.st.Plan, r.limits())}
 }
 
 // pending answers the pending query.

@@ -168,7 +168,7 @@ func (r *run) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, re
 	if len(ids) == 0 {
 		return
 	}
-	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
 		r.st.LastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
 	}
 }

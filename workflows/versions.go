@@ -48,6 +48,9 @@ const (
 	// notifyStateChange: webhooks also report step-started,
 	// plan-updated, paused, resumed and budget-exceeded.
 	notifyStateChange = "notify-state-changes"
+	// toolLimitsChange: validation and edits refuse a step that names a
+	// tool the product does not have (plan.BuiltinTools).
+	toolLimitsChange = "validate-builtin-tools"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -63,6 +66,7 @@ type features struct {
 	skipHoldsDependents bool
 	progressWork        bool
 	notifyState         bool
+	toolLimits          bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -83,5 +87,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		skipHoldsDependents: on(skipHoldsDependentsChange),
 		progressWork:        on(progressWorkChange),
 		notifyState:         on(notifyStateChange),
+		toolLimits:          on(toolLimitsChange),
 	}
 }
