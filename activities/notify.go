@@ -29,6 +29,11 @@ const (
 	EventCompleted             = webhook.EventCompleted
 	EventFailed                = webhook.EventFailed
 	EventCancelled             = webhook.EventCancelled
+	EventStepStarted           = webhook.EventStepStarted
+	EventPlanUpdated           = webhook.EventPlanUpdated
+	EventPaused                = webhook.EventPaused
+	EventResumed               = webhook.EventResumed
+	EventBudgetExceeded        = webhook.EventBudgetExceeded
 )
 
 // NotifyData is the event-specific part of a webhook body.

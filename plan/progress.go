@@ -103,3 +103,94 @@ func (p *Plan) EstimatedRemaining() Duration {
 	}
 	return d
 }
+
+// WillRun reports whether step s counts as work the plan does: it is not
+// skipped, not cancelled before it started, and not a fallback-only step
+// still waiting for a failure to stand in for (see IsFallbackOnly).
+func (p *Plan) WillRun(s Step) bool {
+	switch {
+	case s.Status == StepSkipped:
+		return false
+	case s.Status == StepCancelled && s.StartedAt == nil:
+		return false
+	case (s.Status == StepPending || s.Status == "") && p.IsFallbackOnly(s.ID):
+		return false
+	}
+	return true
+}
+
+// PercentOfWork is the share of the steps that will run (WillRun) that
+// completed, 0 to 100, rounded down. Skipped steps, steps cancelled
+// before they started and unused fallbacks leave the denominator, so they
+// neither count as done nor hold the figure below 100; a step that failed
+// or was cancelled while running stays in it undone, so a plan that
+// failed says how far it got. With no step left to run it is 100 once
+// nothing is pending or running, 0 before.
+func (p *Plan) PercentOfWork() int {
+	done, total, open := p.work()
+	if total == 0 {
+		if open || (len(p.Steps) == 0 && p.Status != PlanCompleted) {
+			return 0
+		}
+		return 100
+	}
+	return done * 100 / total
+}
+
+// WorkDone counts the steps that will run (WillRun) and those of them
+// that completed.
+func (p *Plan) WorkDone() (done, total int) {
+	done, total, _ = p.work()
+	return done, total
+}
+
+// work is WorkDone, and whether a step is not done yet.
+func (p *Plan) work() (done, total int, open bool) {
+	for _, s := range p.Steps {
+		if !s.Status.Done() {
+			open = true
+		}
+		if !p.WillRun(s) {
+			continue
+		}
+		total++
+		if s.Status == StepCompleted {
+			done++
+		}
+	}
+	return done, total, open
+}
+
+// MeasuredRemaining estimates the time left from the steps that ran: the
+// mean duration of the finished ones (completed or failed, with a
+// measured duration) times the steps still to run (WillRun and not done,
+// running ones included), divided by the effective parallelism: at most
+// parallelism steps run at once, and never more than remain. Zero when
+// nothing finished yet or nothing remains.
+func (p *Plan) MeasuredRemaining(parallelism int) Duration {
+	var sum Duration
+	finished, left := 0, 0
+	for _, s := range p.Steps {
+		switch {
+		case (s.Status == StepCompleted || s.Status == StepFailed) && s.Result != nil && s.Result.Duration > 0:
+			sum += s.Result.Duration
+			finished++
+		case !s.Status.Done() && p.WillRun(s):
+			left++
+		}
+	}
+	if finished == 0 || left == 0 {
+		return 0
+	}
+	width := max(1, min(parallelism, left))
+	return sum / Duration(finished) * Duration(left) / Duration(width)
+}
+
+// Remaining is the time left: the model's estimates of the steps not done
+// when it gave any (EstimatedRemaining), otherwise MeasuredRemaining.
+func (p *Plan) Remaining(parallelism int) Duration {
+	if d := p.EstimatedRemaining(); d > 0 {
+		return d
+	}
+	return p.MeasuredRemaining(parallelism)
+}

@@ -1,5 +1,7 @@
 package plan
 
+import "slices"
+
 // IsFallbackOnly reports whether step id is named as another step's
 // FallbackStepID. Such a step runs only in place of the step that failed,
 // never on its own, so Ready leaves it out.
@@ -101,4 +103,49 @@ func (p *Plan) statusByID() map[string]StepStatus {
 		}
 	}
 	return m
+}
+
+// Held returns, in plan order, the pending steps a skip proposal about
+// ids holds back until it is answered: the pending steps among ids and
+// every pending step that depends on one of them, directly or through
+// other steps. The other steps are free to run meanwhile: whatever the
+// answer, it does not change them.
+func (p *Plan) Held(ids []string) []string {
+	held := map[string]bool{}
+	for _, id := range ids {
+		held[id] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, s := range p.Steps {
+			if held[s.ID] {
+				continue
+			}
+			for _, d := range s.DependsOn {
+				if held[d] {
+					held[s.ID] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	var out []string
+	for _, s := range p.Steps {
+		if held[s.ID] && s.Status == StepPending {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+// ReadyExcept is Ready without the steps in held (see Held).
+func (p *Plan) ReadyExcept(held []string) []string {
+	var out []string
+	for _, id := range p.Ready() {
+		if !slices.Contains(held, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -45,6 +45,12 @@ type Checkpoint struct {
 	// NoReceiver is set once a delivery found no webhook configured, so
 	// the continuation schedules no deliveries to nowhere either.
 	NoReceiver bool `json:"noReceiver,omitempty"`
+	// PausedFor is the time the run spent paused, up to PausedAt when it
+	// is paused now; elapsed running time leaves both out.
+	PausedFor plan.Duration `json:"pausedFor,omitempty"`
+	PausedAt  *time.Time    `json:"pausedAt,omitempty"`
+	// MaxConcurrent is the most steps that ran at once.
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 }
 
 // checkpointProblems lists what makes a request's checkpoint unusable. A

@@ -41,7 +41,8 @@ func TestCheckpointJSONTags(t *testing.T) {
 		"runs", "startedAt", "phase", "goal", "options", "plan,omitempty", "snapshotId,omitempty",
 		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
 		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
-		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty",
+		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty", "pausedFor,omitempty",
+		"pausedAt,omitempty", "maxConcurrent,omitempty",
 	}
 	typ := reflect.TypeOf(Checkpoint{})
 	got := make([]string, 0, typ.NumField())

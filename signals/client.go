@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // MemoGoal is the memo key holding a plan's goal, which listings show
@@ -34,6 +36,7 @@ const NotifyWorkflowType = "PlanNotify"
 type Client struct {
 	c         client.Client
 	taskQueue string
+	identity  string
 }
 
 // ClientOption configures a Client.
@@ -47,6 +50,23 @@ func WithTaskQueue(name string) ClientOption {
 			c.taskQueue = name
 		}
 	}
+}
+
+// WithIdentity names the caller in every input the Client sends (the
+// payloads' by field, when the caller left it empty), so the plan's
+// version history, rejected inputs and details say who did what. Pass
+// the client.Options.Identity the Temporal client was dialled with. The
+// default is none: the run records "user".
+func WithIdentity(identity string) ClientOption {
+	return func(c *Client) { c.identity = plan.TruncateBytes(identity, MaxCallerBytes) }
+}
+
+// by is the caller to record: by as given, or the Client's identity.
+func (c *Client) by(by string) string {
+	if by == "" {
+		return c.identity
+	}
+	return by
 }
 
 // NewClient returns a Client that talks through c.
@@ -140,36 +160,43 @@ func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflow
 
 // Select picks an option of plan id and answers the selected option.
 func (c *Client) Select(ctx context.Context, id string, req SelectOptionRequest) (SelectOptionResponse, error) {
+	req.By = c.by(req.By)
 	return withRejection(SelectOption.Update(ctx, c.c, id, req))
 }
 
 // Refine asks plan id for new options from feedback and answers them.
 func (c *Client) Refine(ctx context.Context, id string, req RefinePlanRequest) (OptionsView, error) {
+	req.By = c.by(req.By)
 	return withRejection(RefinePlan.Update(ctx, c.c, id, req))
 }
 
 // Answer answers the clarifying questions of plan id.
 func (c *Client) Answer(ctx context.Context, id string, req AnswerClarificationRequest) (ClarificationResponse, error) {
+	req.By = c.by(req.By)
 	return withRejection(AnswerClarification.Update(ctx, c.c, id, req))
 }
 
 // ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
 func (c *Client) ConfirmSkip(ctx context.Context, id string, req ConfirmSkipRequest) (ConfirmSkipResponse, error) {
+	req.By = c.by(req.By)
 	return withRejection(ConfirmSkip.Update(ctx, c.c, id, req))
 }
 
 // Edit edits the plan of plan id and answers the new plan version.
 func (c *Client) Edit(ctx context.Context, id string, req EditPlanRequest) (EditPlanResponse, error) {
+	req.By = c.by(req.By)
 	return withRejection(EditPlan.Update(ctx, c.c, id, req))
 }
 
 // Pause pauses plan id at its next step boundary and answers its state.
 func (c *Client) Pause(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+	req.By = c.by(req.By)
 	return withRejection(Pause.Update(ctx, c.c, id, req))
 }
 
 // Resume resumes paused plan id and answers its state.
 func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+	req.By = c.by(req.By)
 	return withRejection(Resume.Update(ctx, c.c, id, req))
 }
 
@@ -187,7 +214,7 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
 func (c *Client) Rollback(ctx context.Context, id string) (RollbackResponse, error) {
-	return withRejection(Rollback.Update(ctx, c.c, id, RollbackRequest{}))
+	return withRejection(Rollback.Update(ctx, c.c, id, RollbackRequest{By: c.identity}))
 }
 
 // Progress answers the progress query of plan id.

@@ -12,6 +12,8 @@ type SelectOptionRequest struct {
 	OptionID string `json:"optionId,omitempty"`
 	Rank     int    `json:"rank,omitempty"`
 	Feedback string `json:"feedback,omitempty"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // SelectOptionResponse answers a selection.
@@ -22,11 +24,15 @@ type SelectOptionResponse struct {
 // RefinePlanRequest asks for new options.
 type RefinePlanRequest struct {
 	Feedback string `json:"feedback"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // AnswerClarificationRequest answers the clarifying questions.
 type AnswerClarificationRequest struct {
 	Answers map[string]string `json:"answers"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // ClarificationResponse answers an answer-clarification update.
@@ -40,6 +46,8 @@ type ConfirmSkipRequest struct {
 	RequestID string `json:"requestId"`
 	Approve   bool   `json:"approve"`
 	Note      string `json:"note,omitempty"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // ConfirmSkipResponse answers a confirm-skip update.
@@ -53,6 +61,8 @@ type ConfirmSkipResponse struct {
 type EditPlanRequest struct {
 	Edits  []plan.Edit `json:"edits"`
 	Reason string      `json:"reason"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // EditPlanResponse answers an edit with the new plan version.
@@ -64,6 +74,8 @@ type EditPlanResponse struct {
 // ControlRequest pauses or resumes.
 type ControlRequest struct {
 	Reason string `json:"reason,omitempty"`
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
 }
 
 // ControlState answers pause and resume.
@@ -78,8 +90,11 @@ type ControlState struct {
 // fields.
 type AwaitOptionsRequest struct{}
 
-// RollbackRequest restores the workspace. It has no fields.
-type RollbackRequest struct{}
+// RollbackRequest restores the workspace.
+type RollbackRequest struct {
+	// By names the caller (see Caller).
+	By string `json:"by,omitempty"`
+}
 
 // RollbackResponse says which files rollback restored or removed.
 type RollbackResponse struct {
@@ -96,20 +111,28 @@ type StepRef struct {
 
 // Progress answers the progress query.
 type Progress struct {
-	Phase              plan.Phase    `json:"phase"`
-	Mode               plan.Mode     `json:"mode"`
-	Awaiting           Awaiting      `json:"awaiting"`
-	Paused             bool          `json:"paused"`
-	CurrentStep        *StepRef      `json:"currentStep,omitempty"`
-	Totals             plan.Totals   `json:"totals"`
-	Percent            int           `json:"percent"`
-	StartedAt          time.Time     `json:"startedAt"`
-	Elapsed            plan.Duration `json:"elapsed"`
+	Phase       plan.Phase  `json:"phase"`
+	Mode        plan.Mode   `json:"mode"`
+	Awaiting    Awaiting    `json:"awaiting"`
+	Paused      bool        `json:"paused"`
+	CurrentStep *StepRef    `json:"currentStep,omitempty"`
+	Totals      plan.Totals `json:"totals"`
+	Percent     int         `json:"percent"`
+	StartedAt   time.Time   `json:"startedAt"`
+	// Elapsed is the time the run has been running since StartedAt,
+	// paused time left out; PausedFor is that paused time.
+	Elapsed   plan.Duration `json:"elapsed"`
+	PausedFor plan.Duration `json:"pausedFor,omitempty"`
+	// EstimatedRemaining is the model's estimates of the steps not done,
+	// or without them the mean measured step duration times the steps
+	// left, divided by the steps that can run at once.
 	EstimatedRemaining plan.Duration `json:"estimatedRemaining"`
-	Usage              plan.Usage    `json:"usage"`
-	Tokens             int           `json:"tokens"`
-	CostUSD            float64       `json:"costUSD"`
-	LastError          string        `json:"lastError,omitempty"`
+	// MaxConcurrent is the most steps that ran at once so far.
+	MaxConcurrent int        `json:"maxConcurrent,omitempty"`
+	Usage         plan.Usage `json:"usage"`
+	Tokens        int        `json:"tokens"`
+	CostUSD       float64    `json:"costUSD"`
+	LastError     string     `json:"lastError,omitempty"`
 	// Offline is set when the offline model plays the LLM.
 	Offline bool `json:"offline,omitempty"`
 }
@@ -164,6 +187,8 @@ type Rejection struct {
 	At     time.Time `json:"at"`
 	Name   string    `json:"name"`
 	Reason string    `json:"reason"`
+	// By is the caller the input named, if it named one.
+	By string `json:"by,omitempty"`
 	// Payload is the refused input, cut short if long.
 	Payload string `json:"payload,omitempty"`
 }
@@ -176,4 +201,19 @@ type Pending struct {
 	SkipConfirmations []SkipConfirmation    `json:"skipConfirmations,omitempty"`
 	Paused            bool                  `json:"paused"`
 	Rejected          []Rejection           `json:"rejected,omitempty"`
+}
+
+// MaxCallerBytes bounds the by field of a signal or update.
+const MaxCallerBytes = 256
+
+// Caller is who sent a signal or update, for the plan's version history,
+// the rejected inputs and the details: the payload's by field, which the
+// typed Client fills from client.Options.Identity, or "user" when it is
+// empty. Temporal does not tell workflow code who sent an input, so the
+// caller says it; it is a label, not an authentication.
+func Caller(by string) plan.Actor {
+	if by == "" {
+		return plan.ActorUser
+	}
+	return plan.Actor(by)
 }

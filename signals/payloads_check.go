@@ -21,17 +21,20 @@ func (r SelectOptionRequest) Validate() error {
 	if r.OptionID != "" && r.Rank != 0 {
 		return fmt.Errorf("optionId %q and rank %d are both given: give one", short(r.OptionID), r.Rank)
 	}
-	return textTooLong("feedback", r.Feedback)
+	return errors.Join(textTooLong("feedback", r.Feedback), callerTooLong(r.By))
 }
 
 // Validate refuses feedback longer than MaxTextBytes.
 func (r RefinePlanRequest) Validate() error {
-	return textTooLong("feedback", r.Feedback)
+	return errors.Join(textTooLong("feedback", r.Feedback), callerTooLong(r.By))
 }
 
 // Validate refuses more than MaxAnswers answers, and a question or an
 // answer longer than MaxTextBytes.
 func (r AnswerClarificationRequest) Validate() error {
+	if err := callerTooLong(r.By); err != nil {
+		return err
+	}
 	if len(r.Answers) > MaxAnswers {
 		return tooLarge("answers has %d entries: at most %d", len(r.Answers), MaxAnswers)
 	}
@@ -48,7 +51,7 @@ func (r AnswerClarificationRequest) Validate() error {
 
 // Validate refuses a note longer than MaxTextBytes.
 func (r ConfirmSkipRequest) Validate() error {
-	return textTooLong("note", r.Note)
+	return errors.Join(textTooLong("note", r.Note), callerTooLong(r.By))
 }
 
 // Validate refuses more than MaxEdits edits or MaxEditBytes of them as
@@ -56,7 +59,7 @@ func (r ConfirmSkipRequest) Validate() error {
 // reason longer than MaxTextBytes. Whether the edits apply to the plan is
 // the run's to judge.
 func (r EditPlanRequest) Validate() error {
-	if err := textTooLong("reason", r.Reason); err != nil {
+	if err := errors.Join(textTooLong("reason", r.Reason), callerTooLong(r.By)); err != nil {
 		return err
 	}
 	if len(r.Edits) > MaxEdits {
@@ -84,7 +87,20 @@ func (r EditPlanRequest) Validate() error {
 
 // Validate refuses a reason longer than MaxTextBytes.
 func (r ControlRequest) Validate() error {
-	return textTooLong("reason", r.Reason)
+	return errors.Join(textTooLong("reason", r.Reason), callerTooLong(r.By))
+}
+
+// Validate refuses a by longer than MaxCallerBytes.
+func (r RollbackRequest) Validate() error {
+	return callerTooLong(r.By)
+}
+
+// callerTooLong refuses a by field longer than MaxCallerBytes.
+func callerTooLong(by string) error {
+	if len(by) > MaxCallerBytes {
+		return fmt.Errorf("by is %d bytes: at most %d bytes", len(by), MaxCallerBytes)
+	}
+	return nil
 }
 
 // textTooLong refuses a free text longer than MaxTextBytes, naming it.
@@ -103,6 +119,7 @@ var (
 	_ interface{ Validate() error } = ConfirmSkipRequest{}
 	_ interface{ Validate() error } = EditPlanRequest{}
 	_ interface{ Validate() error } = ControlRequest{}
+	_ interface{ Validate() error } = RollbackRequest{}
 )
 
 // tooLargeError is a payload over one of the limits, so that a refusal can

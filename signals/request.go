@@ -128,6 +128,9 @@ type StartRequest struct {
 	// option ExternalOptionID. It is validated like an edit, against the
 	// run's execution.maxSteps and the built-in tools.
 	Plan *ExternalPlan `json:"plan,omitempty"`
+	// Deadline ends the plan, running steps cancelled and summarized, at a
+	// duration from the start ("2h") or an RFC 3339 time.
+	Deadline Deadline `json:"deadline,omitempty"`
 	// Checkpoint carries a run's state across continue-as-new; callers leave
 	// it empty.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`

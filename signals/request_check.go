@@ -29,6 +29,9 @@ func (r StartRequest) Validate() error {
 	errs = append(errs, historyProblems(r.History)...)
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	errs = append(errs, externalPlanProblems(r)...)
+	if err := r.Deadline.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	errs = append(errs, sizeProblems(r)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid start request: %s", strings.Join(bounded(errs), "; "))

@@ -15,17 +15,28 @@ import (
 type Event string
 
 // Events. The awaiting-* events tell a person or a service that the run
-// waits for them; the step events and the final three follow the work.
+// waits for them; the step events, plan-updated, paused, resumed and
+// budget-exceeded follow the work and its changes, the final three its
+// end.
 const (
 	EventPlanCreated           Event = "plan-created"
 	EventAwaitingSelection     Event = "awaiting-selection"
 	EventAwaitingClarification Event = "awaiting-clarification"
 	EventAwaitingConfirmation  Event = "awaiting-confirmation"
+	EventStepStarted           Event = "step-started"
 	EventStepCompleted         Event = "step-completed"
 	EventStepFailed            Event = "step-failed"
-	EventCompleted             Event = "completed"
-	EventFailed                Event = "failed"
-	EventCancelled             Event = "cancelled"
+	// EventPlanUpdated follows an edit or a replan: a new plan version.
+	EventPlanUpdated Event = "plan-updated"
+	// EventPaused and EventResumed follow pause and resume (a budget
+	// pause included); EventBudgetExceeded tells that a budget stopped
+	// or paused the run.
+	EventPaused         Event = "paused"
+	EventResumed        Event = "resumed"
+	EventBudgetExceeded Event = "budget-exceeded"
+	EventCompleted      Event = "completed"
+	EventFailed         Event = "failed"
+	EventCancelled      Event = "cancelled"
 )
 
 // Request headers.

@@ -167,7 +167,7 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 		Offline: r.st.Offline,
 	}
 	// A pause asked for before execution has nothing left to hold.
-	r.st.Paused = false
+	r.setPaused(ctx, false)
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.close(ctx, res)
 	return res

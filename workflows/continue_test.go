@@ -148,7 +148,7 @@ func TestRestoredSkipConfirmationIsSettledFirst(t *testing.T) {
 	assert.Equal(t, plan.StepSkipped, res.Plan.StepByID("s2").Status)
 	sent := h.f.notified()
 	require.NotEmpty(t, sent)
-	assert.Equal(t, "default-test-workflow-id/step-completed/10", sent[0].IdempotencyKey, "event numbers go on from the checkpoint")
+	assert.Equal(t, "default-test-workflow-id/step-started/10", sent[0].IdempotencyKey, "event numbers go on from the checkpoint")
 }
 
 func TestCheckpointWithoutPlanIsRefusedNotAPanic(t *testing.T) {

@@ -31,9 +31,13 @@ func (r *run) validatePause(req signals.ControlRequest) error {
 // pause stops the run at the next step boundary: running steps finish,
 // no new one starts.
 func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.st.Paused = true
+	r.setPaused(ctx, true)
 	r.st.PauseReason = req.Reason
+	if req.By != "" {
+		r.st.PauseReason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
+	}
 	r.publish(ctx)
+	r.notifyChange(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
 	return r.controlState(), nil
 }
 
@@ -48,13 +52,14 @@ func (r *run) validateResume(req signals.ControlRequest) error {
 // resume lets a paused run go on. Resuming after a budget pause waives the
 // budget for the rest of the run.
 func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.st.Paused = false
+	r.setPaused(ctx, false)
 	r.st.PauseReason = req.Reason
 	if r.exec.budgetPaused {
 		r.exec.budgetPaused = false
 		r.st.BudgetWaived = true
 	}
 	r.publish(ctx)
+	r.notifyChange(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
 	return r.controlState(), nil
 }
 
@@ -63,9 +68,10 @@ func (r *run) controlState() signals.ControlState {
 	return signals.ControlState{Phase: r.st.Phase, Mode: r.mode(), Paused: r.st.Paused, Reason: r.st.PauseReason}
 }
 
-// userChange is the change record of a person's edit.
-func userChange(ctx workflow.Context, reason string) plan.Change {
-	return plan.Change{Actor: plan.ActorUser, Reason: reason, At: workflow.Now(ctx)}
+// userChange is the change record of a person's (or a service's) edit,
+// on behalf of the caller the request names.
+func (r *run) userChange(ctx workflow.Context, by, reason string) plan.Change {
+	return plan.Change{Actor: signals.Caller(by), Reason: reason, At: workflow.Now(ctx), Within: r.limits()}
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits
@@ -87,7 +93,7 @@ func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) erro
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
-	dry := plan.Change{Actor: plan.ActorUser, Reason: req.Reason}
+	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.limits()}
 	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
 		return reject(signals.RejectInvalidEdit, "edit: %v", err)
 	}
@@ -100,10 +106,11 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 	if err := r.validateEdit(ctx, req); err != nil {
 		return signals.EditPlanResponse{}, err
 	}
-	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, userChange(ctx, req.Reason)) }); err != nil {
+	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, r.userChange(ctx, req.By, req.Reason)) }); err != nil {
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)
+	r.notifyChange(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", r.st.Plan.Version, orDash(req.Reason)), nil)
 	return signals.EditPlanResponse{Version: r.st.Plan.Version, Plan: *r.st.Plan}, nil
 }
 
@@ -133,48 +140,6 @@ func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals
 		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
 	}
 	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
-}
-
-// checkBudget compares usage with the budget at a step boundary: stop
-// halts execution, pause pauses the run (once, see resume).
-func (r *run) checkBudget(ctx workflow.Context) {
-	if r.halted() || r.st.BudgetWaived || r.exec.budgetPaused {
-		return
-	}
-	kind, msg := r.overBudget()
-	if kind == "" {
-		return
-	}
-	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.st.Paused = true
-		r.exec.budgetPaused = true
-		r.st.PauseReason = msg
-		r.st.LastError = msg
-		r.publish(ctx)
-		return
-	}
-	r.exec.stopReason = msg
-	r.exec.budgetExceeded = kind
-	r.cancelPending(ctx, msg, false)
-	r.publish(ctx)
-}
-
-// Budget kinds as Result.BudgetExceeded reports them.
-const (
-	budgetTokens = "tokens"
-	budgetCost   = "cost"
-)
-
-// overBudget names the budget usage exceeds, with a message, or "".
-func (r *run) overBudget() (string, string) {
-	b := r.req.Budget
-	if b.MaxTokens > 0 && r.st.Usage.TotalTokens > b.MaxTokens {
-		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.st.Usage.TotalTokens, b.MaxTokens)
-	}
-	if b.MaxCostUSD > 0 && r.st.Usage.CostUSD > b.MaxCostUSD {
-		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.st.Usage.CostUSD, b.MaxCostUSD)
-	}
-	return "", ""
 }
 
 // cancelPending marks every pending step cancelled with a note, and the

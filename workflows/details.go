@@ -134,7 +134,11 @@ func (r *run) detailsFooter(p *page) {
 	}
 	if n := len(r.st.Rejected); n > 0 {
 		rej := r.st.Rejected[n-1]
-		p.f("\n\n**Last refused input:** `%s` — %s", rej.Name, inline(rej.Reason, textWidth))
+		p.f("\n\n**Last refused input:** `%s`", rej.Name)
+		if rej.By != "" {
+			p.f(" from %s", inline(rej.By, titleWidth))
+		}
+		p.f(" — %s", inline(rej.Reason, textWidth))
 	}
 	u := r.st.Usage
 	p.f("\n\n**Usage:** %d tokens (%d prompt, %d completion) · $%.4f · %d LLM calls", u.TotalTokens, u.PromptTokens, u.CompletionTokens, u.CostUSD, u.Calls)

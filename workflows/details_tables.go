@@ -79,7 +79,8 @@ func (r *run) detailsSteps(p *page) {
 	pl := r.st.Plan
 	p.section("Plan: " + inline(pl.Title, textWidth))
 	t := pl.Totals()
-	p.f("**%d%%** · %d of %d steps done", r.percent(), r.stepsDone(t), t.Total)
+	done, of := r.stepsDone(t)
+	p.f("**%d%%** · %d of %d steps done", r.percent(), done, of)
 	counts := []struct {
 		n    int
 		what string
@@ -96,8 +97,11 @@ func (r *run) detailsSteps(p *page) {
 	if len(parts) > 0 {
 		p.f(" (%s)", strings.Join(parts, ", "))
 	}
-	if rem := pl.EstimatedRemaining(); rem > 0 && t.Done() < t.Total {
+	if rem := pl.Remaining(r.req.Execution.Parallelism); rem > 0 && t.Done() < t.Total {
 		p.f(" · about %s left", rem)
+	}
+	if r.st.MaxConcurrent > 1 {
+		p.f(" · up to %d steps at once", r.st.MaxConcurrent)
 	}
 	if len(pl.Steps) == 0 {
 		return

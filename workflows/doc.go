@@ -44,7 +44,8 @@
 // for the Web UI, a few KiB of markdown with the options or the steps,
 // what the run waits for and the exact commands that answer it; and
 // webhook events (plan created, waiting for a selection, a clarification
-// or a confirmation, each step's end, the run's end), each delivered by a
+// or a confirmation, each step's start and end, each new plan version,
+// pause, resume, a budget exceeded, the run's end), each delivered by a
 // [PlanNotify] child workflow that the run abandons when it closes, so a
 // slow receiver never holds the run up. PlanProgress counts the steps
 // completed or skipped: a failed or cancelled plan says how far it got.

@@ -91,8 +91,10 @@ func TestFailedPlanShowsTheStepsActuallyDone(t *testing.T) {
 	assert.Equal(t, "summary: failed", res.Summary)
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	assert.Equal(t, int64(33), lastOf(t, log.progress), "one step of three did its work")
-	assert.Equal(t, 33, query(h, signals.ProgressQuery).Percent, "the query agrees")
+	// s3 never ran and leaves the count: one of the two steps that ran
+	// did its work.
+	assert.Equal(t, int64(50), lastOf(t, log.progress), "one of two steps that ran did its work")
+	assert.Equal(t, 50, query(h, signals.ProgressQuery).Percent, "the query agrees")
 }
 
 func TestTemporalCancellationEndsCanceledWithTheResult(t *testing.T) {
@@ -114,7 +116,9 @@ func TestTemporalCancellationEndsCanceledWithTheResult(t *testing.T) {
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	assert.Equal(t, string(plan.PhaseCancelled), lastOf(t, log.phases))
-	assert.Equal(t, int64(33), lastOf(t, log.progress), "a cancelled plan does not say 100")
+	// s2 was cancelled while it ran and stays in the count, s3 never
+	// started and leaves it.
+	assert.Equal(t, int64(50), lastOf(t, log.progress), "a cancelled plan does not say 100")
 }
 
 func TestSelectionTimeoutThatCancelsEndsCanceled(t *testing.T) {

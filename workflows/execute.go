@@ -63,14 +63,19 @@ func (r *run) act(ctx workflow.Context) error {
 				return err
 			}
 		}
+		settled := r.exec.settled
 		progressed := r.launchReady(ctx)
 		if r.exec.running == 0 && len(r.exec.finished) == 0 {
 			if progressed {
 				continue
 			}
-			return nil
+			if !r.feat.skipHoldsDependents || len(r.st.SkipConfirmations) == 0 {
+				return nil
+			}
 		}
-		if err := workflow.Await(ctx, func() bool { return len(r.exec.finished) > 0 }); err != nil {
+		// A step ends, or a skip confirmation is settled, freeing the
+		// steps it held.
+		if err := workflow.Await(ctx, func() bool { return len(r.exec.finished) > 0 || r.exec.settled != settled }); err != nil {
 			return err
 		}
 	}
@@ -140,9 +145,10 @@ func (r *run) launchReady(ctx workflow.Context) bool {
 }
 
 // nextReady returns the first ready step (fallback-only steps are never
-// ready: they run in another's place), or "".
+// ready: they run in another's place) that no skip confirmation holds,
+// or "".
 func (r *run) nextReady() string {
-	if ids := r.st.Plan.Ready(); len(ids) > 0 {
+	if ids := r.st.Plan.ReadyExcept(r.held()); len(ids) > 0 {
 		return ids[0]
 	}
 	return ""
@@ -164,7 +170,7 @@ func (r *run) skipByCondition(ctx workflow.Context, id string) bool {
 		return false
 	}
 	reason := fmt.Sprintf("skip condition holds: %s", s.SkipCondition)
-	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
 		r.st.LastError = fmt.Sprintf("skip step %s: %v (the step runs)", id, err)
 		return false
 	}

@@ -21,14 +21,14 @@ import (
 // (signals.ExternalOptionID), recommended and selected, so that the
 // options, plan and pending queries read as for any run, and then
 // executes as a selected option does (snapshot, act, summarize).
-func (r *run) runExternal(ctx workflow.Context) (signals.Result, error) {
-	if err := r.adoptExternal(ctx); err != nil {
+func (r *run) runExternal(ctx, work workflow.Context) (signals.Result, error) {
+	if err := r.adoptExternal(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	if err := r.prepare(ctx); err != nil {
+	if err := r.prepare(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	return r.actAndFinish(ctx)
+	return r.actAndFinish(ctx, work)
 }
 
 // adoptExternal records the request's plan as revision 1's only option,
@@ -38,8 +38,7 @@ func (r *run) runExternal(ctx workflow.Context) (signals.Result, error) {
 func (r *run) adoptExternal(ctx workflow.Context) error {
 	r.setPhase(ctx, plan.PhasePlanning)
 	p := r.req.Plan.Plan(r.workflowID+"-external", r.task.ID, r.st.Goal, workflow.Now(ctx))
-	limits := plan.Limits{MaxSteps: r.req.Execution.MaxSteps, Tools: plan.BuiltinTools()}
-	if res := plan.Validate(p, limits); !res.Valid {
+	if res := plan.Validate(p, r.limits()); !res.Valid {
 		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
 	}
 	o := plan.Option{

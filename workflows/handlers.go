@@ -86,7 +86,9 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 				err = serveSignal(ctx, h, raw, validate, apply)
 			}
 			if err != nil {
-				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err), Payload: plan.TruncateBytes(string(raw), maxRejectedPayload)})
+				by := callerOf(raw) //workflowcheck:ignore (decoding the payload only)
+				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
+					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
 			}
 			r.signalsRunning--
 		}
@@ -125,6 +127,18 @@ func legacySignalJSON(ctx workflow.Context, name string, v converter.RawValue) (
 		return nil, false
 	}
 	return raw, true
+}
+
+// callerOf reads the by field of a refused signal's payload, whatever
+// else is wrong with it, bounded; "" when there is none.
+func callerOf(raw json.RawMessage) string {
+	var v struct {
+		By string `json:"by"`
+	}
+	if json.Unmarshal(raw, &v) != nil { //workflowcheck:ignore (decoding the payload only)
+		return ""
+	}
+	return plan.TruncateBytes(v.By, signals.MaxCallerBytes)
 }
 
 // printable is b cut short and made valid UTF-8, for the pending query.

@@ -140,6 +140,20 @@ func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
 	})
 }
 
+// notifyChange reports a change of the run's state (event is one of the
+// events of notifyStateChange), with the step it concerns when there is
+// one. Runs without notifyStateChange send none of them.
+func (r *run) notifyChange(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
+	if !r.feat.notifyState {
+		return
+	}
+	data := activities.NotifyData{Message: msg, Percent: r.percent()}
+	if step != nil {
+		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
+	}
+	r.notify(ctx, event, data)
+}
+
 // notifyEnd reports how the run ended.
 func (r *run) notifyEnd(ctx workflow.Context, res signals.Result) {
 	event := activities.EventCompleted

@@ -17,6 +17,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 func TestWebhookEventsFollowTheRun(t *testing.T) {
@@ -31,8 +32,9 @@ func TestWebhookEventsFollowTheRun(t *testing.T) {
 	require.Equal(t, signals.StatusCompleted, res.Status)
 	assert.Equal(t, []activities.NotifyEvent{
 		activities.EventPlanCreated, activities.EventAwaitingSelection,
-		activities.EventStepCompleted, activities.EventAwaitingConfirmation,
-		activities.EventStepCompleted, activities.EventStepCompleted,
+		webhook.EventStepStarted, activities.EventStepCompleted, activities.EventAwaitingConfirmation,
+		webhook.EventStepStarted, activities.EventStepCompleted,
+		webhook.EventStepStarted, activities.EventStepCompleted,
 		activities.EventCompleted,
 	}, h.f.events())
 
@@ -42,14 +44,14 @@ func TestWebhookEventsFollowTheRun(t *testing.T) {
 	assert.Equal(t, []string{"r1-o1", "r1-o2"}, sel.Data.Selection.OptionIDs)
 	assert.Equal(t, "Add JWT authentication", sel.Data.Goal)
 	assert.Equal(t, "default-test-workflow-id/awaiting-selection/2", sel.IdempotencyKey)
-	skip := sent[3]
+	skip := sent[4]
 	require.NotNil(t, skip.Data.Skip)
 	assert.Equal(t, "skip-1", skip.Data.Skip.RequestID)
-	step := sent[2]
+	step := sent[3]
 	require.NotNil(t, step.Data.Step)
 	assert.Equal(t, "s1", step.Data.Step.ID)
 	assert.Equal(t, 33, step.Data.Percent)
-	end := sent[6]
+	end := sent[9]
 	assert.Equal(t, signals.StatusCompleted, end.Data.Status)
 	assert.Equal(t, "summary: completed", end.Data.Summary)
 	keys := map[string]bool{}
@@ -78,6 +80,8 @@ func TestNoWebhookAnywhereStopsDeliveriesAfterTheFirst(t *testing.T) {
 	h.f.notify = func(activities.NotifyInput) (activities.NotifyOutput, error) {
 		return activities.NotifyOutput{NoReceiver: true}, nil
 	}
+	// step-started would go out before the first answer is back.
+	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	res := h.run(autoReq())
 
 	require.Equal(t, signals.StatusCompleted, res.Status)
@@ -107,6 +111,8 @@ func TestFailingWebhookDoesNotHoldTheRun(t *testing.T) {
 	h.f.notify = func(activities.NotifyInput) (activities.NotifyOutput, error) {
 		return activities.NotifyOutput{}, errors.New("receiver down")
 	}
+	// The events of the plan's first version, as the test counts them.
+	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	res := h.run(autoReq())
 
 	assert.Equal(t, signals.StatusCompleted, res.Status)
@@ -158,6 +164,8 @@ func TestAwaitOptionsFailsWhenRunEndsWithoutOptions(t *testing.T) {
 func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
 	h := newHarness(t)
 	// Every delivery takes an hour, far longer than the run.
+	// The events of the plan's first version, as the test counts them.
+	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	h.env.OnActivity(a.Notify, mock.Anything, mock.Anything).After(time.Hour).Return(
 		func(_ context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
 			record(h.f, "Notify", &h.f.notifyIn, in)
@@ -186,6 +194,7 @@ func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
 func TestWebhooksRanAsActivitiesBeforeTheChange(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(notifyChildChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	var children int
 	h.env.SetOnChildWorkflowStartedListener(func(*workflow.Info, workflow.Context, converter.EncodedValues) { children++ })
 	res := h.run(autoReq())

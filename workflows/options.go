@@ -116,7 +116,7 @@ func (r *run) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, t
 		if o.Title == "" {
 			o.Title = o.Plan.Title
 		}
-		res := plan.Validate(o.Plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})
+		res := plan.Validate(o.Plan, r.limits())
 		if !res.Valid {
 			invalid = append(invalid, plan.DroppedOption{Title: o.Title, Reason: "invalid plan", Issues: issueTexts(res.Errors)})
 			continue

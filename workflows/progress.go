@@ -57,7 +57,34 @@ func (r *run) awaiting() signals.Awaiting {
 	return signals.AwaitingNone
 }
 
-// percent is the share of steps done, 0 to 100: completed or skipped
+// setPaused pauses or resumes the run and keeps the paused time: the
+// progress query reports running time and paused time apart.
+func (r *run) setPaused(ctx workflow.Context, paused bool) {
+	now := workflow.Now(ctx)
+	if r.st.PausedAt != nil {
+		r.st.PausedFor += plan.Duration(now.Sub(*r.st.PausedAt))
+		r.st.PausedAt = nil
+	}
+	if paused {
+		r.st.PausedAt = &now
+	}
+	r.st.Paused = paused
+}
+
+// pausedFor is the time the run spent paused until now.
+func (r *run) pausedFor(ctx workflow.Context) plan.Duration {
+	d := r.st.PausedFor
+	if r.st.PausedAt != nil {
+		d += elapsedSince(ctx, *r.st.PausedAt)
+	}
+	return d
+}
+
+// percent is the share of steps done, 0 to 100. With progressWorkChange
+// it is plan.Plan.PercentOfWork: completed steps among those that will
+// run; skipped steps, steps cancelled before they started and unused
+// fallbacks leave the count. Before, it was the share of steps completed
+// or skipped
 // (the work is done, or not needed). A failed or cancelled step did not do
 // its work, so a plan that failed or was cancelled half way says how far
 // it got. Runs without progressDoneChange count every step in a final
@@ -66,15 +93,30 @@ func (r *run) percent() int {
 	if r.st.Plan == nil {
 		return 0
 	}
+	if r.feat.progressWork {
+		return r.st.Plan.PercentOfWork()
+	}
 	t := r.st.Plan.Totals()
 	if !r.feat.progressDone || t.Total == 0 {
 		return r.st.Plan.Percent()
 	}
-	return r.stepsDone(t) * 100 / t.Total
+	return r.stepsDoneOld(t) * 100 / t.Total
 }
 
-// stepsDone is the number of steps percent counts as done.
-func (r *run) stepsDone(t plan.Totals) int {
+// stepsDone is the number of steps percent counts as done, and of how
+// many.
+func (r *run) stepsDone(t plan.Totals) (int, int) {
+	if r.feat.progressWork {
+		return r.st.Plan.WorkDone()
+	}
+	if !r.feat.progressDone {
+		return t.Done(), t.Total
+	}
+	return t.Completed + t.Skipped, t.Total
+}
+
+// stepsDoneOld is stepsDone before progressWorkChange.
+func (r *run) stepsDoneOld(t plan.Totals) int {
 	if !r.feat.progressDone {
 		return t.Done()
 	}
@@ -119,7 +161,8 @@ func (r *run) progress(ctx workflow.Context) signals.Progress {
 		Awaiting:  r.awaiting(),
 		Paused:    r.st.Paused,
 		StartedAt: r.st.StartedAt,
-		Elapsed:   elapsedSince(ctx, r.st.StartedAt),
+		Elapsed:   elapsedSince(ctx, r.st.StartedAt) - r.pausedFor(ctx),
+		PausedFor: r.pausedFor(ctx),
 		Usage:     r.st.Usage,
 		Tokens:    r.st.Usage.TotalTokens,
 		CostUSD:   r.st.Usage.CostUSD,
@@ -131,7 +174,8 @@ func (r *run) progress(ctx workflow.Context) signals.Progress {
 	}
 	p.Totals = r.st.Plan.Totals()
 	p.Percent = r.percent()
-	p.EstimatedRemaining = r.st.Plan.EstimatedRemaining()
+	p.EstimatedRemaining = r.st.Plan.Remaining(r.req.Execution.Parallelism)
+	p.MaxConcurrent = r.st.MaxConcurrent
 	for _, s := range r.st.Plan.Steps {
 		if s.Status == plan.StepRunning || s.Status == plan.StepRetrying {
 			p.CurrentStep = &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title}
@@ -146,7 +190,7 @@ func (r *run) planView() signals.PlanView {
 	if r.st.Plan == nil {
 		return signals.PlanView{}
 	}
-	return signals.PlanView{Plan: r.st.Plan, Validation: plan.Validate(*r.st.Plan, plan.Limits{MaxSteps: r.req.Execution.MaxSteps})}
+	return signals.PlanView{Plan: r.st.Plan, Validation: plan.Validate(*r.st.Plan, r.limits())}
 }
 
 // pending answers the pending query.

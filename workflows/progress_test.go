@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -92,4 +93,41 @@ func TestAwaitingShowsConfirmationAndResume(t *testing.T) {
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	assert.Equal(t, []string{"none", "confirmation", "resume", "none"}, log.awaiting)
+}
+
+// TestProgressMeasuresTimeAndWidth: two independent one-minute steps run
+// side by side, then a third waits for both; the model gave no
+// estimates. A pause asked for half way through the first two, and
+// answered an hour later, shows as pausedFor (from the request to the
+// resume), not as elapsed; the ETA comes from the measured durations, and the peak of
+// steps at once is two.
+func TestProgressMeasuresTimeAndWidth(t *testing.T) {
+	h := newHarness(t)
+	steps := []plan.Step{llmStep("s1"), llmStep("s2"), llmStep("s3", "s1", "s2")}
+	for i := range steps {
+		steps[i].Estimated = 0
+	}
+	h.f.onePlan(steps...)
+	req := autoReq()
+	req.Execution.Parallelism = 2
+	h.at(stepTime/2, func() { signal(h, signals.Pause, signals.ControlRequest{Reason: "lunch"}) })
+	h.at(stepTime+time.Hour, func() {
+		p := query(h, signals.ProgressQuery)
+		assert.True(t, p.Paused)
+		assert.Equal(t, plan.Duration(time.Hour+stepTime/2), p.PausedFor, "paused since the request")
+		assert.Equal(t, plan.Duration(stepTime/2), p.Elapsed, "running time only")
+		assert.Equal(t, plan.Duration(stepTime), p.EstimatedRemaining, "one step left at the mean of one minute")
+		assert.Equal(t, 2, p.MaxConcurrent)
+		assert.Equal(t, 66, p.Percent)
+		assert.Contains(t, currentDetails(h), "up to 2 steps at once")
+		signal(h, signals.Resume, signals.ControlRequest{})
+	})
+	h.at(stepTime+time.Hour+stepTime/2, func() {
+		p := query(h, signals.ProgressQuery)
+		assert.False(t, p.Paused)
+		assert.Equal(t, plan.Duration(time.Hour+stepTime/2), p.PausedFor, "the pause is over")
+		assert.Equal(t, plan.Duration(stepTime), p.Elapsed)
+	})
+	res := h.run(req)
+	require.Equal(t, signals.StatusCompleted, res.Status)
 }

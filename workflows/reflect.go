@@ -22,6 +22,10 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 	if s == nil || s.Status == plan.StepCancelled {
 		return nil
 	}
+	if reason := r.llmBudget(ctx); reason != "" {
+		// Over budget with stop: execution halts, nothing to decide.
+		return nil
+	}
 	in := activities.ReflectInput{
 		Goal:      r.st.Goal,
 		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, id),
@@ -60,7 +64,7 @@ func (r *run) remaining() []plan.StepDigest {
 // applyReflection carries out a reflection's decision. Changes that fail
 // are recorded as rejected reflection inputs; execution goes on.
 func (r *run) applyReflection(ctx workflow.Context, refl plan.Reflection) error {
-	change := plan.Change{Actor: plan.ActorReflection, Reason: refl.Reason, At: workflow.Now(ctx)}
+	change := plan.Change{Actor: plan.ActorReflection, Reason: refl.Reason, At: workflow.Now(ctx), Within: r.limits()}
 	var err error
 	switch refl.Decision {
 	case plan.DecisionContinue, "":
@@ -81,6 +85,10 @@ func (r *run) applyReflection(ctx workflow.Context, refl plan.Reflection) error 
 		return nil
 	}
 	r.publish(ctx)
+	if refl.Decision != plan.DecisionComplete {
+		r.notifyChange(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: %s by the reflection: %s",
+			r.st.Plan.Version, refl.Decision, refl.Reason), nil)
+	}
 	return nil
 }
 
@@ -102,10 +110,20 @@ func (r *run) tryChange(fn func(*plan.Plan) error) (plan.Plan, error) {
 	if err := fn(&c); err != nil {
 		return plan.Plan{}, err
 	}
-	if res := plan.Validate(c, plan.Limits{MaxSteps: r.req.Execution.MaxSteps}); !res.Valid {
+	if res := plan.Validate(c, r.limits()); !res.Valid {
 		return plan.Plan{}, fmt.Errorf("the changed plan is invalid: %s", strings.Join(issueTexts(res.Errors), "; "))
 	}
 	return c, nil
+}
+
+// limits are the run's limits every validation and every plan change
+// keeps: its maxSteps and, with toolLimitsChange, the built-in tools.
+func (r *run) limits() plan.Limits {
+	l := plan.Limits{MaxSteps: r.req.Execution.MaxSteps}
+	if r.feat.toolLimits {
+		l.Tools = plan.BuiltinTools()
+	}
+	return l
 }
 
 // rejectReflection records a reflection decision that could not apply.
@@ -140,7 +158,7 @@ func (r *run) completeEarly(ctx workflow.Context, actor plan.Actor, reason strin
 	if len(ids) == 0 {
 		return
 	}
-	change := plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}
+	change := plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}
 	if err := r.st.Plan.Skip(ids, change); err != nil {
 		r.st.LastError = fmt.Sprintf("complete: skip remaining steps: %v", err)
 	}

@@ -44,8 +44,9 @@ func (r *run) policyFor(confidence float64) skipPolicy {
 }
 
 // proposeSkip handles a skip decision: applied at once, asked of a person
-// (execution waits for the answer, as the skip concerns later steps) or
-// dropped, as the execution mode says.
+// or dropped, as the execution mode says. While a person is asked, the
+// steps the skip concerns and their dependents wait for the answer (see
+// held) and the other steps go on; a coroutine settles the answer.
 func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 	ids := r.pendingOf(refl.StepIDs)
 	if len(ids) == 0 {
@@ -62,7 +63,32 @@ func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 		return nil
 	}
 	c := r.newConfirmation(ctx, ids, refl)
-	return r.settle(ctx, c)
+	if !r.feat.skipHoldsDependents {
+		// Older runs hold all of execution until the answer.
+		return r.settle(ctx, c)
+	}
+	r.publish(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if err := r.settle(ctx, c); err != nil {
+			return // cancelled: the run's end settles the rest
+		}
+		r.exec.settled++
+	})
+	return nil
+}
+
+// held lists the steps open skip confirmations hold back: the steps they
+// ask to skip and those that depend on them (plan.Plan.Held). Runs
+// without skipHoldsDependents hold everything while they wait, elsewhere.
+func (r *run) held() []string {
+	if !r.feat.skipHoldsDependents || len(r.st.SkipConfirmations) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, c := range r.st.SkipConfirmations {
+		ids = append(ids, c.StepIDs...)
+	}
+	return r.st.Plan.Held(ids)
 }
 
 // newConfirmation opens a confirmation request with a deterministic id.
@@ -114,7 +140,7 @@ func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
 	if ans.approve {
 		actor := plan.ActorSystem
 		if ans.byUser {
-			actor = plan.ActorUser
+			actor = signals.Caller(ans.by)
 		}
 		reason := c.Reason
 		if ans.note != "" {
@@ -142,7 +168,7 @@ func (r *run) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, re
 	if len(ids) == 0 {
 		return
 	}
-	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx)}); err != nil {
+	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
 		r.st.LastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
 	}
 }
@@ -214,9 +240,10 @@ func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (sig
 	if !ok {
 		return signals.ConfirmSkipResponse{}, r.validateConfirm(req)
 	}
-	ans := skipAnswer{approve: req.Approve, byUser: true, note: "confirmed by a person"}
+	who := string(signals.Caller(req.By))
+	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
 	if !req.Approve {
-		ans.note = "denied by a person"
+		ans.note = "denied by " + who
 	}
 	if req.Note != "" {
 		ans.note += ": " + req.Note

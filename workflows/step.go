@@ -16,7 +16,11 @@ import (
 func (r *run) launch(ctx workflow.Context, id string) {
 	r.markRunning(ctx, id)
 	r.exec.running++
+	r.st.MaxConcurrent = max(r.st.MaxConcurrent, r.exec.running)
 	r.publish(ctx)
+	if s := r.st.Plan.StepByID(id); s != nil {
+		r.notifyChange(ctx, activities.EventStepStarted, fmt.Sprintf("step %d/%d started: %s", s.Number, len(r.st.Plan.Steps), s.Title), s)
+	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		res := r.attempt(ctx, id)
 		if !res.Success && ctx.Err() == nil {
@@ -123,6 +127,9 @@ func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
 	case ctx.Err() != nil:
 		s.Status = plan.StepCancelled
 		s.Note = "cancelled while running"
+		if r.exec.deadline != "" {
+			s.Note = "cancelled while running: " + r.exec.deadline
+		}
 	default:
 		s.Status = plan.StepFailed
 	}
@@ -167,6 +174,9 @@ func (r *run) stepInput(step plan.Step) activities.StepInput {
 
 // runLLM runs an llm step: one completion.
 func (r *run) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
+	if reason := r.llmBudget(ctx); reason != "" {
+		return plan.StepResult{Error: reason}
+	}
 	res, err := executeLLMStep(ctx, r.stepInput(step), r.stepLabel(step))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("llm step: %v", err)}

@@ -17,14 +17,19 @@ import (
 // cancelled and does its work in a disconnected context, so the summary is
 // still written.
 func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) (signals.Result, error) {
-	if ctx.Err() != nil {
+	r.exec.ending = true
+	switch {
+	case ctx.Err() == nil && r.exec.deadline != "":
+		// The deadline cancelled the work, not the run: it fails.
+		status, runErr = signals.StatusFailed, r.settleDeadline(ctx)
+	case ctx.Err() != nil:
 		status = signals.StatusCancelled
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
 		r.settleCancelled(ctx)
-	} else {
+	default:
 		r.finishExecution(ctx)
 	}
-	r.st.Paused = false
+	r.setPaused(ctx, false)
 	r.st.SkipConfirmations = nil
 	clear(r.exec.answers)
 	r.setPhase(ctx, plan.PhaseSummarizing)

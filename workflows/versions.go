@@ -31,16 +31,42 @@ const (
 	// recordUndecodableChange: a signal whose payload is not JSON is
 	// recorded as a rejection. Before, the SDK dropped it.
 	recordUndecodableChange = "record-undecodable-signals"
+	// deadlineChange: a run with a deadline stops at it (deadline.go).
+	deadlineChange = "run-deadline"
+	// budgetEveryCallChange: token and cost budgets are checked before
+	// every LLM call of a step and before each reflection, not only
+	// between steps (see llmBudget).
+	budgetEveryCallChange = "budget-before-every-llm-call"
+	// skipHoldsDependentsChange: a pending skip confirmation holds only
+	// the steps it asks to skip and their dependents; before, it held
+	// all of execution until answered.
+	skipHoldsDependentsChange = "skip-confirmation-holds-dependents"
+	// progressWorkChange: the percent counts completed steps among those
+	// that will run (plan.Plan.PercentOfWork): skipped steps, steps
+	// cancelled before they started and unused fallbacks leave the count.
+	progressWorkChange = "progress-counts-steps-that-run"
+	// notifyStateChange: webhooks also report step-started,
+	// plan-updated, paused, resumed and budget-exceeded.
+	notifyStateChange = "notify-state-changes"
+	// toolLimitsChange: validation and edits refuse a step that names a
+	// tool the product does not have (plan.BuiltinTools).
+	toolLimitsChange = "validate-builtin-tools"
 )
 
 // features are the behaviour changes a run has, see the change ids.
 type features struct {
-	endTruthfully     bool
-	progressDone      bool
-	goalAttr          bool
-	notifyChild       bool
-	historyBudget     bool
-	recordUndecodable bool
+	endTruthfully       bool
+	progressDone        bool
+	goalAttr            bool
+	notifyChild         bool
+	historyBudget       bool
+	recordUndecodable   bool
+	deadline            bool
+	budgetEveryCall     bool
+	skipHoldsDependents bool
+	progressWork        bool
+	notifyState         bool
+	toolLimits          bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -50,11 +76,17 @@ func resolveFeatures(ctx workflow.Context) features {
 		return workflow.GetVersion(ctx, id, workflow.DefaultVersion, 1) == 1
 	}
 	return features{
-		endTruthfully:     on(endTruthfullyChange),
-		progressDone:      on(progressDoneChange),
-		goalAttr:          on(goalAttrChange),
-		notifyChild:       on(notifyChildChange),
-		historyBudget:     on(historyBudgetChange),
-		recordUndecodable: on(recordUndecodableChange),
+		endTruthfully:       on(endTruthfullyChange),
+		progressDone:        on(progressDoneChange),
+		goalAttr:            on(goalAttrChange),
+		notifyChild:         on(notifyChildChange),
+		historyBudget:       on(historyBudgetChange),
+		recordUndecodable:   on(recordUndecodableChange),
+		deadline:            on(deadlineChange),
+		budgetEveryCall:     on(budgetEveryCallChange),
+		skipHoldsDependents: on(skipHoldsDependentsChange),
+		progressWork:        on(progressWorkChange),
+		notifyState:         on(notifyStateChange),
+		toolLimits:          on(toolLimitsChange),
 	}
 }

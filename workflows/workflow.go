@@ -75,6 +75,7 @@ const defaultHistoryLimit = 10000
 type runOptions struct {
 	historyLimit int
 	budget       historyBudget
+	deadline     signals.Deadline
 }
 
 // runOption changes one run option.
@@ -159,10 +160,18 @@ type execState struct {
 	// (st.SkipConfirmations) until settle applies them; the run never
 	// continues as new while a confirmation is open.
 	answers map[string]skipAnswer
+	// settled counts skip confirmations settled in their own coroutine,
+	// so that the executor wakes up to launch the steps they held.
+	settled int
 	// budgetPaused is set while a budget overrun holds the run paused.
 	budgetPaused   bool
 	stopReason     string
 	budgetExceeded string
+	// deadline is the reason the run's deadline gave once it passed.
+	deadline string
+	// ending is set once the run is finishing: a deadline passing then
+	// changes nothing.
+	ending         bool
 	completedEarly bool
 	rollingBack    bool
 	stepsThisRun   int
@@ -173,6 +182,7 @@ type execState struct {
 type skipAnswer struct {
 	approve bool
 	byUser  bool
+	by      string
 	note    string
 }
 
@@ -215,45 +225,50 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.registerHandlers(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
+	work, err := r.watchDeadline(ctx)
+	if err != nil {
+		return signals.Result{}, err
+	}
 	if r.req.Checkpoint != nil {
-		return r.resumeAct(ctx)
+		return r.resumeAct(ctx, work)
 	}
 	if r.req.Plan != nil {
-		return r.runExternal(ctx)
+		return r.runExternal(ctx, work)
 	}
-	answer, err := r.clarifyPhase(ctx)
+	answer, err := r.clarifyPhase(work)
 	if err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
 	if answer != "" {
 		return r.answered(ctx, answer), nil
 	}
-	if err := r.planPhase(ctx); err != nil {
+	if err := r.planPhase(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	if err := r.selectPhase(ctx); err != nil {
+	if err := r.selectPhase(work); err != nil {
 		var c *selectionCancelled
 		if errors.As(err, &c) {
 			return r.finish(ctx, signals.StatusCancelled, err)
 		}
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	if err := r.prepare(ctx); err != nil {
+	if err := r.prepare(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	return r.actAndFinish(ctx)
+	return r.actAndFinish(ctx, work)
 }
 
 // resumeAct continues execution in a run started by continue-as-new.
-func (r *run) resumeAct(ctx workflow.Context) (signals.Result, error) {
+func (r *run) resumeAct(ctx, work workflow.Context) (signals.Result, error) {
 	r.publish(ctx)
-	return r.actAndFinish(ctx)
+	return r.actAndFinish(ctx, work)
 }
 
-// actAndFinish executes the plan and ends the run: continue-as-new when
-// the executor asks for it, otherwise a Result.
-func (r *run) actAndFinish(ctx workflow.Context) (signals.Result, error) {
-	err := r.act(ctx)
+// actAndFinish executes the plan in work (ctx until the deadline) and
+// ends the run in ctx: continue-as-new when the executor asks for it,
+// otherwise a Result.
+func (r *run) actAndFinish(ctx, work workflow.Context) (signals.Result, error) {
+	err := r.act(work)
 	var can *workflow.ContinueAsNewError
 	if errors.As(err, &can) {
 		return signals.Result{}, err

@@ -33,7 +33,7 @@ func (a *app) controlCmd(name, short string, h signals.Handler[signals.ControlRe
 			if err != nil {
 				return err
 			}
-			st, err := h.Update(cmd.Context(), c, args[0], signals.ControlRequest{Reason: reason})
+			st, err := h.Update(cmd.Context(), c, args[0], signals.ControlRequest{Reason: reason, By: caller()})
 			if err != nil {
 				return fmt.Errorf("plan %s: %w", args[0], err)
 			}

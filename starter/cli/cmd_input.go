@@ -36,6 +36,7 @@ func (a *app) answerCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			req.By = caller()
 			resp, err := signals.AnswerClarification.Update(cmd.Context(), c, args[0], req)
 			if err != nil {
 				return fmt.Errorf("plan %s: %w", args[0], err)
@@ -95,7 +96,7 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := signals.ConfirmSkipRequest{RequestID: args[1], Approve: approve, Note: note}
+			req := signals.ConfirmSkipRequest{RequestID: args[1], Approve: approve, Note: note, By: caller()}
 			resp, err := signals.ConfirmSkip.Update(cmd.Context(), c, args[0], req)
 			if err != nil {
 				return fmt.Errorf("plan %s: %w", args[0], err)
@@ -140,6 +141,7 @@ func (a *app) editCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			req.By = caller()
 			resp, err := signals.EditPlan.Update(cmd.Context(), c, args[0], req)
 			if err != nil {
 				return fmt.Errorf("plan %s: %w", args[0], err)

@@ -48,13 +48,13 @@ func (a *app) rollback(ctx context.Context, id string, force bool) error {
 		return fmt.Errorf("plan %s: %w", id, err)
 	}
 	if desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		resp, err := signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{})
+		resp, err := signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{By: caller()})
 		if err != nil {
 			return fmt.Errorf("plan %s: %w", id, err)
 		}
 		return a.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue))
+	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
 	res, err := pc.RollbackEnded(ctx, id, force)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == signals.ErrorTypeWorkspaceChanged {

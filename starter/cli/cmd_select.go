@@ -61,6 +61,7 @@ func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOpt
 			return err
 		}
 	}
+	req.By = caller()
 	resp, err := signals.SelectOption.Update(ctx, c, id, req)
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", id, err)
@@ -144,7 +145,7 @@ func (a *app) refineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			view, err := signals.RefinePlan.Update(cmd.Context(), c, args[0], signals.RefinePlanRequest{Feedback: feedback})
+			view, err := signals.RefinePlan.Update(cmd.Context(), c, args[0], signals.RefinePlanRequest{Feedback: feedback, By: caller()})
 			if err != nil {
 				return fmt.Errorf("plan %s: %w", args[0], err)
 			}

@@ -43,6 +43,7 @@ type startFlags struct {
 	webhook        string
 	history        string
 	plan           string
+	deadline       string
 	id             string
 	watch          bool
 }
@@ -110,6 +111,7 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.history, "history", "", `JSON file of the conversation to start from: [{"role":"user","content":"…"}, …]`)
 	fl.StringVar(&f.plan, "plan", "", "JSON or YAML file of the plan to run at once, as planmode export prints it "+
 		"(skips clarification, options and selection)")
+	fl.StringVar(&f.deadline, "deadline", "", `end the plan at this time: a duration from the start ("2h") or an RFC 3339 time`)
 	fl.StringVar(&f.id, "id", "", `workflow id (default "plan-" + a UUID)`)
 	fl.BoolVar(&f.watch, "watch", false, "watch the plan after starting it")
 }
@@ -156,6 +158,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		Clarify:      signals.ClarifyPolicy{AskQuestions: f.askQuestions},
 		Budget:       signals.Budget{MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost},
 		Notify:       signals.NotifyPolicy{WebhookURL: f.webhook},
+		Deadline:     signals.Deadline(f.deadline),
 		SystemPrompt: f.systemPrompt,
 		Ranking:      ranking,
 		History:      history,
@@ -218,7 +221,7 @@ func (a *app) start(ctx context.Context, req signals.StartRequest, id string, wa
 	if err := signals.EnsureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue))
+	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
 	run, err := pc.Start(ctx, id, req)
 	if err != nil {
 		return err

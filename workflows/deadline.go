@@ -1,0 +1,82 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// requestDeadline is the deadline the start request sets.
+func requestDeadline(req signals.StartRequest) signals.Deadline {
+	return req.Deadline
+}
+
+// withDeadline sets the run's deadline, as StartRequest.Deadline does.
+func withDeadline(d signals.Deadline) runOption {
+	return func(o *runOptions) { o.deadline = d }
+}
+
+// watchDeadline returns the context the run works in: ctx, cancelled at
+// the run's deadline when it has one (and deadlineChange). Cancelling it
+// cancels the running steps' activities and every wait of the phases;
+// finish then sees exec.deadlineHit and ends the run failed with the
+// partial summary, in ctx, which the deadline leaves alone. A deadline
+// that cannot be resolved against the run's start fails the run as an
+// invalid request. Continuations resolve it against the first run's start,
+// which the checkpoint carries.
+func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
+	d := r.opts.deadline
+	if d == "" {
+		d = requestDeadline(r.req)
+	}
+	if d == "" || !r.feat.deadline {
+		return ctx, nil
+	}
+	at, ok, err := d.At(r.st.StartedAt)
+	if err != nil {
+		return ctx, invalidRequest(err)
+	}
+	if !ok {
+		return ctx, nil
+	}
+	work, cancel := workflow.WithCancel(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if wait := at.Sub(workflow.Now(ctx)); wait > 0 {
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return
+			}
+		}
+		if r.exec.ending {
+			return
+		}
+		r.reachDeadline(ctx, fmt.Sprintf("deadline reached at %s", stamp(at)))
+		cancel()
+	})
+	return work, nil
+}
+
+// reachDeadline halts execution with reason: no step starts any more,
+// pending steps are cancelled; the caller then cancels the running ones.
+func (r *run) reachDeadline(ctx workflow.Context, reason string) {
+	workflow.GetLogger(ctx).Info("deadline reached", "reason", reason)
+	r.exec.deadline = reason
+	if r.exec.stopReason == "" {
+		r.exec.stopReason = reason
+	}
+	r.st.LastError = reason
+	r.cancelPending(ctx, reason, false)
+	r.publish(ctx)
+}
+
+// settleDeadline waits for the steps the deadline cancelled to end, marks
+// what is left cancelled and returns the error the run ends with.
+func (r *run) settleDeadline(ctx workflow.Context) error {
+	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
+	r.cancelPending(ctx, r.exec.deadline, true)
+	r.clarify.waiting = false
+	r.sel.waiting = false
+	return errors.New(r.exec.deadline)
+}

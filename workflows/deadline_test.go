@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// runWith runs PlanMode with run options, registered under its name.
+func (h *harness) runWith(req signals.StartRequest, opts ...runOption) signals.Result {
+	h.t.Helper()
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, opts...)
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, req)
+	return h.result()
+}
+
+// TestDeadlineStopsTheRun: three chained one-minute steps and a deadline
+// half way through the third. The third is cancelled while it runs, no
+// step starts after it, and the run fails with the reason and a partial
+// summary.
+func TestDeadlineStopsTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.at(2*stepTime+stepTime/4, func() {
+		p := query(h, signals.ProgressQuery)
+		require.NotNil(t, p.CurrentStep)
+		assert.Equal(t, "s3", p.CurrentStep.ID, "the third step runs before the deadline")
+	})
+	res := h.runWith(autoReq(), withDeadline("150s"))
+
+	require.Equal(t, signals.StatusFailed, res.Status)
+	assert.Regexp(t, `^deadline reached at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$`, res.Error)
+	assert.Equal(t, map[string]plan.StepStatus{"s1": plan.StepCompleted, "s2": plan.StepCompleted, "s3": plan.StepCancelled},
+		statuses(res.Plan))
+	assert.Contains(t, res.Plan.StepByID("s3").Note, "deadline reached")
+	// The third step's activity was cancelled before its mock answered.
+	assert.Equal(t, 2, h.f.count("ExecuteLLMStep"))
+	require.Equal(t, 1, h.f.count("Summarize"))
+	assert.True(t, h.f.summarizeIn[0].Partial, "the summary is partial")
+	assert.Equal(t, "summary: failed", res.Summary)
+}
+
+// TestDeadlineWhileWaitingForSelection ends a run that still waits for a
+// person at its deadline, failed, without running a step.
+func TestDeadlineWhileWaitingForSelection(t *testing.T) {
+	h := newHarness(t)
+	res := h.runWith(manualReq(), withDeadline("2h"))
+
+	require.Equal(t, signals.StatusFailed, res.Status)
+	assert.Contains(t, res.Error, "deadline reached at")
+	assert.Nil(t, res.Plan)
+	assert.Zero(t, h.f.count("ExecuteLLMStep"))
+	assert.Equal(t, 1, h.f.count("Summarize"))
+}
+
+// TestDeadlineNotReached: a run that ends before its deadline completes
+// as usual, the pending timer notwithstanding.
+func TestDeadlineNotReached(t *testing.T) {
+	h := newHarness(t)
+	res := h.runWith(autoReq(), withDeadline("1h"))
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Empty(t, res.Error)
+}
+
+// TestDeadlineOutOfBounds fails a run whose deadline is a time more than
+// 30 days after its start as an invalid request.
+func TestDeadlineOutOfBounds(t *testing.T) {
+	h := newHarness(t)
+	h.register()
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, withDeadline(signals.Deadline(workflow.Now(ctx).Add(31*24*time.Hour).Format(time.RFC3339))))
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
+	require.True(t, h.env.IsWorkflowCompleted())
+	err := h.env.GetWorkflowError()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at most 720h0m0s after the start")
+	assert.Zero(t, h.f.count("Clarify"))
+}
