@@ -180,7 +180,7 @@ const optionsExample = `{"options":[{"title":"Short name of the approach",` +
 	`"steps":[` +
 	`{"id":"s1","title":"Find the relevant code","description":"Locate where login is handled",` +
 	`"kind":"code_analysis","action":"tool","config":{"tool":{"name":"search_code","params":{"pattern":"func Login"}}},` +
-	`"estimatedSeconds":30},` +
+	`"dependsOn":[],"estimatedSeconds":30},` +
 	`{"id":"s2","title":"Implement the change","description":"Edit the files found",` +
 	`"kind":"code_generation","action":"agent",` +
 	`"config":{"agent":{"prompt":"Add token checks to the login handler","tools":["read_file","write_file"]}},` +

@@ -115,3 +115,13 @@ func TestValidateRefusalStaysSmall(t *testing.T) {
 	assert.Less(t, len(err.Error()), 12<<10)
 	assert.Contains(t, err.Error(), "more problems")
 }
+
+func TestDefaultParallelismRunsIndependentStepsTogether(t *testing.T) {
+	r := StartRequest{Goal: "g"}.WithDefaults()
+	assert.Equal(t, DefaultParallelism, r.Execution.Parallelism)
+	assert.Greater(t, r.Execution.Parallelism, 1)
+	assert.LessOrEqual(t, r.Execution.Parallelism, MaxParallelism)
+	one := StartRequest{Goal: "g", Execution: ExecutionPolicy{Parallelism: 1}}.WithDefaults()
+	assert.Equal(t, 1, one.Execution.Parallelism, "an explicit 1 stays")
+	require.NoError(t, r.Validate())
+}

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"fmt"
 	"time"
 
 	"regexp"
@@ -158,9 +159,13 @@ func incremental(w workspace, goal string, base []plan.Step) []plan.Step {
 		setPrompt(&first, "Do only the smallest useful part of this first, leaving the workspace working: ")
 		setPrompt(&rest, "The first part is done; finish the rest of this: ")
 		first.Estimated, rest.Estimated = s.Estimated/2, s.Estimated/2
+		rest.ID = fmt.Sprintf("@rest-%d", i+1)
 		out = append(out, first, w.checkStep("Check the first part", goal), rest)
 		if i+1 >= len(base) || !isCheck(base[i+1]) {
-			out = append(out, w.checkStep("Check the rest", goal))
+			// Nothing left to check when the rest changed no file.
+			check := w.checkStep("Check the rest", goal)
+			check.SkipCondition = rest.ID + ".filesChanged == 0"
+			out = append(out, check)
 		}
 	}
 	return out
