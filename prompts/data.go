@@ -50,7 +50,9 @@ func SortedAnswers(m map[string]string) []QA {
 
 // PlanData feeds the plan templates. Goal is the clarified goal, Previous
 // the titles of the options a refinement replaces, Tools what tool and
-// agent steps may use. Plan fills Example.
+// agent steps may use. Plan fills Example and the bounds a step's
+// resilience must keep (MaxRetries, MaxRetryDelay: plan.MaxStepRetries and
+// plan.MaxRetryDelay).
 type PlanData struct {
 	Task      plan.Task
 	Goal      string
@@ -63,6 +65,9 @@ type PlanData struct {
 	MoreFiles bool
 	Tools     []llm.ToolSpec
 	Example   string
+	// MaxRetries and MaxRetryDelay are the bounds plan.Validate applies.
+	MaxRetries    int
+	MaxRetryDelay string
 }
 
 // StepData feeds the execute and agent templates. An agent turn also

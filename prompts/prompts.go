@@ -59,10 +59,11 @@ var phaseKeys = map[string]plan.Phase{
 // Clarify returns the messages of a clarify request.
 func Clarify(c Custom, d ClarifyData) ([]llm.Message, error) { return build(llm.PhaseClarify, c, d) }
 
-// Plan returns the messages of a plan request; the example reply is
-// filled in.
+// Plan returns the messages of a plan request; the example reply and the
+// bounds are filled in.
 func Plan(c Custom, d PlanData) ([]llm.Message, error) {
 	d.Example = optionsExample
+	d.MaxRetries, d.MaxRetryDelay = plan.MaxStepRetries, plan.MaxRetryDelay.String()
 	return build(llm.PhasePlan, c, d)
 }
 
@@ -184,7 +185,10 @@ const optionsExample = `{"options":[{"title":"Short name of the approach",` +
 	`{"id":"s2","title":"Implement the change","description":"Edit the files found",` +
 	`"kind":"code_generation","action":"agent",` +
 	`"config":{"agent":{"prompt":"Add token checks to the login handler","tools":["read_file","write_file"]}},` +
-	`"dependsOn":["s1"],"maxRetries":1,"estimatedSeconds":300},` +
+	`"dependsOn":["s1"],"maxRetries":1,"retryDelay":"10s","fallbackStepId":"s4","estimatedSeconds":300},` +
 	`{"id":"s3","title":"Review the change","description":"Check the result against the goal",` +
 	`"kind":"validation","action":"llm","config":{"llm":{"prompt":"Review the change for mistakes"}},` +
-	`"dependsOn":["s2"],"skippable":true,"estimatedSeconds":60}]}]}`
+	`"dependsOn":["s2"],"skipCondition":"s2.filesChanged == 0","skippable":true,"estimatedSeconds":60},` +
+	`{"id":"s4","title":"Explain what blocks the change","description":"Runs only if s2 fails",` +
+	`"kind":"code_analysis","action":"llm","config":{"llm":{"prompt":"Explain why the change could not be made"}},` +
+	`"dependsOn":["s1"],"estimatedSeconds":60}]}]}`

@@ -92,7 +92,9 @@ func (b *OfflineBrain) plan(v view) Reply {
 // option builds one option from a variant.
 func (r planRequest) option(vr variant, base []plan.Step, template string) reply.Option {
 	steps := capSteps(vr.build(r.ws, r.goal, cloneSteps(base)), r.maxSteps)
-	steps = r.ws.withFallbacks(steps, r.goal, r.maxSteps)
+	if vr.fallbacks {
+		steps = r.ws.withFallbacks(steps, r.goal, r.maxSteps)
+	}
 	o := reply.Option{
 		Title:       vr.name + ": " + plan.Truncate(r.goal, 80),
 		Description: vr.summary + " Steps: " + stepTitles(steps) + ".",
