@@ -55,6 +55,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := checkWorkspace(cfg); err != nil {
 		return err
 	}
+	promptSet, err := planworker.LoadPrompts(cfg)
+	if err != nil {
+		return err
+	}
 	logger := cfg.Log.NewLogger(stdout)
 	checkSandbox(cfg, logger)
 	if filepath.Dir(cfg.Workspace.Root) == cfg.Workspace.Root {
@@ -94,7 +98,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
 		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
-	planworker.Register(w, planworker.NewActivities(cfg, model.cfg, model.offline))
+	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
+	acts.Prompts = promptSet
+	planworker.Register(w, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
