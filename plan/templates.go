@@ -24,6 +24,20 @@ const RequestPlaceholder = "{request}"
 // templateConfidence is the confidence of a plan made from a template.
 const templateConfidence = 0.7
 
+// TemplateAuto, given as a template name, lets the goal's task type
+// choose the template (DetectTaskType), or none when no type fits.
+const TemplateAuto = "auto"
+
+// TemplateNames returns the names of the built-in templates, in their
+// order.
+func TemplateNames() []string {
+	var out []string
+	for _, t := range builtinTemplates() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // Templates returns the built-in templates: refactoring, bug_fix, feature,
 // documentation and analysis. Each call returns fresh copies.
 func Templates() []Template { return builtinTemplates() }

@@ -101,11 +101,14 @@ type NotifyPolicy struct {
 
 // StartRequest is the PlanMode workflow's input. Only Goal is required.
 type StartRequest struct {
-	Goal         string          `json:"goal"`
-	Requirements []string        `json:"requirements,omitempty"`
-	Constraints  []string        `json:"constraints,omitempty"`
-	Priority     plan.Priority   `json:"priority,omitempty"`
-	Workspace    string          `json:"workspace,omitempty"`
+	Goal         string        `json:"goal"`
+	Requirements []string      `json:"requirements,omitempty"`
+	Constraints  []string      `json:"constraints,omitempty"`
+	Priority     plan.Priority `json:"priority,omitempty"`
+	Workspace    string        `json:"workspace,omitempty"`
+	// Template names a built-in plan template (plan.TemplateNames), or
+	// plan.TemplateAuto to let the goal choose one; empty plans with the
+	// model. Validate refuses any other name.
 	Template     string          `json:"template,omitempty"`
 	OptionCount  int             `json:"optionCount,omitempty"`
 	Selection    SelectionPolicy `json:"selection"`

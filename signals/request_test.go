@@ -125,3 +125,12 @@ func TestDefaultParallelismRunsIndependentStepsTogether(t *testing.T) {
 	assert.Equal(t, 1, one.Execution.Parallelism, "an explicit 1 stays")
 	require.NoError(t, r.Validate())
 }
+
+func TestValidateKnowsTheTemplates(t *testing.T) {
+	for _, name := range append(plan.TemplateNames(), "", plan.TemplateAuto) {
+		assert.NoError(t, StartRequest{Goal: "g", Template: name}.Validate(), "template %q", name)
+	}
+	err := StartRequest{Goal: "g", Template: "nosuch"}.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `template "nosuch" is unknown: use one of refactoring, bug_fix, feature, documentation, analysis, "auto", or none`)
+}
