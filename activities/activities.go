@@ -30,6 +30,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/outputs"
+	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/workspace"
@@ -57,6 +58,10 @@ type Activities struct {
 	// Pricing costs every call; nil means llm.DefaultPricing(). A model
 	// not in the table costs nothing: usage is still counted.
 	Pricing llm.Pricing
+	// Prompts are the prompt templates the LLM activities render; nil
+	// means the embedded ones (prompts.Default). The worker loads an
+	// operator's folder into it at start (llm.promptDir).
+	Prompts *prompts.Set
 	// Offline marks outputs as the offline model's, so that results can
 	// say no real LLM was used.
 	Offline bool

@@ -29,7 +29,7 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 	files, more := workspace.ListFiles(in.Task.Context)
 	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
-	msgs, err := prompts.Clarify(in.Prompts, data)
+	msgs, err := a.Prompts.Clarify(in.Prompts, data)
 	if err != nil {
 		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
 	}
@@ -68,7 +68,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		return out, nil
 	}
 	count := optionCount(in.Count)
-	msgs, err := prompts.Plan(in.Prompts, a.planData(in, count))
+	msgs, err := a.Prompts.Plan(in.Prompts, a.planData(in, count))
 	if err != nil {
 		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
 	}
@@ -105,7 +105,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 		cfg = *step.Config.LLM
 	}
 	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
-	msgs, err := prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
+	msgs, err := a.Prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
 		return plan.StepResult{}, llm.Fail(llm.ErrConfig, err, "cannot build the step prompt")
 	}
@@ -149,7 +149,7 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 			data.Tools = append(data.Tools, s.Name)
 		}
 	}
-	msgs, err := prompts.Agent(in.Prompts, data, in.Transcript)
+	msgs, err := a.Prompts.Agent(in.Prompts, data, in.Transcript)
 	if err != nil {
 		return AgentTurnOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the agent prompt")
 	}
@@ -183,7 +183,7 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 // may first inspect in.Workspace with read-only tools.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
 	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.Mode)
-	msgs, err := prompts.Reflect(in.Prompts, data)
+	msgs, err := a.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
@@ -202,7 +202,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 // steps. An empty reply gets a plain summary of the counts instead.
 func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
 	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, in.Plan)
-	msgs, err := prompts.Summarize(in.Prompts, data)
+	msgs, err := a.Prompts.Summarize(in.Prompts, data)
 	if err != nil {
 		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")
 	}

@@ -14,7 +14,7 @@ import (
 
 // TemplateAuto in OptionsInput.Template lets the goal's task type choose
 // a template.
-const TemplateAuto = "auto"
+const TemplateAuto = plan.TemplateAuto
 
 // optionCount clamps a requested option count to 1..signals.MaxOptionCount,
 // zero meaning signals.DefaultOptionCount.

@@ -24,6 +24,20 @@ const RequestPlaceholder = "{request}"
 // templateConfidence is the confidence of a plan made from a template.
 const templateConfidence = 0.7
 
+// TemplateAuto, given as a template name, lets the goal's task type
+// choose the template (DetectTaskType), or none when no type fits.
+const TemplateAuto = "auto"
+
+// TemplateNames returns the names of the built-in templates, in their
+// order.
+func TemplateNames() []string {
+	var out []string
+	for _, t := range builtinTemplates() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // Templates returns the built-in templates: refactoring, bug_fix, feature,
 // documentation and analysis. Each call returns fresh copies.
 func Templates() []Template { return builtinTemplates() }
@@ -70,10 +84,13 @@ func matchesAny(words, keywords []string) bool {
 	return false
 }
 
-// FromTemplate fills t for task: steps "s1".."sN" in order, each depending
-// on the one before, pending, with "{request}" replaced by the goal in
-// prompts and tool parameters (prompts also get the task's requirements
-// and constraints). The plan is a draft at version 1 created at now, its
+// FromTemplate fills t for task: steps "s1".."sN" in order, pending, with
+// "{request}" replaced by the goal in prompts and tool parameters (prompts
+// also get the task's requirements and constraints). A template step names
+// its dependencies, fallback and skip condition by those position ids; a
+// step whose DependsOn is nil depends on the step before it that is not a
+// fallback (fallbacks run only in another's place, so nothing waits on
+// them), and an empty, non-nil DependsOn makes it independent. The plan is a draft at version 1 created at now, its
 // duration the sum of the step estimates, its complexity set by the step
 // count and its confidence 0.7.
 func FromTemplate(t Template, task Task, planID string, now time.Time) Plan {
@@ -87,14 +104,23 @@ func FromTemplate(t Template, task Task, planID string, now time.Time) Plan {
 	prompt := strings.NewReplacer(RequestPlaceholder, task.Goal+taskDetails(task))
 	plain := strings.NewReplacer(RequestPlaceholder, task.Goal)
 	tools := map[string]bool{}
+	fallbacks := map[string]bool{}
+	for _, s := range t.Steps {
+		fallbacks[s.FallbackStepID] = s.FallbackStepID != ""
+	}
 	var total Duration
+	prev := ""
 	for i, s := range t.Steps {
 		s = s.Clone()
 		s.ID = stepID(i + 1)
 		s.Number = i + 1
-		s.DependsOn = nil
-		if i > 0 {
-			s.DependsOn = []string{stepID(i)}
+		switch {
+		case fallbacks[s.ID]:
+		case s.DependsOn == nil && prev != "":
+			s.DependsOn = []string{prev}
+		}
+		if !fallbacks[s.ID] {
+			prev = s.ID
 		}
 		s.Status, s.Result, s.StartedAt, s.EndedAt, s.Note = StepPending, nil, nil, nil, ""
 		fillConfig(&s.Config, prompt, plain)

@@ -37,11 +37,47 @@ func survey() Step {
 	return tmplTool("Survey the workspace", KindFileOperation, 10*time.Second, ToolListFiles, map[string]any{"recursive": true})
 }
 
-// runTests runs the project's tests once more on failure: a flaky test
-// should not fail the plan.
-func runTests(title string) Step {
+// Retries of a step that runs the tests: a flaky test gets two more tries,
+// a few seconds apart, before the fallback or the failure.
+const (
+	testRetries    = 2
+	testRetryDelay = Duration(5 * time.Second)
+)
+
+// runTests runs the project's tests, retried (a flaky test should not fail
+// the plan), with the step fallback in its place when they keep failing.
+func runTests(title, fallback string) Step {
 	s := tmplTool(title, KindTesting, 2*time.Minute, ToolRunTests, nil)
-	s.MaxRetries = 1
+	s.MaxRetries, s.RetryDelay, s.FallbackStepID = testRetries, testRetryDelay, fallback
+	return s
+}
+
+// fixTests is the fallback of runTests: an agent reads the failures,
+// fixes their cause and runs the tests again.
+func fixTests() Step {
+	s := tmplAgent("Fix what the tests report", KindCodeGeneration, 4*time.Minute, 12,
+		append(cloneStrings(writeTools), ToolRunTests),
+		"The tests failed after the change for: {request}\nRead the failures, fix their cause and run the tests again.")
+	s.Description = "Runs only when the tests keep failing"
+	return s
+}
+
+// independent marks a template step as depending on nothing, so that it
+// may run beside the steps around it.
+func independent(s Step) Step {
+	s.DependsOn = []string{}
+	return s
+}
+
+// after makes a template step depend on the steps with the position ids.
+func after(s Step, ids ...string) Step {
+	s.DependsOn = ids
+	return s
+}
+
+// skipWhen gives a template step a skip condition over position ids.
+func skipWhen(s Step, cond string) Step {
+	s.SkipCondition = cond
 	return s
 }
 
@@ -63,7 +99,9 @@ func refactoringTemplate() Template {
 				"From the analysis, list the concrete file-by-file changes for: {request}\nBehaviour must stay the same."),
 			tmplAgent("Apply the refactoring", KindCodeGeneration, 5*time.Minute, 16, writeTools,
 				"Refactor the code as planned for: {request}\nRead each file before changing it and keep behaviour unchanged."),
-			runTests("Run the tests"),
+			// A refactoring that changed no file leaves nothing to test.
+			skipWhen(runTests("Run the tests", "s6"), "s4.filesChanged == 0"),
+			fixTests(),
 		}}
 }
 
@@ -78,9 +116,10 @@ func bugFixTemplate() Template {
 				"Find the code responsible for this bug: {request}\nQuote file paths and the lines involved."),
 			tmplAgent("Fix the bug", KindCodeGeneration, 5*time.Minute, 12, writeTools,
 				"Fix the bug at its cause: {request}\nChange as little as possible; add a test that would have caught it when the project has tests."),
-			runTests("Verify the fix"),
+			runTests("Verify the fix", "s6"),
 			tmplLLM("Explain the fix", KindValidation, 30*time.Second,
 				"Explain in a few sentences the cause of the bug and how it was fixed: {request}"),
+			fixTests(),
 		}}
 }
 
@@ -94,9 +133,10 @@ func featureTemplate() Template {
 				"Design how to implement: {request}\nRead the relevant code and list the files to create or change and why."),
 			tmplAgent("Implement the feature", KindCodeGeneration, 8*time.Minute, 20, writeTools,
 				"Implement as designed: {request}\nFollow the project's conventions and add tests."),
-			runTests("Run the tests"),
+			runTests("Run the tests", "s6"),
 			tmplLLM("Review the change", KindValidation, time.Minute,
 				"Review the implementation of: {request}\nList what is done, what is missing and any follow-up."),
+			fixTests(),
 		}}
 }
 
@@ -106,13 +146,16 @@ func documentationTemplate() Template {
 		Keywords: []string{"document", "readme", "docs"},
 		Steps: []Step{
 			survey(),
-			tmplTool("Find existing documentation", KindFileOperation, 10*time.Second, ToolSearchFiles, map[string]any{"pattern": "**/*.md"}),
-			tmplAgent("Study the code to document", KindCodeAnalysis, 3*time.Minute, 8, readTools,
-				"Read the code relevant to: {request}\nNote what the documentation must explain, with examples."),
+			// Listing the files and finding the documents are independent.
+			independent(tmplTool("Find existing documentation", KindFileOperation, 10*time.Second, ToolSearchFiles,
+				map[string]any{"pattern": "**/*.md"})),
+			after(tmplAgent("Study the code to document", KindCodeAnalysis, 3*time.Minute, 8, readTools,
+				"Read the code relevant to: {request}\nNote what the documentation must explain, with examples."), "s1", "s2"),
 			tmplAgent("Write the documentation", KindCodeGeneration, 4*time.Minute, 12, writeTools,
 				"Write or update the documentation for: {request}\nKeep the existing style; every example must match the code."),
-			tmplLLM("Check the documentation", KindValidation, time.Minute,
-				"Check the documentation written for: {request}\nPoint out anything inaccurate or missing."),
+			// Nothing written, nothing to check.
+			skipWhen(tmplLLM("Check the documentation", KindValidation, time.Minute,
+				"Check the documentation written for: {request}\nPoint out anything inaccurate or missing."), "s4.filesChanged == 0"),
 		}}
 }
 

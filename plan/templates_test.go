@@ -20,7 +20,14 @@ func TestTemplatesAreValidPlans(t *testing.T) {
 			assert.Equal(t, n+1, p.NextStepSeq)
 			assert.Equal(t, "s1", p.Steps[0].ID)
 			assert.Empty(t, p.Steps[0].DependsOn)
-			assert.Equal(t, []string{stepID(n - 1)}, p.Steps[n-1].DependsOn)
+			for _, s := range p.Steps[1:] {
+				if !p.IsFallbackOnly(s.ID) {
+					assert.NotNil(t, s.DependsOn, "%s follows something or says it is independent", s.ID)
+				}
+				for _, d := range s.DependsOn {
+					assert.False(t, p.IsFallbackOnly(d), "%s waits on the fallback %s, which may never run", s.ID, d)
+				}
+			}
 			assert.Equal(t, PlanDraft, p.Status)
 			assert.Equal(t, 1, p.Version)
 			assert.Equal(t, tmpl.Name, p.Template)
@@ -115,4 +122,46 @@ func TestFromTemplateSubstitutesRequest(t *testing.T) {
 	assert.Equal(t, ComplexityLow, p.Estimates.Complexity)
 	assert.Equal(t, "Custom: TODO", p.Title)
 	assert.Equal(t, []string{ToolRunCommand, ToolSearchCode}, p.Resources)
+}
+
+func TestTemplatesPlanForFailure(t *testing.T) {
+	for _, tmpl := range Templates() {
+		p := FromTemplate(tmpl, Task{Goal: "g"}, "p", t0)
+		for _, s := range p.Steps {
+			if s.Config.Tool == nil || s.Config.Tool.Name != ToolRunTests {
+				continue
+			}
+			assert.Equal(t, 2, s.MaxRetries, "%s/%s: flaky tests are retried", tmpl.Name, s.ID)
+			assert.Equal(t, Duration(5e9), s.RetryDelay)
+			fb := p.StepByID(s.FallbackStepID)
+			require.NotNil(t, fb, "%s/%s has a fallback", tmpl.Name, s.ID)
+			assert.Equal(t, ActionAgent, fb.Action)
+			assert.Contains(t, fb.Config.Agent.Tools, ToolRunTests)
+		}
+	}
+	doc := FromTemplate(mustTemplate(t, TemplateDocumentation), Task{Goal: "g"}, "p", t0)
+	assert.Equal(t, []string{"s1", "s2"}, doc.Ready(), "listing and finding documents run side by side")
+	assert.Equal(t, []string{"s1", "s2"}, doc.StepByID("s3").DependsOn)
+	assert.Equal(t, "s4.filesChanged == 0", doc.StepByID("s5").SkipCondition)
+	ref := FromTemplate(mustTemplate(t, TemplateRefactoring), Task{Goal: "g"}, "p", t0)
+	assert.Equal(t, "s4.filesChanged == 0", ref.StepByID("s5").SkipCondition)
+	assert.Empty(t, ref.StepByID("s6").DependsOn, "the fallback is out of the chain")
+}
+
+func TestFromTemplateKeepsFallbacksOutOfTheChain(t *testing.T) {
+	primary := tmplLLM("Try", KindCodeAnalysis, 0, "try")
+	primary.FallbackStepID = "s2"
+	tmpl := Template{Name: "custom", Steps: []Step{primary, tmplLLM("Else", KindCodeAnalysis, 0, "else"),
+		tmplLLM("Then", KindCodeAnalysis, 0, "then")}}
+	p := FromTemplate(tmpl, Task{Goal: "g"}, "p", t0)
+	assert.Nil(t, p.Steps[1].DependsOn)
+	assert.Equal(t, []string{"s1"}, p.Steps[2].DependsOn, "the step after a fallback follows its primary")
+	assert.True(t, Validate(p, Limits{}).Valid)
+}
+
+func mustTemplate(t *testing.T, name string) Template {
+	t.Helper()
+	tmpl, ok := TemplateByName(name)
+	require.True(t, ok, name)
+	return tmpl
 }

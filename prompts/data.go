@@ -28,8 +28,11 @@ const (
 // QA is one answered clarification question.
 type QA struct{ Question, Answer string }
 
-// ClarifyData feeds the clarify templates. Files lists the workspace's
-// files, MoreFiles says the list was cut.
+// ClarifyData feeds clarify_system.tmpl and clarify_user.tmpl: the Task as
+// asked (goal, requirements, constraints, priority, context, earlier
+// conversation in Task.History), AskQuestions when the run may ask the
+// user, the Answers to questions asked before, and Files, the workspace's
+// files (MoreFiles says the list was cut).
 type ClarifyData struct {
 	Task         plan.Task
 	AskQuestions bool
@@ -48,9 +51,15 @@ func SortedAnswers(m map[string]string) []QA {
 	return out
 }
 
-// PlanData feeds the plan templates. Goal is the clarified goal, Previous
-// the titles of the options a refinement replaces, Tools what tool and
-// agent steps may use. Plan fills Example.
+// PlanData feeds plan_system.tmpl and plan_user.tmpl. Task is the task as
+// asked, Goal the clarified goal, Count the options to generate, MaxSteps
+// the most steps each may have (0: no limit), Feedback and Previous the
+// user's feedback and the titles of the options a refinement replaces,
+// Invalid the options dropped before with their issues, Files the
+// workspace's files (MoreFiles: cut), Tools what tool and agent steps may
+// use (name, description). Plan fills Example and the bounds a step's
+// resilience must keep (MaxRetries, MaxRetryDelay: plan.MaxStepRetries and
+// plan.MaxRetryDelay).
 type PlanData struct {
 	Task      plan.Task
 	Goal      string
@@ -63,11 +72,17 @@ type PlanData struct {
 	MoreFiles bool
 	Tools     []llm.ToolSpec
 	Example   string
+	// MaxRetries and MaxRetryDelay are the bounds plan.Validate applies.
+	MaxRetries    int
+	MaxRetryDelay string
 }
 
-// StepData feeds the execute and agent templates. An agent turn also
-// shows its tools and where it stands: iteration Iteration of at most
-// MaxIterations, Remaining after it, Final when no tools are offered.
+// StepData feeds execute_*.tmpl (an llm step) and agent_*.tmpl (an agent
+// turn): Context, the bounded plan.StepContext (goal, the step, its
+// position of Total, digests of its neighbours, a summary of older
+// steps), Prompt, the step's prompt, and Workspace, its folder. An agent
+// turn also shows its Tools and where it stands: iteration Iteration of at
+// most MaxIterations, Remaining after it, Final when no tools are offered.
 type StepData struct {
 	Context       plan.StepContext
 	Prompt        string
@@ -79,7 +94,10 @@ type StepData struct {
 	Final         bool
 }
 
-// ReflectData feeds the reflect templates; build it with NewReflectData.
+// ReflectData feeds reflect_system.tmpl and reflect_user.tmpl; build it
+// with NewReflectData. Context is the step that just ended (as in
+// StepData), Result its result, Remaining digests of the steps not yet done
+// (MoreRemaining: those not listed), Mode the execution mode.
 type ReflectData struct {
 	Context       plan.StepContext
 	Result        *plan.StepResult
@@ -122,8 +140,12 @@ type summaryTotals struct {
 	Total, Completed, Failed, Skipped, Cancelled, Pending int
 }
 
-// SummarizeData feeds the summarize templates; build it with
-// NewSummarizeData.
+// SummarizeData feeds summarize_system.tmpl and summarize_user.tmpl;
+// build it with NewSummarizeData. Goal and Status (completed, failed,
+// cancelled) describe the run, Partial says it did not finish, Plan is the
+// plan without its steps, Steps one line per step (ID, Title, Status,
+// Digest) up to a bound, More the steps left out, Totals the counts by
+// status (Total, Completed, Failed, Skipped, Cancelled, Pending).
 type SummarizeData struct {
 	Goal    string
 	Status  string

@@ -33,14 +33,24 @@ type Custom struct {
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-// templates are the parsed prompt templates.
-var templates = template.Must(template.New("prompts").Funcs(template.FuncMap{
+// funcs are the functions every template, embedded or an operator's, may
+// call.
+var funcs = template.FuncMap{
 	"clip": func(n int, s string) string { return plan.TruncateBytes(s, n) },
 	"join": strings.Join,
 	"add":  func(a, b int) int { return a + b },
 	// historyTail bounds the earlier conversation a prompt shows.
 	"historyTail": historyTail,
-}).ParseFS(templateFS, "templates/*.tmpl"))
+}
+
+// embedded parses the embedded templates afresh, so that a Set loaded
+// from a folder never changes the default one.
+func embedded() *template.Template {
+	return template.Must(template.New("prompts").Funcs(funcs).ParseFS(templateFS, "templates/*.tmpl"))
+}
+
+// defaultSet holds the embedded templates.
+var defaultSet = &Set{t: embedded()}
 
 // phaseKeys maps LLM phases to the keys of Custom.Phases, which are the
 // run's phase names.
@@ -53,60 +63,46 @@ var phaseKeys = map[string]plan.Phase{
 	llm.PhaseSummarize: plan.PhaseSummarizing,
 }
 
-// Each builder below renders its phase's system and user messages; an
-// error is a template that failed to render, a fault of the worker.
+// Each builder below renders its phase's system and user messages with
+// the embedded templates (see Set for an operator's own); an error is a
+// template that failed to render, a fault of the worker.
 
 // Clarify returns the messages of a clarify request.
-func Clarify(c Custom, d ClarifyData) ([]llm.Message, error) { return build(llm.PhaseClarify, c, d) }
+func Clarify(c Custom, d ClarifyData) ([]llm.Message, error) { return defaultSet.Clarify(c, d) }
 
-// Plan returns the messages of a plan request; the example reply is
-// filled in.
-func Plan(c Custom, d PlanData) ([]llm.Message, error) {
-	d.Example = optionsExample
-	return build(llm.PhasePlan, c, d)
-}
+// Plan returns the messages of a plan request; the example reply and the
+// bounds are filled in.
+func Plan(c Custom, d PlanData) ([]llm.Message, error) { return defaultSet.Plan(c, d) }
 
 // Execute returns the messages of an llm step; stepSystem, the step's own
 // system prompt, comes last in the system message.
 func Execute(c Custom, d StepData, stepSystem string) ([]llm.Message, error) {
-	return build(llm.PhaseExecute, c, d, stepSystem)
+	return defaultSet.Execute(c, d, stepSystem)
 }
 
 // Agent returns the messages of an agent turn: the step's prompt, then the
 // step's own transcript, whose tool results are cut to maxToolMessageLen
 // bytes each.
 func Agent(c Custom, d StepData, transcript []llm.Message) ([]llm.Message, error) {
-	msgs, err := build(llm.PhaseAgent, c, d)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range transcript {
-		if m.Role == llm.RoleTool {
-			m.Content = plan.TruncateBytes(m.Content, maxToolMessageLen)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, nil
+	return defaultSet.Agent(c, d, transcript)
 }
 
 // Reflect returns the messages of a reflect request.
-func Reflect(c Custom, d ReflectData) ([]llm.Message, error) { return build(llm.PhaseReflect, c, d) }
+func Reflect(c Custom, d ReflectData) ([]llm.Message, error) { return defaultSet.Reflect(c, d) }
 
 // Summarize returns the messages of a summary request.
-func Summarize(c Custom, d SummarizeData) ([]llm.Message, error) {
-	return build(llm.PhaseSummarize, c, d)
-}
+func Summarize(c Custom, d SummarizeData) ([]llm.Message, error) { return defaultSet.Summarize(c, d) }
 
-// build renders a phase's system and user templates with data. The system
-// message starts with the phase line, then the template, then the
+// build renders a phase's system and user templates of t with data. The
+// system message starts with the phase line, then the template, then the
 // caller's system prompt, the phase's prompt and any extra prompts (a
 // step's own system prompt), each separated by a blank line.
-func build(phase string, c Custom, data any, extra ...string) ([]llm.Message, error) {
-	sys, err := render(phase+"_system.tmpl", data)
+func build(t *template.Template, phase string, c Custom, data any, extra ...string) ([]llm.Message, error) {
+	sys, err := render(t, phase+"_system.tmpl", data)
 	if err != nil {
 		return nil, err
 	}
-	user, err := render(phase+"_user.tmpl", data)
+	user, err := render(t, phase+"_user.tmpl", data)
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +126,9 @@ var blankRuns = regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+\n`)
 
 // render executes a template and tidies its whitespace: trailing spaces
 // go, runs of blank lines become one.
-func render(name string, data any) (string, error) {
+func render(t *template.Template, name string, data any) (string, error) {
 	var b bytes.Buffer
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("render prompt %s: %w", name, err)
 	}
 	lines := strings.Split(b.String(), "\n")
@@ -180,11 +176,14 @@ const optionsExample = `{"options":[{"title":"Short name of the approach",` +
 	`"steps":[` +
 	`{"id":"s1","title":"Find the relevant code","description":"Locate where login is handled",` +
 	`"kind":"code_analysis","action":"tool","config":{"tool":{"name":"search_code","params":{"pattern":"func Login"}}},` +
-	`"estimatedSeconds":30},` +
+	`"dependsOn":[],"estimatedSeconds":30},` +
 	`{"id":"s2","title":"Implement the change","description":"Edit the files found",` +
 	`"kind":"code_generation","action":"agent",` +
 	`"config":{"agent":{"prompt":"Add token checks to the login handler","tools":["read_file","write_file"]}},` +
-	`"dependsOn":["s1"],"maxRetries":1,"estimatedSeconds":300},` +
+	`"dependsOn":["s1"],"maxRetries":1,"retryDelay":"10s","fallbackStepId":"s4","estimatedSeconds":300},` +
 	`{"id":"s3","title":"Review the change","description":"Check the result against the goal",` +
 	`"kind":"validation","action":"llm","config":{"llm":{"prompt":"Review the change for mistakes"}},` +
-	`"dependsOn":["s2"],"skippable":true,"estimatedSeconds":60}]}]}`
+	`"dependsOn":["s2"],"skipCondition":"s2.filesChanged == 0","skippable":true,"estimatedSeconds":60},` +
+	`{"id":"s4","title":"Explain what blocks the change","description":"Runs only if s2 fails",` +
+	`"kind":"code_analysis","action":"llm","config":{"llm":{"prompt":"Explain why the change could not be made"}},` +
+	`"dependsOn":["s1"],"estimatedSeconds":60}]}]}`

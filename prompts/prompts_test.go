@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,26 @@ func TestOptionsExampleIsAnOptionsReply(t *testing.T) {
 	var r reply.Options
 	require.NoError(t, dec.Decode(&r))
 	require.NoError(t, r.Check(0))
-	assert.Len(t, r.Options[0].Steps, 3)
+	assert.Len(t, r.Options[0].Steps, 4)
+	o := r.Options[0].PlanOption("o", "p", plan.Task{}, time.Time{})
+	res := plan.Validate(o.Plan, plan.Limits{})
+	require.True(t, res.Valid, "%v", res.Messages())
+	assert.Equal(t, []string{"s1"}, o.Plan.Ready(), "the fallback waits for its step to fail")
+	s2 := o.Plan.StepByID("s2")
+	assert.Equal(t, 10*time.Second, s2.RetryDelay.D())
+	assert.Equal(t, "s4", s2.FallbackStepID)
+	assert.Equal(t, "s2.filesChanged == 0", o.Plan.StepByID("s3").SkipCondition)
+}
+
+func TestPlanPromptTeachesDependenciesAndResilience(t *testing.T) {
+	msgs, err := Plan(Custom{}, PlanData{Goal: "g", Count: 1})
+	require.NoError(t, err)
+	system := msgs[0].Content
+	for _, want := range []string{`"dependsOn"`, "[] when it needs none", `"maxRetries"`,
+		fmt.Sprintf("at most %d", plan.MaxStepRetries), `"retryDelay"`, plan.MaxRetryDelay.String(),
+		`"fallbackStepId"`, `"skipCondition"`, "filesChanged"} {
+		assert.Contains(t, system, want)
+	}
 }
 
 func TestSystemMessageOrder(t *testing.T) {

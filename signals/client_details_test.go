@@ -49,7 +49,7 @@ func TestStaticDetailsRendersRequestWithDefaults(t *testing.T) {
 		"- **Options:** 3\n",
 		"- **Template:** `feature`\n",
 		"- **Selection:** manual, waits for ever\n",
-		"- **Execution:** balanced, skip confidence threshold 0.80, at most 50 steps and 16 iterations per step, 1 at once\n",
+		"- **Execution:** balanced, skip confidence threshold 0.80, at most 50 steps and 16 iterations per step, 4 at once\n",
 		"- **Clarification:** no questions\n",
 		"- **Budget:** none\n",
 	} {

@@ -101,11 +101,14 @@ type NotifyPolicy struct {
 
 // StartRequest is the PlanMode workflow's input. Only Goal is required.
 type StartRequest struct {
-	Goal         string          `json:"goal"`
-	Requirements []string        `json:"requirements,omitempty"`
-	Constraints  []string        `json:"constraints,omitempty"`
-	Priority     plan.Priority   `json:"priority,omitempty"`
-	Workspace    string          `json:"workspace,omitempty"`
+	Goal         string        `json:"goal"`
+	Requirements []string      `json:"requirements,omitempty"`
+	Constraints  []string      `json:"constraints,omitempty"`
+	Priority     plan.Priority `json:"priority,omitempty"`
+	Workspace    string        `json:"workspace,omitempty"`
+	// Template names a built-in plan template (plan.TemplateNames), or
+	// plan.TemplateAuto to let the goal choose one; empty plans with the
+	// model. Validate refuses any other name.
 	Template     string          `json:"template,omitempty"`
 	OptionCount  int             `json:"optionCount,omitempty"`
 	Selection    SelectionPolicy `json:"selection"`
@@ -143,6 +146,16 @@ const (
 	DefaultMaxIterationsPerStep    = 16
 	DefaultMaxSteps                = 50
 	DefaultHeartbeatTimeout        = plan.Duration(30 * time.Second)
+	// DefaultParallelism is how many independent steps run at once. A
+	// step's time goes to waiting (on the model, a tool, a command), not
+	// to the worker's CPU, so running independent steps side by side
+	// shortens a plan by about their number; a plan only runs steps
+	// together when neither depends on the other. Four keeps the
+	// provider's rate limits and the shared workspace in mind: steps that
+	// write the same files can still conflict, which is why a step that
+	// edits files depends on the steps it builds on. 1 restores strictly
+	// one step at a time; MaxParallelism bounds it.
+	DefaultParallelism = 4
 )
 
 // WithDefaults returns r with every zero policy field set to its default.
@@ -175,7 +188,7 @@ func (r StartRequest) WithDefaults() StartRequest {
 		r.Execution.MaxSteps = DefaultMaxSteps
 	}
 	if r.Execution.Parallelism == 0 {
-		r.Execution.Parallelism = 1
+		r.Execution.Parallelism = DefaultParallelism
 	}
 	if r.Execution.HeartbeatTimeout == 0 {
 		r.Execution.HeartbeatTimeout = DefaultHeartbeatTimeout

@@ -72,6 +72,10 @@ func textProblems(r StartRequest) []string {
 	errs = append(errs, listProblems("constraints", r.Constraints)...)
 	errs = appendSize(errs, "workspace", r.Workspace, MaxPathBytes)
 	errs = appendSize(errs, "template", r.Template, MaxNameBytes)
+	if t := r.Template; t != "" && t != plan.TemplateAuto && len(t) <= MaxNameBytes && !slices.Contains(plan.TemplateNames(), t) {
+		errs = append(errs, fmt.Sprintf("template %q is unknown: use one of %s, %q, or none", t,
+			strings.Join(plan.TemplateNames(), ", "), plan.TemplateAuto))
+	}
 	errs = appendSize(errs, "systemPrompt", r.SystemPrompt, MaxPromptBytes)
 	for _, phase := range workflow.DeterministicKeys(r.PhasePrompts) {
 		field := fmt.Sprintf("phasePrompts[%q]", plan.TruncateBytes(phase, MaxNameBytes))

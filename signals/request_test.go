@@ -115,3 +115,22 @@ func TestValidateRefusalStaysSmall(t *testing.T) {
 	assert.Less(t, len(err.Error()), 12<<10)
 	assert.Contains(t, err.Error(), "more problems")
 }
+
+func TestDefaultParallelismRunsIndependentStepsTogether(t *testing.T) {
+	r := StartRequest{Goal: "g"}.WithDefaults()
+	assert.Equal(t, DefaultParallelism, r.Execution.Parallelism)
+	assert.Greater(t, r.Execution.Parallelism, 1)
+	assert.LessOrEqual(t, r.Execution.Parallelism, MaxParallelism)
+	one := StartRequest{Goal: "g", Execution: ExecutionPolicy{Parallelism: 1}}.WithDefaults()
+	assert.Equal(t, 1, one.Execution.Parallelism, "an explicit 1 stays")
+	require.NoError(t, r.Validate())
+}
+
+func TestValidateKnowsTheTemplates(t *testing.T) {
+	for _, name := range append(plan.TemplateNames(), "", plan.TemplateAuto) {
+		assert.NoError(t, StartRequest{Goal: "g", Template: name}.Validate(), "template %q", name)
+	}
+	err := StartRequest{Goal: "g", Template: "nosuch"}.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `template "nosuch" is unknown: use one of refactoring, bug_fix, feature, documentation, analysis, "auto", or none`)
+}

@@ -55,6 +55,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := checkWorkspace(cfg); err != nil {
 		return err
 	}
+	promptSet, err := planworker.LoadPrompts(cfg)
+	if err != nil {
+		return err
+	}
 	logger := cfg.Log.NewLogger(stdout)
 	checkSandbox(cfg, logger)
 	if filepath.Dir(cfg.Workspace.Root) == cfg.Workspace.Root {
@@ -95,6 +99,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
 	})
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
+	acts.Prompts = promptSet
 	planworker.Register(w, acts)
 	defer startPruning(ctx, acts.Workspace, cfg.Workspace.SnapshotRetention, logger)()
 	if err := w.Start(); err != nil {

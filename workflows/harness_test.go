@@ -98,14 +98,18 @@ func (h *harness) registerTools() {
 	})
 }
 
-// autoReq is a request that selects the recommended option at once.
+// autoReq is a request that selects the recommended option at once. It
+// runs one step at a time, so tests can name the order steps ran in; tests
+// of parallel steps set their own parallelism.
 func autoReq() signals.StartRequest {
-	return signals.StartRequest{Goal: "Add JWT authentication", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}}
+	req := manualReq()
+	req.Selection = signals.SelectionPolicy{Mode: signals.SelectAuto}
+	return req
 }
 
-// manualReq is a request that waits for a selection.
+// manualReq is a request that waits for a selection, one step at a time.
 func manualReq() signals.StartRequest {
-	return signals.StartRequest{Goal: "Add JWT authentication"}
+	return signals.StartRequest{Goal: "Add JWT authentication", Execution: signals.ExecutionPolicy{Parallelism: 1}}
 }
 
 // run executes PlanMode with req and returns its Result, and checks that

@@ -51,6 +51,10 @@ const (
 	// toolLimitsChange: validation and edits refuse a step that names a
 	// tool the product does not have (plan.BuiltinTools).
 	toolLimitsChange = "validate-builtin-tools"
+	// defaultParallelismChange: a request that leaves parallelism unset
+	// runs signals.DefaultParallelism steps at once; before, one. Resolved
+	// in newRun, before the defaults apply, and only for such requests.
+	defaultParallelismChange = "default-parallelism"
 )
 
 // features are the behaviour changes a run has, see the change ids.

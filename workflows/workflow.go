@@ -193,6 +193,11 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 	for _, fn := range opts {
 		fn(&o)
 	}
+	if req.Execution.Parallelism == 0 &&
+		workflow.GetVersion(ctx, defaultParallelismChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// A run that began when one step ran at a time keeps doing so.
+		req.Execution.Parallelism = 1
+	}
 	req = req.WithDefaults()
 	info := workflow.GetInfo(ctx)
 	r := &run{

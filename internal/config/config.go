@@ -26,6 +26,7 @@
 //	llm.offline                 true when neither baseURL nor apiKey is set
 //	llm.offlineLatency          0 (each offline reply waits this long; slows demos down to watch)
 //	llm.prices.<model>.input, .output   USD per million tokens
+//	llm.promptDir               "" (a folder of <name>.tmpl files replacing the embedded prompt templates)
 //	workspace.root              the current folder
 //	workspace.snapshotRetention 168h (snapshots older are removed; 0 keeps them)
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
@@ -138,6 +139,11 @@ type LLM struct {
 	// plan step by step instead of seeing it end at once. Zero answers at
 	// once.
 	OfflineLatency time.Duration `mapstructure:"offlineLatency"`
+	// PromptDir is a folder of prompt templates (plan_system.tmpl,
+	// reflect_user.tmpl, ...) that replace the embedded ones of the same
+	// names; empty keeps them all. The worker loads and checks them at
+	// start (prompts.Load) and refuses to start when one is bad.
+	PromptDir string `mapstructure:"promptDir"`
 	// Prices are keyed by model name; they are read apart from the rest
 	// because model names may hold dots, which viper splits keys on.
 	Prices map[string]Price `mapstructure:"-"`

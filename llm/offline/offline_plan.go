@@ -92,6 +92,9 @@ func (b *OfflineBrain) plan(v view) Reply {
 // option builds one option from a variant.
 func (r planRequest) option(vr variant, base []plan.Step, template string) reply.Option {
 	steps := capSteps(vr.build(r.ws, r.goal, cloneSteps(base)), r.maxSteps)
+	if vr.fallbacks {
+		steps = r.ws.withFallbacks(steps, r.goal, r.maxSteps)
+	}
 	o := reply.Option{
 		Title:       vr.name + ": " + plan.Truncate(r.goal, 80),
 		Description: vr.summary + " Steps: " + stepTitles(steps) + ".",
@@ -148,28 +151,123 @@ func capSteps(steps []plan.Step, max int) []plan.Step {
 	return steps
 }
 
-// replySteps numbers steps s1..sN, each depending on the one before, as
-// the model writes them. The brain's own step configs always encode, so a
-// failure panics as JSONReply does.
+// replySteps numbers steps s1..sN and writes every step's dependsOn, as
+// a model asked to mark independent work does (see parallel): a parallel
+// step joins the group of parallel steps before it, all of them depending
+// on what the group follows ([] at the start); any other step depends on
+// the step before it, or on every step of the group before it. Fallback
+// steps stay out of that order: they run only in their primary's place,
+// and take its dependencies. The brain's internal ids (fallbacks, skip
+// conditions) become the sN ids; a reference to a step capSteps dropped
+// goes with it. The brain's own step configs always encode, so a failure
+// panics as JSONReply does.
 func replySteps(steps []plan.Step) []reply.Step {
-	out := make([]reply.Step, 0, len(steps))
+	ids := map[string]string{}
+	fallbacks := map[string]bool{}
 	for i, s := range steps {
-		cfg, err := reply.ConfigOf(s.Config)
-		if err != nil {
-			panic("offline: encode step config: " + err.Error())
+		if s.ID != "" {
+			ids[s.ID] = fmt.Sprintf("s%d", i+1)
 		}
-		r := reply.Step{
-			ID: fmt.Sprintf("s%d", i+1), Title: s.Title, Description: s.Description, Kind: s.Kind,
-			Action: s.Action, Config: cfg, MaxRetries: s.MaxRetries, Skippable: s.Skippable,
-			EstimatedSeconds: s.Estimated.D().Seconds(),
+		if s.FallbackStepID != "" {
+			fallbacks[s.FallbackStepID] = true
 		}
-		if i > 0 {
-			r.DependsOn = []string{fmt.Sprintf("s%d", i)}
+	}
+	out := make([]reply.Step, 0, len(steps))
+	var frontier, group, groupBase []string
+	deps := map[string][]string{}
+	for i, s := range steps {
+		id := fmt.Sprintf("s%d", i+1)
+		var d []string
+		switch {
+		case fallbacks[s.ID]:
+			out = append(out, replyStep(s, id, nil, ids))
+			continue
+		case parallel(s) && group != nil:
+			d = groupBase
+			group = append(group, id)
+		case parallel(s):
+			d, groupBase, group = frontier, frontier, []string{id}
+		default:
+			if group != nil {
+				frontier = group
+			}
+			d, group = frontier, nil
 		}
-		out = append(out, r)
+		if group == nil {
+			frontier = []string{id}
+		}
+		deps[id] = d
+		out = append(out, replyStep(s, id, d, ids))
+	}
+	for i := range out {
+		if f := out[i].FallbackStepID; f != "" {
+			fb := fallbackIndex(out, f)
+			out[fb].DependsOn = reply.Deps(deps[out[i].ID]...)
+		}
 	}
 	return out
 }
+
+// parallel reports whether the brain marked a step as independent of the
+// steps around it: a DependsOn that is empty but not nil (see
+// independent).
+func parallel(s plan.Step) bool { return s.DependsOn != nil && len(s.DependsOn) == 0 }
+
+// independent marks s as free to run beside its parallel neighbours.
+func independent(s plan.Step) plan.Step {
+	s.DependsOn = []string{}
+	return s
+}
+
+// fallbackIndex returns the position of step id among out.
+func fallbackIndex(out []reply.Step, id string) int {
+	for i, s := range out {
+		if s.ID == id {
+			return i
+		}
+	}
+	panic("offline: fallback " + id + " is not a step")
+}
+
+// replyStep writes one step with its id and dependencies, its fallback
+// and skip condition moved from internal ids to sN ids.
+func replyStep(s plan.Step, id string, deps []string, ids map[string]string) reply.Step {
+	cfg, err := reply.ConfigOf(s.Config)
+	if err != nil {
+		panic("offline: encode step config: " + err.Error())
+	}
+	r := reply.Step{
+		ID: id, Title: s.Title, Description: s.Description, Kind: s.Kind,
+		Action: s.Action, Config: cfg, DependsOn: reply.Deps(deps...), MaxRetries: s.MaxRetries,
+		Skippable: s.Skippable, EstimatedSeconds: s.Estimated.D().Seconds(),
+		FallbackStepID: ids[s.FallbackStepID],
+	}
+	if s.RetryDelay > 0 {
+		r.RetryDelay = s.RetryDelay.String()
+	}
+	if cond, ok := mapCondition(s.SkipCondition, ids); ok {
+		r.SkipCondition = cond
+	}
+	return r
+}
+
+// mapCondition rewrites the internal ids of a skip condition ("@name") to
+// step ids; false when it names a step that is not in the plan.
+func mapCondition(cond string, ids map[string]string) (string, bool) {
+	if cond == "" {
+		return "", false
+	}
+	ok := true
+	out := internalRef.ReplaceAllStringFunc(cond, func(ref string) string {
+		id, found := ids[ref]
+		ok = ok && found
+		return id
+	})
+	return out, ok
+}
+
+// internalRef matches the brain's internal step ids.
+var internalRef = regexp.MustCompile(`@[a-z0-9-]+`)
 
 // stepTitles joins step titles with arrows.
 func stepTitles(steps []plan.Step) string {

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -87,8 +88,8 @@ func agentStep(title, desc string, kind plan.StepKind, est time.Duration, tools 
 // list_files is not offered.
 func (w workspace) surveyStep(goal string) plan.Step {
 	if w.has(plan.ToolListFiles) {
-		return toolStep("Survey the workspace", "List every file so later steps see the layout",
-			plan.KindFileOperation, 10*time.Second, plan.ToolListFiles, map[string]any{"recursive": true})
+		return independent(toolStep("Survey the workspace", "List every file so later steps see the layout",
+			plan.KindFileOperation, 10*time.Second, plan.ToolListFiles, map[string]any{"recursive": true}))
 	}
 	return llmStep("Outline the approach", "Work out what must change", plan.KindCodeAnalysis, time.Minute,
 		"Outline what must change to: "+goal)
@@ -111,12 +112,19 @@ func (w workspace) changeStep(title, goal string) plan.Step {
 	return s
 }
 
-// checkStep verifies a change: the tests when there are any, else a
-// review.
+// Retries of a step that runs the tests: a flaky test gets two more
+// tries, a moment apart, before the step fails.
+const (
+	testRetries    = 2
+	testRetryDelay = plan.Duration(2 * time.Second)
+)
+
+// checkStep verifies a change: the tests when there are any (retried, see
+// testRetries), else a review.
 func (w workspace) checkStep(title, goal string) plan.Step {
 	if w.testable() {
 		s := toolStep(title, "Run the project's tests", plan.KindTesting, 2*time.Minute, plan.ToolRunTests, nil)
-		s.MaxRetries = 1
+		s.MaxRetries, s.RetryDelay = testRetries, testRetryDelay
 		return s
 	}
 	return llmStep(title, "Review the change, as there are no tests to run", plan.KindValidation, time.Minute,
@@ -140,10 +148,85 @@ func (w workspace) notesStep(goal string) plan.Step {
 	return s
 }
 
-// baseSteps returns the steps the options vary on: a template's, filled
+// runsTests reports whether s is a step that runs the tests.
+func runsTests(s plan.Step) bool {
+	return s.Action == plan.ActionTool && s.Config.Tool != nil && s.Config.Tool.Name == plan.ToolRunTests
+}
+
+// fixTestsStep is the fallback of a step that runs the tests: when they
+// still fail after the retries, an agent reads the failures, fixes their
+// cause and runs them again. id is its internal id.
+func (w workspace) fixTestsStep(id, goal string) plan.Step {
+	s := agentStep("Fix what the tests report", "Runs only when the tests fail after their retries",
+		plan.KindCodeGeneration, 4*time.Minute,
+		w.toolset(plan.ToolReadFile, plan.ToolSearchCode, plan.ToolWriteFile, plan.ToolRunTests),
+		"The tests failed. Read the failures, fix their cause and run the tests again, for: "+goal)
+	s.ID = id
+	return s
+}
+
+// withFallbacks gives every step that runs the tests a fixTestsStep as
+// its fallback, right after it, while the plan stays within maxSteps
+// (0: no limit).
+func (w workspace) withFallbacks(steps []plan.Step, goal string, maxSteps int) []plan.Step {
+	out := make([]plan.Step, 0, len(steps)+1)
+	n := len(steps)
+	for _, s := range steps {
+		if runsTests(s) && s.FallbackStepID == "" && (maxSteps == 0 || n < maxSteps) {
+			fb := w.fixTestsStep(fmt.Sprintf("@fix-tests-%d", len(out)+1), goal)
+			s.FallbackStepID = fb.ID
+			out = append(out, s, fb)
+			n++
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// maxParts bounds the parts of a goal planned as independent steps.
+const maxParts = 8
+
+// goalParts returns the parts of a goal that lists independent pieces of
+// work after a colon, separated by semicolons ("Write notes on: parsing;
+// caching; logging"), and nil for any other goal.
+func goalParts(goal string) (string, []string) {
+	head, list, ok := strings.Cut(goal, ":")
+	if !ok {
+		return "", nil
+	}
+	var parts []string
+	for _, p := range strings.Split(list, ";") {
+		if p = strings.TrimSpace(p); p != "" && len(parts) < maxParts {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) < 2 {
+		return "", nil
+	}
+	return strings.TrimSpace(head), parts
+}
+
+// partSteps plans a goal of independent parts: a survey and one step per
+// part, all independent of each other, then one step that combines them.
+func (w workspace) partSteps(head string, parts []string) []plan.Step {
+	steps := []plan.Step{w.surveyStep(head)}
+	for i, p := range parts {
+		steps = append(steps, independent(llmStep(fmt.Sprintf("Part %d: %s", i+1, plan.Truncate(p, 60)),
+			"One of the independent parts of the goal", plan.KindCodeAnalysis, time.Minute, head+": "+p)))
+	}
+	return append(steps, llmStep("Combine the parts", "Bring the parts together into one result",
+		plan.KindCodeAnalysis, time.Minute, "Combine the results of every part into one answer for: "+head))
+}
+
+// baseSteps returns the steps the options vary on: one per part when the
+// goal lists independent parts (see goalParts), else a template's, filled
 // for the goal, when one fits, else survey, change and check. It returns
 // the template's name, if any.
 func (w workspace) baseSteps(goal, template string) ([]plan.Step, string) {
+	if head, parts := goalParts(goal); parts != nil {
+		return w.partSteps(head, parts), ""
+	}
 	name, ok := template, template != "" && template != "auto"
 	if !ok {
 		name, ok = plan.DetectTaskType(goal)
@@ -155,9 +238,26 @@ func (w workspace) baseSteps(goal, template string) ([]plan.Step, string) {
 	p := plan.FromTemplate(t, plan.Task{Goal: goal, Context: plan.TaskContext{CurrentFiles: w.files}}, "offline", time.Time{})
 	steps := make([]plan.Step, 0, len(p.Steps))
 	for _, s := range p.Steps {
-		steps = append(steps, w.fit(s, goal))
+		if p.IsFallbackOnly(s.ID) {
+			continue // the brain adds its own fallbacks (withFallbacks) once the variant is built
+		}
+		steps = append(steps, w.fit(templateStep(s), goal))
 	}
 	return steps, t.Name
+}
+
+// templateStep turns a template's step into the brain's form: its
+// position ids are gone (the variants move steps around), so a step the
+// template starts with no dependency is marked independent, any other
+// follows the steps before it, and fallbacks and skip conditions, which
+// name positions, are left to the brain.
+func templateStep(s plan.Step) plan.Step {
+	free := len(s.DependsOn) == 0
+	s.ID, s.DependsOn, s.FallbackStepID, s.SkipCondition = "", nil, "", ""
+	if free {
+		return independent(s)
+	}
+	return s
 }
 
 // fit adapts a template step to the workspace: agent steps lose tools

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"fmt"
 	"time"
 
 	"regexp"
@@ -22,6 +23,9 @@ type variant struct {
 	confidence float64
 	// prefer matches feedback that asks for this variant.
 	prefer *regexp.Regexp
+	// fallbacks gives the steps that run the tests a fixing step as their
+	// fallback (see withFallbacks).
+	fallbacks bool
 }
 
 // variants returns the variants in their default order, best first.
@@ -50,8 +54,8 @@ func variants() []variant {
 			pros: []string{"Studies the code before changing it", "Verifies and reviews the change",
 				"Leaves a written record", "Least likely to miss part of the goal"},
 			cons:       []string{"Slowest option", "Spends the most tokens"},
-			risks:      []reply.Risk{{Description: "More steps give more chances for a tool to fail", Impact: plan.ImpactLow, Likelihood: plan.LikelihoodLow, Mitigation: "Steps retry once and reflection can skip the optional ones"}},
-			complexity: plan.ComplexityHigh, confidence: 0.9,
+			risks:      []reply.Risk{{Description: "More steps give more chances for a tool to fail", Impact: plan.ImpactLow, Likelihood: plan.LikelihoodLow, Mitigation: "Tests retry, failing tests get a fixing step, and reflection can skip the optional ones"}},
+			complexity: plan.ComplexityHigh, confidence: 0.9, fallbacks: true,
 			prefer: regexp.MustCompile(`(?i)\b(thorough|careful|safe|safer|robust|review|tests?|verify|quality)`),
 		},
 		{
@@ -145,11 +149,18 @@ func thorough(w workspace, goal string, base []plan.Step) []plan.Step {
 }
 
 // incremental splits each code generation step into a first part and the
-// rest, with a check after each part (unless a check follows anyway).
+// rest, with a check after each part (unless a check follows anyway). The
+// check after the rest is skipped when the rest changed no file: the
+// check of the first part saw the workspace as it stays.
 func incremental(w workspace, goal string, base []plan.Step) []plan.Step {
 	var out []plan.Step
+	restCheck := ""
 	for i, s := range base {
 		if s.Kind != plan.KindCodeGeneration || s.Action == plan.ActionTool {
+			if restCheck != "" && isCheck(s) {
+				s.SkipCondition = restCheck
+			}
+			restCheck = ""
 			out = append(out, s)
 			continue
 		}
@@ -158,9 +169,13 @@ func incremental(w workspace, goal string, base []plan.Step) []plan.Step {
 		setPrompt(&first, "Do only the smallest useful part of this first, leaving the workspace working: ")
 		setPrompt(&rest, "The first part is done; finish the rest of this: ")
 		first.Estimated, rest.Estimated = s.Estimated/2, s.Estimated/2
+		rest.ID = fmt.Sprintf("@rest-%d", i+1)
+		restCheck = rest.ID + ".filesChanged == 0"
 		out = append(out, first, w.checkStep("Check the first part", goal), rest)
 		if i+1 >= len(base) || !isCheck(base[i+1]) {
-			out = append(out, w.checkStep("Check the rest", goal))
+			check := w.checkStep("Check the rest", goal)
+			check.SkipCondition, restCheck = restCheck, ""
+			out = append(out, check)
 		}
 	}
 	return out

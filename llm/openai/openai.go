@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -20,10 +21,20 @@ import (
 // Client is the LLM adapter for every OpenAI-compatible chat completions
 // API, built on go-openai. go-openai does not retry chat requests; the
 // adapter does not either: Temporal's activity retry policy owns retries,
-// guided by the classified errors the adapter returns.
+// guided by the classified errors the adapter returns. The one exception
+// is a provider that refuses response_format (JSON mode or JSON schema):
+// the same call goes once more without it, the prompt alone asking for
+// JSON, and the model is remembered so that later calls skip it.
 type Client struct {
 	client *goopenai.Client
 	cfg    llm.Config
+
+	// mu guards promptOnly: the models whose provider refused
+	// response_format, asked for JSON by the prompt alone from then on,
+	// for the adapter's lifetime. Activities call the adapter from many
+	// goroutines at once.
+	mu         sync.Mutex
+	promptOnly map[string]bool
 }
 
 // New returns the adapter for cfg. It returns an error when the base
@@ -44,7 +55,7 @@ func New(cfg llm.Config) (*Client, error) {
 		cc.HTTPClient = &http.Client{Timeout: timeout}
 	}
 	cc.OrgID = cfg.Organization
-	return &Client{client: goopenai.NewClientWithConfig(cc), cfg: cfg}, nil
+	return &Client{client: goopenai.NewClientWithConfig(cc), cfg: cfg, promptOnly: map[string]bool{}}, nil
 }
 
 // clientConfig picks go-openai's default config for the API type.
@@ -88,7 +99,19 @@ func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if creq.ResponseFormat != nil && o.isPromptOnly(creq.Model) {
+		creq.ResponseFormat = nil
+	}
 	resp, err := o.client.CreateChatCompletion(ctx, creq)
+	if err != nil && creq.ResponseFormat != nil {
+		if perr := providerError(err, resp.Header(), creq.Model); refusesResponseFormat(perr) {
+			// The prompts ask for JSON in words too, and Structured repairs
+			// a reply that is not, so the same call goes again without it.
+			o.setPromptOnly(creq.Model)
+			creq.ResponseFormat = nil
+			resp, err = o.client.CreateChatCompletion(ctx, creq)
+		}
+	}
 	if err != nil {
 		return llm.Response{}, llm.ClassifyError(providerError(err, resp.Header(), creq.Model))
 	}
@@ -114,6 +137,43 @@ func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return out, nil
+}
+
+// isPromptOnly reports whether model's provider refused response_format.
+func (o *Client) isPromptOnly(model string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.promptOnly[model]
+}
+
+// setPromptOnly remembers that model's provider refuses response_format.
+func (o *Client) setPromptOnly(model string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.promptOnly[model] = true
+}
+
+// formatWords are what a provider's refusal of response_format says, in
+// the words of the servers seen so far (OpenAI-compatible servers that
+// know no JSON mode or no JSON schema).
+var formatWords = []string{"response_format", "response format", "responseformat", "json_schema", "json schema",
+	"json_object", "json mode", "structured output"}
+
+// refusesResponseFormat reports whether err is a provider's refusal of
+// the request's response_format: a 400 (or 422, as some servers answer a
+// field they do not know) whose message, type or code mentions it.
+func refusesResponseFormat(err error) bool {
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || (pe.StatusCode != http.StatusBadRequest && pe.StatusCode != http.StatusUnprocessableEntity) {
+		return false
+	}
+	text := strings.ToLower(pe.Message + " " + pe.Type + " " + pe.Code)
+	for _, w := range formatWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // chatRequest maps a Request to go-openai's, applying the phase's model

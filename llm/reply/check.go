@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/planmode/planmode/plan"
 )
@@ -96,9 +97,11 @@ func (r *Reflect) Check() error {
 // checkSteps normalizes and checks steps as the model wrote them: every
 // step needs a title and a known action; an llm or agent step without its
 // config gets one from its title and description; a tool step must name
-// its tool; ids must be unique. With checkDeps, dependencies must name
-// steps of the list (steps added to a running plan may name steps the
-// reply does not list, so reflection leaves that to plan.Validate).
+// its tool; ids must be unique; a retry delay must be a duration and a
+// skip condition well-formed. With checkDeps, dependencies, fallbacks and
+// the steps a skip condition names must be steps of the list (steps added
+// to a running plan may name steps the reply does not list, so reflection
+// leaves that to plan.Validate, which also applies the plan's bounds).
 func checkSteps(steps []Step, checkDeps bool) error {
 	ids := map[string]bool{}
 	for i := range steps {
@@ -108,6 +111,9 @@ func checkSteps(steps []Step, checkDeps bool) error {
 		}
 		label := fmt.Sprintf("step %d (%q)", i+1, s.Title)
 		if err := normalizeConfig(s, label); err != nil {
+			return err
+		}
+		if err := checkResilience(*s, label, nil); err != nil {
 			return err
 		}
 		if s.ID != "" {
@@ -121,13 +127,61 @@ func checkSteps(steps []Step, checkDeps bool) error {
 		return nil
 	}
 	for i, s := range steps {
-		for _, d := range s.DependsOn {
+		label := fmt.Sprintf("step %d (%q)", i+1, s.Title)
+		for _, d := range s.deps() {
 			if !ids[d] {
-				return fmt.Errorf("step %d (%q) depends on %q, which is not a step id", i+1, s.Title, d)
+				return fmt.Errorf("%s depends on %q, which is not a step id", label, d)
 			}
+		}
+		if err := checkResilience(s, label, ids); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkResilience checks a step's retry delay, fallback and skip
+// condition; with ids, the fallback and the condition's steps must be
+// among them.
+func checkResilience(s Step, label string, ids map[string]bool) error {
+	if _, err := parseDelay(s.RetryDelay); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	if f := s.FallbackStepID; f != "" {
+		if f == s.ID {
+			return fmt.Errorf("%s names itself as its fallback: name another step or none", label)
+		}
+		if ids != nil && !ids[f] {
+			return fmt.Errorf("%s has the fallback %q, which is not a step id", label, f)
+		}
+	}
+	if s.SkipCondition != "" {
+		if err := plan.CheckCondition(s.SkipCondition, ids); err != nil {
+			return fmt.Errorf("%s: skipCondition: %w", label, err)
+		}
+	}
+	return nil
+}
+
+// parseDelay reads a retry delay: "" is none, anything else a Go duration
+// with a unit.
+func parseDelay(s string) (plan.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("retryDelay %q is not a duration: write a number with a unit such as \"2s\" or \"1m\"", s)
+	}
+	return plan.Duration(d), nil
+}
+
+// deps returns the ids the step depends on; none when it gives no list.
+func (s Step) deps() []string {
+	if s.DependsOn == nil {
+		return nil
+	}
+	return *s.DependsOn
 }
 
 // fillIDs gives every step without an id one: "s<position>" when free,
@@ -236,6 +290,11 @@ func checkEdits(d plan.Decision, edits []Edit) error {
 		case plan.OpUpdate:
 			if e.Step == nil {
 				return fmt.Errorf(`%s needs a "step" with the fields to change`, label)
+			}
+		}
+		if e.Step != nil {
+			if err := checkResilience(*e.Step, label, nil); err != nil {
+				return err
 			}
 		}
 	}

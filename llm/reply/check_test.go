@@ -9,10 +9,15 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// llmStep is a step reply with an llm action.
+// llmStep is a step reply with an llm action; deps, when given, become
+// its dependsOn (without them the step leaves the field out).
 func llmStep(id, title string, deps ...string) Step {
-	return Step{ID: id, Title: title, Action: plan.ActionLLM, DependsOn: deps,
+	s := Step{ID: id, Title: title, Action: plan.ActionLLM,
 		Config: StepConfig{LLM: &plan.LLMConfig{Prompt: "do " + title}}}
+	if len(deps) > 0 {
+		s.DependsOn = Deps(deps...)
+	}
+	return s
 }
 
 func TestCheckOptions(t *testing.T) {
@@ -53,7 +58,7 @@ func TestCheckOptionsNormalizes(t *testing.T) {
 	r := Options{Options: []Option{{Title: "A", Steps: []Step{
 		{Title: "Think", Description: "about it", Action: plan.ActionLLM},
 		{ID: "s1", Title: "Act", Action: plan.ActionAgent},
-		{Title: "Check", Action: plan.ActionLLM, DependsOn: []string{"s1"}},
+		{Title: "Check", Action: plan.ActionLLM, DependsOn: Deps("s1")},
 	}}}}
 	require.NoError(t, r.Check(0))
 	steps := r.Options[0].Steps

@@ -12,8 +12,8 @@ import (
 // configs and refused tool params that are not an object.
 
 // PlanOption builds a draft plan option from a checked option: a plan
-// holding its steps, which run in order unless the model named
-// dependencies, with the plan id planID for the task.
+// holding its steps, ordered by their dependsOn lists (see PlanSteps),
+// with the plan id planID for the task.
 func (r Option) PlanOption(id, planID string, task plan.Task, now time.Time) plan.Option {
 	steps := PlanSteps(r.Steps, true)
 	var risks []plan.Risk
@@ -41,20 +41,33 @@ func (r Option) PlanOption(id, planID string, task plan.Task, now time.Time) pla
 }
 
 // PlanSteps turns checked step replies into pending plan steps, numbered
-// from 1. When sequential is set and no step names a dependency, each step
-// depends on the one before: the model wrote an ordered list. Steps
-// without an id keep none; the plan's edits give them one.
+// from 1. A step runs after the steps its dependsOn names; an empty list
+// makes it independent, free to run beside others. When sequential is set
+// and no step carries dependsOn at all, the model wrote an ordered list
+// (as older prompts asked, and as a model that ignores the field writes):
+// each step depends on the one before, fallback steps left out of the
+// chain, since they run only in another's place and a step waiting on one
+// would wait for ever. Steps without an id keep none; the plan's edits
+// give them one.
 func PlanSteps(replies []Step, sequential bool) []plan.Step {
-	anyDeps := false
+	ordered := sequential
+	fallbacks := map[string]bool{}
 	for _, r := range replies {
-		anyDeps = anyDeps || len(r.DependsOn) > 0
+		ordered = ordered && r.DependsOn == nil
+		if r.FallbackStepID != "" && r.FallbackStepID != r.ID {
+			fallbacks[r.FallbackStepID] = true
+		}
 	}
 	steps := make([]plan.Step, 0, len(replies))
+	prev := ""
 	for i, r := range replies {
 		s := r.planStep()
 		s.Number, s.Status = i+1, plan.StepPending
-		if sequential && !anyDeps && i > 0 && steps[i-1].ID != "" {
-			s.DependsOn = []string{steps[i-1].ID}
+		if ordered && s.ID != "" && !fallbacks[s.ID] {
+			if prev != "" {
+				s.DependsOn = []string{prev}
+			}
+			prev = s.ID
 		}
 		steps = append(steps, s)
 	}
@@ -62,13 +75,19 @@ func PlanSteps(replies []Step, sequential bool) []plan.Step {
 }
 
 // planStep is the plan step a step reply describes, with no number or
-// status: an update edit changes only the fields it gives.
+// status: an update edit changes only the fields it gives (a dependsOn of
+// [] clears the dependencies).
 func (r Step) planStep() plan.Step {
 	s := plan.Step{
 		ID: r.ID, Title: r.Title, Description: r.Description, Kind: r.Kind, Action: r.Action,
-		Config: r.Config.plan(), DependsOn: r.DependsOn, MaxRetries: r.MaxRetries, Skippable: r.Skippable,
+		Config: r.Config.plan(), MaxRetries: r.MaxRetries, Skippable: r.Skippable,
+		SkipCondition: r.SkipCondition, FallbackStepID: r.FallbackStepID,
 		Estimated: plan.Duration(time.Duration(r.EstimatedSeconds * float64(time.Second))),
 	}
+	if r.DependsOn != nil {
+		s.DependsOn = append([]string{}, *r.DependsOn...)
+	}
+	s.RetryDelay, _ = parseDelay(r.RetryDelay) // Check refused a delay that does not parse
 	if s.Action == plan.ActionAgent && s.Config.Agent != nil {
 		s.RequiredTools = s.Config.Agent.Tools
 	}

@@ -1,6 +1,7 @@
 package reply
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -76,4 +77,56 @@ func TestUpdateEditChangesOnlyWhatItGives(t *testing.T) {
 	got := r.Reflection().Edits[0].Step
 	assert.Equal(t, &plan.Step{Description: "Only the cart", Estimated: plan.Duration(30 * time.Second)}, got,
 		"no status, title or config is made up for an update")
+}
+
+func TestPlanStepsTellsAbsentDependsOnFromEmpty(t *testing.T) {
+	decode := func(t *testing.T, raw string) []plan.Step {
+		t.Helper()
+		var o Options
+		require.NoError(t, json.Unmarshal([]byte(raw), &o))
+		require.NoError(t, o.Check(0))
+		return o.Options[0].PlanOption("o", "p", plan.Task{}, time.Time{}).Plan.Steps
+	}
+	const head = `{"options":[{"title":"A","steps":[`
+	tests := []struct {
+		name  string
+		steps string
+		want  [][]string
+	}{
+		{"no step carries the field: an ordered list",
+			`{"id":"s1","title":"a","action":"llm"},{"id":"s2","title":"b","action":"llm"},{"id":"s3","title":"c","action":"llm"}`,
+			[][]string{nil, {"s1"}, {"s2"}}},
+		{"every step independent",
+			`{"id":"s1","title":"a","action":"llm","dependsOn":[]},{"id":"s2","title":"b","action":"llm","dependsOn":[]},{"id":"s3","title":"c","action":"llm","dependsOn":[]}`,
+			[][]string{{}, {}, {}}},
+		{"one list given: the others are independent",
+			`{"id":"s1","title":"a","action":"llm"},{"id":"s2","title":"b","action":"llm"},{"id":"s3","title":"c","action":"llm","dependsOn":["s1","s2"]}`,
+			[][]string{nil, nil, {"s1", "s2"}}},
+		{"null is absent",
+			`{"id":"s1","title":"a","action":"llm","dependsOn":null},{"id":"s2","title":"b","action":"llm"}`,
+			[][]string{nil, {"s1"}}},
+		{"an ordered list leaves its fallback out of the chain",
+			`{"id":"s1","title":"a","action":"llm","fallbackStepId":"s2"},{"id":"s2","title":"b","action":"llm"},{"id":"s3","title":"c","action":"llm"}`,
+			[][]string{nil, nil, {"s1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := decode(t, head+tt.steps+`]}]}`)
+			require.Len(t, steps, len(tt.want))
+			for i, w := range tt.want {
+				assert.Equal(t, w, steps[i].DependsOn, "step %d", i+1)
+			}
+		})
+	}
+}
+
+func TestIndependentStepsAreReadyTogether(t *testing.T) {
+	r := Option{Title: "Fan out", Steps: []Step{llmStep("s1", "a"), llmStep("s2", "b"), llmStep("s3", "c"),
+		llmStep("s4", "join", "s1", "s2", "s3")}}
+	for i := range 3 {
+		r.Steps[i].DependsOn = Deps()
+	}
+	o := r.PlanOption("o", "p", plan.Task{}, time.Time{})
+	require.True(t, plan.Validate(o.Plan, plan.Limits{}).Valid)
+	assert.Equal(t, []string{"s1", "s2", "s3"}, o.Plan.Ready())
 }

@@ -62,9 +62,25 @@ type Step struct {
 	Kind        plan.StepKind `json:"kind" required:"false" enum:"file_operation,shell_command,code_generation,code_analysis,validation,testing"`
 	Action      plan.Action   `json:"action" enum:"llm,tool,agent"`
 	Config      StepConfig    `json:"config"`
-	DependsOn   []string      `json:"dependsOn,omitempty"`
-	MaxRetries  int           `json:"maxRetries,omitempty"`
-	Skippable   bool          `json:"skippable,omitempty"`
+	// DependsOn lists the ids of the steps this one needs; an empty list
+	// says the step is independent and may run beside others. The schema
+	// asks for it on every step. A pointer, so that a step that leaves the
+	// field out (nil) is told apart from one that gives [] (see PlanSteps).
+	DependsOn *[]string `json:"dependsOn,omitempty" required:"true"`
+	// MaxRetries is how many more tries the step gets after a failed one.
+	MaxRetries int `json:"maxRetries,omitempty"`
+	// RetryDelay is the wait between tries, a Go duration such as "2s".
+	// It is a string here, not a plan.Duration, so that the schema says
+	// string and Check can tell the model what it wrote wrong.
+	RetryDelay string `json:"retryDelay,omitempty"`
+	// FallbackStepID names a step of the same plan that runs in this
+	// one's place when it fails after its retries, as in plan.Step; the
+	// fallback step runs only that way.
+	FallbackStepID string `json:"fallbackStepId,omitempty"`
+	// SkipCondition is an expression over earlier steps (plan.EvalCondition)
+	// under which the step is skipped, e.g. "s2.filesChanged == 0".
+	SkipCondition string `json:"skipCondition,omitempty"`
+	Skippable     bool   `json:"skippable,omitempty"`
 	// EstimatedSeconds is the expected wall time.
 	EstimatedSeconds float64 `json:"estimatedSeconds,omitempty"`
 }
@@ -84,6 +100,13 @@ type ToolConfig struct {
 	Name           string          `json:"name"`
 	Params         json.RawMessage `json:"params,omitempty"`
 	ValidateOutput bool            `json:"validateOutput,omitempty"`
+}
+
+// Deps returns a DependsOn value naming ids: Deps() is an independent
+// step (an empty list, not an absent field).
+func Deps(ids ...string) *[]string {
+	out := append([]string{}, ids...)
+	return &out
 }
 
 // Reflect is the model's answer to a reflect request.

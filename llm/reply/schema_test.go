@@ -75,7 +75,7 @@ func TestSchemasRequireWhatTheChecksNeed(t *testing.T) {
 		"options_reply.options[]":                      {"description", "steps", "title"},
 		"options_reply.options[].risks[]":              {"description", "impact", "likelihood"},
 		"options_reply.options[].estimates":            nil,
-		"options_reply.options[].steps[]":              {"action", "config", "title"},
+		"options_reply.options[].steps[]":              {"action", "config", "dependsOn", "title"},
 		"options_reply.options[].steps[].config":       nil,
 		"options_reply.options[].steps[].config.llm":   {"prompt"},
 		"options_reply.options[].steps[].config.tool":  {"name"},
@@ -83,7 +83,7 @@ func TestSchemasRequireWhatTheChecksNeed(t *testing.T) {
 		"reflect_reply":                                {"decision", "reason"},
 		"reflect_reply.edits[]":                        {"op"},
 		"reflect_reply.edits[].step":                   nil,
-		"reflect_reply.steps[]":                        {"action", "config", "title"},
+		"reflect_reply.steps[]":                        {"action", "config", "dependsOn", "title"},
 		"reflect_reply.edits[].step.config":            nil,
 	}
 	got := map[string][]string{}

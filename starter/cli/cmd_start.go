@@ -99,7 +99,7 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 		signals.MaxSteps, signals.DefaultMaxSteps))
 	fl.IntVar(&f.maxIterations, "max-iterations", 0, fmt.Sprintf("most LLM turns an agent step may take, at most %d (default %d)",
 		signals.MaxIterationsPerStep, signals.DefaultMaxIterationsPerStep))
-	fl.IntVar(&f.parallelism, "parallelism", 0, fmt.Sprintf("steps run at once, at most %d (default 1)", signals.MaxParallelism))
+	fl.IntVar(&f.parallelism, "parallelism", 0, fmt.Sprintf("steps run at once, at most %d (default %d)", signals.MaxParallelism, signals.DefaultParallelism))
 	fl.DurationVar(&f.heartbeat, "heartbeat-timeout", 0, fmt.Sprintf(
 		"how long a silent LLM or tool call runs before it is retried on another worker, at least %s (default %s)",
 		signals.MinHeartbeatTimeout, signals.DefaultHeartbeatTimeout))

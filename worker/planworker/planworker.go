@@ -5,6 +5,7 @@
 package planworker
 
 import (
+	"fmt"
 	"strings"
 
 	sdkworker "go.temporal.io/sdk/worker"
@@ -14,6 +15,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
+	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/webhook"
@@ -52,6 +54,19 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 		a.Outputs = outputs.New(cfg.Outputs.Dir)
 	}
 	return a
+}
+
+// LoadPrompts loads the prompt templates of llm.promptDir over the
+// embedded ones and checks each against sample data (prompts.Load); with
+// no folder it returns the embedded set. The worker calls it before it
+// connects, so that a bad template stops the start with its file and the
+// error instead of failing runs later.
+func LoadPrompts(cfg config.Config) (*prompts.Set, error) {
+	set, err := prompts.Load(cfg.LLM.PromptDir)
+	if err != nil {
+		return nil, fmt.Errorf("llm.promptDir: %w", err)
+	}
+	return set, nil
 }
 
 // LLMConfig maps the configuration onto the adapter's.

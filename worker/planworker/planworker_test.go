@@ -12,6 +12,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -80,4 +81,26 @@ func TestNewActivitiesWiresTheConfiguration(t *testing.T) {
 	cfg.Outputs.Dir = t.TempDir()
 	require.NotNil(t, NewActivities(cfg, llm.Config{}, false).Outputs)
 	assert.Equal(t, cfg.Outputs.Dir, NewActivities(cfg, llm.Config{}, false).Outputs.Dir())
+}
+
+func TestLoadPromptsRefusesABadFolderAtStart(t *testing.T) {
+	var cfg config.Config
+	set, err := LoadPrompts(cfg)
+	require.NoError(t, err)
+	assert.Same(t, prompts.Default(), set)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "reflect_system.tmpl"), []byte("{{.Nope}}"), 0o600))
+	cfg.LLM.PromptDir = dir
+	_, err = LoadPrompts(cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "llm.promptDir")
+	assert.Contains(t, err.Error(), "Nope")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "reflect_system.tmpl"), []byte("Reflect for {{.Context.Goal}}"), 0o600))
+	set, err = LoadPrompts(cfg)
+	require.NoError(t, err)
+	a := NewActivities(cfg, llm.Config{Model: "m"}, true)
+	a.Prompts = set
+	assert.NotSame(t, prompts.Default(), a.Prompts)
 }
