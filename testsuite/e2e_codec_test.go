@@ -35,22 +35,29 @@ import (
 	"github.com/planmode/planmode/starter/cli"
 )
 
+// failingGoal, in a goal, makes markingBrain's plan fail.
+const failingGoal = "from the campaign notes"
+
 // markingBrain is the offline brain proposing one plan of one LLM step
 // (a plan that builds and tests nothing runs in a second) whose answer
 // and summary carry marker, so that a test can look for the plan's
-// output by it.
+// output by it. For a goal with failingGoal the plan also reads a missing
+// file named after marker, and fails with marker in its error.
 func markingBrain(marker string) offline.Brain {
 	next := offline.NewOfflineBrain()
 	return offline.BrainFunc(func(phase string, req openai.ChatCompletionRequest) offline.Reply {
 		r := next.Reply(phase, req)
 		switch phase {
 		case offline.PhasePlan:
+			steps := []reply.Step{{ID: "note", Title: "Describe the discount", Action: plan.ActionLLM,
+				Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the discount"}}}}
+			if strings.Contains(requestText(req), failingGoal) {
+				steps = append(steps, reply.Step{ID: "notes", Title: "Read the notes", Action: plan.ActionTool,
+					Config: reply.StepConfig{Tool: &reply.ToolConfig{Name: "read_file",
+						Params: []byte(toolArgs(map[string]any{"path": "notes-" + marker + ".md"}))}}})
+			}
 			return offline.JSONReply(reply.Options{Options: []reply.Option{{
-				Title: "Write it down", Description: "Describe the discount", Steps: []reply.Step{{
-					ID: "note", Title: "Describe the discount", Action: plan.ActionLLM,
-					Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the discount"}},
-				}},
-			}}})
+				Title: "Write it down", Description: "Describe the discount", Steps: steps}}})
 		case offline.PhaseExecute:
 			r.Content = "Step answer " + marker
 		case offline.PhaseSummarize:
@@ -58,6 +65,15 @@ func markingBrain(marker string) offline.Brain {
 		}
 		return r
 	})
+}
+
+// requestText is the text of every message of req.
+func requestText(req openai.ChatCompletionRequest) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		b.WriteString(m.Content + "\n")
+	}
+	return b.String()
 }
 
 // writeCodecKey writes a one-key file, k1 and 32 random bytes.
@@ -93,16 +109,20 @@ func TestNoPlaintextInHistoryWithCodecKey(t *testing.T) {
 
 	pw := startCodecWorker(t, keyFile, marker)
 	id := "plan-codec-" + pw.queue
-	started := pw.cli(t, "start", goal, "--select", "auto", "--options", "1", "--id", id)
-	require.Equal(t, 0, started.code, started.errOut)
-	res := pw.cli(t, "result", id)
+	res := runWithCLI(t, pw, id, goal)
 	require.Equal(t, 0, res.code, "%s%s", res.out, res.errOut)
 	assert.Contains(t, res.out, marker, "the CLI with the key prints the summary")
 	assert.Contains(t, res.out, "Status: "+string(signals.StatusCompleted))
+	// A failed plan's Result travels in its failure's details, and the
+	// steps' errors in the failure's message.
+	failed := runWithCLI(t, pw, "plan-codec-failed-"+pw.queue, goal+" "+failingGoal)
+	assert.Equal(t, 5, failed.code, "%s%s", failed.out, failed.errOut)
+	assert.Contains(t, failed.out, "Status: "+string(signals.StatusFailed))
+	assert.Contains(t, failed.out, "notes-"+marker, "the CLI with the key prints the failed step's error")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	runs := closedRuns(ctx, t, pw.srv.Client, pw.srv.Namespace, pw.queue, 1)
+	runs := closedRuns(ctx, t, pw.srv.Client, pw.srv.Namespace, pw.queue, 2)
 	texts := historyTexts(ctx, t, pw.srv.Client, runs, true)
 	require.NotEmpty(t, texts)
 	for _, needle := range []string{goalWord, marker} {
@@ -120,6 +140,15 @@ func TestNoPlaintextInHistoryWithCodecKey(t *testing.T) {
 	assert.Contains(t, string(plain.GetData()), goalWord, "the codec server decodes the input")
 	memo := decodeWithCodecServer(t, started0.GetWorkflowExecutionStartedEventAttributes().GetMemo().GetFields()[signals.MemoGoal])
 	assert.Contains(t, string(memo.GetData()), goalWord, "the codec server decodes the memo")
+}
+
+// runWithCLI starts a plan for goal with `planmode start` (auto
+// selection, one option) and returns what `planmode result` printed.
+func runWithCLI(t *testing.T, pw *planWorker, id, goal string) cliResult {
+	t.Helper()
+	started := pw.cli(t, "start", goal, "--select", "auto", "--options", "1", "--id", id)
+	require.Equal(t, 0, started.code, started.errOut)
+	return pw.cli(t, "result", id)
 }
 
 // startCodecWorker starts an in-process worker whose client encrypts
