@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -116,92 +117,125 @@ func startWorkerWithArgs(t *testing.T, bin string, env []string, args ...string)
 	return wp
 }
 
+// attackRig is a worker process holding canary secrets, its hostile
+// model, and what the test reads afterwards.
+type attackRig struct {
+	secret                canaries
+	configDir, configPath string
+	outputs, workspace    string
+	queue                 string
+	srv                   *devserver.DevServer
+	brain                 *attackBrain
+	hooks                 *hookReceiver
+	wp                    *workerProcess
+}
+
+// startAttackRig writes the canaries into the configuration file (outside
+// the workspace) and the worker's environment, puts the hostile Makefile
+// in the workspace and starts the worker binary with --config, its model
+// the attack brain on loopback (which requires the file's API key) and
+// its webhooks sent to a loopback receiver.
+func startAttackRig(t *testing.T) *attackRig {
+	t.Helper()
+	r := &attackRig{secret: newCanaries(t), configDir: t.TempDir(), outputs: t.TempDir()}
+	r.configPath = filepath.Join(r.configDir, config.FileName)
+	require.NoError(t, os.WriteFile(r.configPath, []byte(fmt.Sprintf(
+		"llm:\n  apiKey: %s\ncodec:\n  authToken: %s\ntools:\n  allowCommands: [cat, env, ls, make]\n",
+		r.secret.llmFile, r.secret.codecFile)), 0o600))
+	var hookURL string
+	r.hooks, hookURL = startHookReceiver(t)
+	r.brain = newAttackBrain(r.configPath)
+	model := offline.New(offline.WithBrain(r.brain), offline.WithAPIKey(r.secret.llmFile))
+	t.Cleanup(model.Close)
+
+	srv, bin, env, queue, workspace := workerRig(t, map[string]string{
+		config.KeyLLMOffline: "false", config.KeyLLMBaseURL: model.URL(), config.KeyLLMModel: offline.DefaultModel,
+		config.KeyWebhookURL: hookURL, config.KeyWebhookSecret: r.secret.webhookEnv,
+		config.KeyOutputsDir: r.outputs, config.KeyLogLevel: "debug",
+	})
+	r.srv, r.queue, r.workspace = srv, queue, workspace
+	env = append(env, "AWS_SECRET_ACCESS_KEY="+r.secret.awsEnv)
+	escape, err := filepath.Rel(workspace, r.configPath)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(escape, ".."), escape)
+	require.NoError(t, os.WriteFile(filepath.Join(workspace, "Makefile"),
+		[]byte(fmt.Sprintf(hostileMakefile, r.configPath)), 0o644))
+
+	r.wp = startWorkerWithArgs(t, bin, env, "--"+config.FlagConfig, r.configPath)
+	r.brain.aim(escape, r.wp.cmd.Process.Pid)
+	require.Contains(t, r.wp.out.String(), "commands run isolated", "the attacks meet the sandbox")
+	return r
+}
+
 // TestNoSecretReachesHistory is the attack as a test: a worker process
 // holds canary secrets in its environment and its configuration file, and
 // plans driven by a hostile model try to read them through tool steps,
 // agent tool calls and a hostile Makefile (/proc/*/environ, env, the
 // configuration file by absolute path and through "..", the parent's and
-// the worker's environ). The plans run to their end; then no canary may
-// appear in any workflow history of the task queue (every event and every
-// payload decoded), the worker's log, the webhook requests, the full
-// outputs kept on disk or the prompts the model received. The attacks
-// must have run and shown the sandbox's view.
+// the worker's environ, a workspace in the configuration's folder). The
+// plans run to their end; then no canary may appear in any workflow
+// history of the task queue (every event and every payload decoded), the
+// worker's log, the webhook requests, the full outputs kept on disk or
+// the prompts the model received. The attacks must have run and shown the
+// sandbox's view.
 func TestNoSecretReachesHistory(t *testing.T) {
 	t.Parallel()
-	secret := newCanaries(t)
-	configDir := t.TempDir()
-	configPath := filepath.Join(configDir, config.FileName)
-	require.NoError(t, os.WriteFile(configPath, []byte(fmt.Sprintf(
-		"llm:\n  apiKey: %s\ncodec:\n  authToken: %s\ntools:\n  allowCommands: [cat, env, ls, make]\n",
-		secret.llmFile, secret.codecFile)), 0o600))
-	hooks, hookURL := startHookReceiver(t)
-	outputs := t.TempDir()
-
-	brain := newAttackBrain(configPath)
-	model := offline.New(offline.WithBrain(brain), offline.WithAPIKey(secret.llmFile))
-	t.Cleanup(model.Close)
-	srv, bin, env, queue, workspace := workerRig(t, map[string]string{
-		config.KeyLLMOffline: "false", config.KeyLLMBaseURL: model.URL(), config.KeyLLMModel: offline.DefaultModel,
-		config.KeyWebhookURL: hookURL, config.KeyWebhookSecret: secret.webhookEnv,
-		config.KeyOutputsDir: outputs, config.KeyLogLevel: "debug",
-	})
-	env = append(env, "AWS_SECRET_ACCESS_KEY="+secret.awsEnv)
-	escape, err := filepath.Rel(workspace, configPath)
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(escape, ".."), escape)
-	require.NoError(t, os.WriteFile(filepath.Join(workspace, "Makefile"), []byte(fmt.Sprintf(hostileMakefile, configPath)), 0o644))
-
-	wp := startWorkerWithArgs(t, bin, env, "--"+config.FlagConfig, configPath)
-	brain.aim(escape, wp.cmd.Process.Pid)
-	require.Contains(t, wp.out.String(), "commands run isolated", "the attacks meet the sandbox")
-
+	r := startAttackRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
-	results := map[string]signals.Result{}
-	for _, goal := range []string{toolAttackGoal, agentAttackGoal} {
-		id := fmt.Sprintf("plan-attack-%d-%s", len(results), queue)
-		_, err := pc.Start(ctx, id, signals.StartRequest{Goal: goal, Workspace: workspace, OptionCount: 1,
-			Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
-		require.NoError(t, err)
-		res, err := pc.Result(ctx, id)
-		require.NoError(t, err, "worker output:\n%s", wp.out)
-		require.NotNil(t, res.Plan, "plan %s: %s", goal, res.Error)
-		results[goal] = res
-	}
-	// A plan may also name a workspace of its own: the configuration's folder.
-	id := "plan-attack-workspace-" + queue
-	started := len(results)
-	if _, err := pc.Start(ctx, id, signals.StartRequest{Goal: toolAttackGoal, Workspace: configDir, OptionCount: 1,
-		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}}); err == nil {
-		started++
-		res, err := pc.Result(ctx, id)
-		require.NoError(t, err)
-		assert.Equal(t, signals.StatusFailed, res.Status, "a workspace outside workspace.root is refused")
-		t.Logf("a plan in the configuration's folder: %s", res.Error)
-	} else {
-		t.Logf("a plan in the configuration's folder: %v", err)
-	}
+	toolPlan, runs := r.runAttacks(ctx, t)
+	assertAttacksRan(t, toolPlan, r.brain, r.wp.cmd.Process.Pid)
 
-	assertAttacksRan(t, results[toolAttackGoal], brain, wp.cmd.Process.Pid)
-	texts := historyTexts(ctx, t, srv.Client, closedRuns(ctx, t, srv.Client, srv.Namespace, queue, started), false)
+	texts := historyTexts(ctx, t, r.srv.Client, closedRuns(ctx, t, r.srv.Client, r.srv.Namespace, r.queue, runs), false)
 	// The scan reads what history holds: decoded step outputs and the
 	// attacks' own words are found.
 	require.NotEmpty(t, foundIn(texts, "PPid:"), "decoded payloads are scanned")
-	require.NotEmpty(t, foundIn(texts, configPath), "the attacks are in history")
-	texts = append(texts, scanned{where: "worker log", text: wp.out.String()})
-	texts = append(texts, webhookTexts(t, hooks, secret.webhookEnv)...)
-	kept := fileTexts(t, outputs)
+	require.NotEmpty(t, foundIn(texts, r.configPath), "the attacks are in history")
+	texts = append(texts, scanned{where: "worker log", text: r.wp.out.String()})
+	texts = append(texts, webhookTexts(t, r.hooks, r.secret.webhookEnv)...)
+	kept := fileTexts(t, r.outputs)
 	require.NotEmpty(t, kept, "full outputs were kept")
 	texts = append(texts, kept...)
-	prompts, _, _ := brain.seen()
+	prompts, _, _ := r.brain.seen()
 	for i, p := range prompts {
 		texts = append(texts, scanned{where: fmt.Sprintf("prompt %d", i), text: p})
 	}
-	for _, c := range secret.all() {
+	for _, c := range r.secret.all() {
 		assert.Empty(t, foundIn(texts, c), "canary %s leaked", c)
 	}
 	t.Logf("scanned %d pieces of history, log, webhooks, outputs and prompts", len(texts))
+}
+
+// runAttacks runs the tool plan and the agent plan to their end, then a
+// plan that names the configuration's folder as its workspace, which must
+// be refused. It returns the tool plan's Result and how many runs started.
+func (r *attackRig) runAttacks(ctx context.Context, t *testing.T) (signals.Result, int) {
+	t.Helper()
+	pc := signals.NewClient(r.srv.Client, signals.WithTaskQueue(r.queue))
+	start := func(id, goal, workspace string) error {
+		_, err := pc.Start(ctx, id, signals.StartRequest{Goal: goal, Workspace: workspace, OptionCount: 1,
+			Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
+		return err
+	}
+	results := map[string]signals.Result{}
+	for _, goal := range []string{toolAttackGoal, agentAttackGoal} {
+		id := fmt.Sprintf("plan-attack-%d-%s", len(results), r.queue)
+		require.NoError(t, start(id, goal, r.workspace))
+		res, err := pc.Result(ctx, id)
+		require.NoError(t, err, "worker output:\n%s", r.wp.out)
+		require.NotNil(t, res.Plan, "plan %s: %s", goal, res.Error)
+		results[goal] = res
+	}
+	id := "plan-attack-workspace-" + r.queue
+	if err := start(id, toolAttackGoal, r.configDir); err != nil {
+		t.Logf("a plan in the configuration's folder: %v", err)
+		return results[toolAttackGoal], len(results)
+	}
+	res, err := pc.Result(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, signals.StatusFailed, res.Status, "a workspace outside workspace.root is refused")
+	t.Logf("a plan in the configuration's folder: %s", res.Error)
+	return results[toolAttackGoal], len(results) + 1
 }
 
 // assertAttacksRan checks that every attack of the tool plan ran and saw
