@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/codec"
 )
@@ -17,10 +18,14 @@ import (
 // ClientOptions returns the options every planmode client dials Temporal
 // with: the connection of c.Temporal (see [Temporal.ClientOptions]) and,
 // when codec.keyFile is set, a data converter that encrypts every payload
-// (workflow inputs and results, signals, updates, queries, memos, details).
-// Workers built on the client and the typed client signals.NewClient use
-// that converter too. It returns an error when a TLS file or the key file
-// cannot be read; the key file's errors name the line, never a key.
+// (workflow inputs and results, signals, updates, queries, memos, details)
+// and a failure converter that encrypts failures' details, messages and
+// stack traces: the SDK's default failure converter writes them with the
+// default data converter, in plaintext, and a failed plan's details hold
+// its whole Result, its message the steps' errors. Workers built on the
+// client and the typed client signals.NewClient use both converters too.
+// It returns an error when a TLS file or the key file cannot be read; the
+// key file's errors name the line, never a key.
 func (c Config) ClientOptions(logger *slog.Logger) (client.Options, error) {
 	opts, err := c.Temporal.ClientOptions(logger)
 	if err != nil {
@@ -32,6 +37,9 @@ func (c Config) ClientOptions(logger *slog.Logger) (client.Options, error) {
 	}
 	if pc != nil {
 		opts.DataConverter = codec.NewDataConverter(pc)
+		opts.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{
+			DataConverter: opts.DataConverter, EncodeCommonAttributes: true,
+		})
 	}
 	return opts, nil
 }
