@@ -128,7 +128,7 @@ func (b *attackBrain) option(goal string) reply.Option {
 	// Every attack runs whatever the others did: without a named
 	// dependency each step would wait for the one before to complete.
 	for i := range o.Steps[1:] {
-		o.Steps[i+1].DependsOn = []string{o.Steps[0].ID}
+		o.Steps[i+1].DependsOn = reply.Deps(o.Steps[0].ID)
 	}
 	return o
 }

@@ -61,7 +61,8 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	require.NoError(t, wr.Get(ctx, &res))
 	require.Eventually(t, func() bool {
 		_, body := get(base + "/metrics")
-		return containsSeries(body, "temporal_") && containsSeries(body, metrics.LLMCallDuration)
+		return containsSeries(body, "temporal_") && containsSeries(body, metrics.LLMCallDuration) &&
+			containsSeries(body, metrics.PlansFinished) && containsSeries(body, metrics.Steps)
 	}, 20*time.Second, 100*time.Millisecond, "the SDK's metrics and planmode's are served")
 
 	cancel()

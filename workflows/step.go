@@ -30,8 +30,11 @@ func (r *run) launch(ctx workflow.Context, id string) {
 		if res.Success && res.EndedPlan {
 			r.completeEarly(ctx, plan.ActorSystem, fmt.Sprintf("step %s finished the plan: %s", id, res.Output))
 		}
-		if s := r.st.Plan.StepByID(id); s != nil && s.Status != plan.StepCancelled {
-			r.notifyStep(ctx, *s)
+		if s := r.st.Plan.StepByID(id); s != nil {
+			countStep(ctx, *s)
+			if s.Status != plan.StepCancelled {
+				r.notifyStep(ctx, *s)
+			}
 		}
 		r.exec.running--
 		r.exec.stepsThisRun++

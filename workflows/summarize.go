@@ -94,6 +94,7 @@ func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, err
 // runs: finish) before the workflow returns; validators refuse new inputs
 // from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
+	countPlanFinished(ctx, res.Status)
 	r.notifyEnd(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notifying == 0 })
 }

@@ -234,6 +234,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err != nil {
 		return signals.Result{}, err
 	}
+	r.countPlanStarted(ctx)
 	if r.req.Checkpoint != nil {
 		return r.resumeAct(ctx, work)
 	}
