@@ -100,11 +100,12 @@ func workerEnv(t *testing.T, settings map[string]string) []string {
 	return env
 }
 
-// startWorkerProcess runs bin with env in an empty folder and waits until
-// it says it started. It is killed, if still running, when t ends.
-func startWorkerProcess(t *testing.T, bin string, env []string) *workerProcess {
+// startWorkerProcess runs bin with args and env in an empty folder and
+// waits until it says it started. It is killed, if still running, when t
+// ends.
+func startWorkerProcess(t *testing.T, bin string, env []string, args ...string) *workerProcess {
 	t.Helper()
-	wp := &workerProcess{cmd: exec.Command(bin), out: &lockedBuffer{}, exited: make(chan struct{})}
+	wp := &workerProcess{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
 	wp.cmd.Env, wp.cmd.Dir = env, t.TempDir()
 	wp.cmd.Stdout, wp.cmd.Stderr = wp.out, wp.out
 	wp.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

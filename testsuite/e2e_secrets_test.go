@@ -10,13 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,35 +86,6 @@ func (h *hookReceiver) received() []hookRequest {
 	return append([]hookRequest(nil), h.requests...)
 }
 
-// startWorkerWithArgs is startWorkerProcess with command-line arguments.
-func startWorkerWithArgs(t *testing.T, bin string, env []string, args ...string) *workerProcess {
-	t.Helper()
-	wp := &workerProcess{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
-	wp.cmd.Env, wp.cmd.Dir = env, t.TempDir()
-	wp.cmd.Stdout, wp.cmd.Stderr = wp.out, wp.out
-	wp.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, wp.cmd.Start())
-	go func() {
-		wp.err = wp.cmd.Wait()
-		close(wp.exited)
-	}()
-	t.Cleanup(wp.kill)
-	require.Eventually(t, func() bool {
-		select {
-		case <-wp.exited:
-			return true
-		default:
-			return strings.Contains(wp.out.String(), "worker started")
-		}
-	}, 30*time.Second, 20*time.Millisecond, "the worker starts")
-	select {
-	case <-wp.exited:
-		t.Fatalf("the worker exited: %v\n%s", wp.err, wp.out)
-	default:
-	}
-	return wp
-}
-
 // attackRig is a worker process holding canary secrets, its hostile
 // model, and what the test reads afterwards.
 type attackRig struct {
@@ -161,7 +130,7 @@ func startAttackRig(t *testing.T) *attackRig {
 	require.NoError(t, os.WriteFile(filepath.Join(workspace, "Makefile"),
 		[]byte(fmt.Sprintf(hostileMakefile, r.configPath)), 0o644))
 
-	r.wp = startWorkerWithArgs(t, bin, env, "--"+config.FlagConfig, r.configPath)
+	r.wp = startWorkerProcess(t, bin, env, "--"+config.FlagConfig, r.configPath)
 	r.brain.aim(escape, r.wp.cmd.Process.Pid)
 	require.Contains(t, r.wp.out.String(), "commands run isolated", "the attacks meet the sandbox")
 	return r
