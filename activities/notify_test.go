@@ -96,7 +96,7 @@ func stepInput(url string) activities.NotifyInput {
 
 func TestNotifyPostsASignedBody(t *testing.T) {
 	r := newReceiver(t)
-	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}}
 	out, err := notify(t, a, stepInput(r.URL+"/hooks/plan"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{Sent: true, StatusCode: http.StatusOK}, out)
@@ -137,7 +137,7 @@ func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	r := newReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
-	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret}}
+	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL}}}
 	in := stepInput(r.URL)
 
 	// The test environment does not retry: each call stands for one attempt.
@@ -178,7 +178,7 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	in := stepInput(r.URL)
 	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
-	_, err := notify(t, &activities.Activities{}, in)
+	_, err := notify(t, &activities.Activities{Webhook: webhook.Sender{AllowedURLs: []string{r.URL}}}, in)
 	require.NoError(t, err)
 
 	var body webhook.Body

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,52 @@ type Sender struct {
 	Secret string
 	// Client sends the requests; nil means the default client above.
 	Client *http.Client
+	// AllowedURLs lists where an event may name a receiver of its own (a
+	// plan's notify.webhookURL): an entry allows the URL equal to it, or,
+	// when it ends in "/", every URL under it. Empty allows none, so a
+	// starter cannot make the worker sign and POST to an address the
+	// operator did not choose; URL is always allowed.
+	AllowedURLs []string
+}
+
+// allowed reports whether target may receive events: it is s.URL or
+// matches an entry of AllowedURLs, compared after cleaning the path so
+// that "/hooks/../admin" does not pass for "/hooks/".
+func (s Sender) allowed(target string) bool {
+	if target == s.URL {
+		return true
+	}
+	t, ok := cleanURL(target)
+	if !ok {
+		return false
+	}
+	for _, entry := range s.AllowedURLs {
+		e, ok := cleanURL(entry)
+		switch {
+		case !ok:
+			continue
+		case t == e:
+			return true
+		case strings.HasSuffix(entry, "/") && strings.HasPrefix(t, strings.TrimSuffix(e, "/")+"/"):
+			return true
+		}
+	}
+	return false
+}
+
+// cleanURL is u as scheme://host/path with the path cleaned, or false for
+// a URL that is not plain http(s) without credentials.
+func cleanURL(u string) (string, bool) {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil {
+		return "", false
+	}
+	clean := path.Clean("/" + p.Path)
+	q := ""
+	if p.RawQuery != "" {
+		q = "?" + p.RawQuery
+	}
+	return strings.ToLower(p.Scheme) + "://" + strings.ToLower(p.Host) + clean + q, true
 }
 
 // Send POSTs body as JSON to target, or to s.URL when target is empty,
@@ -68,6 +115,9 @@ func (s Sender) Send(ctx context.Context, target string, body Body, idempotencyK
 	}
 	if target == "" {
 		return 0, ErrNoReceiver
+	}
+	if !s.allowed(target) {
+		return 0, &Error{Msg: fmt.Sprintf("webhook %s: the plan's webhook URL is not in notify.allowedURLs", body.Event)}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {

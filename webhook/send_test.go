@@ -84,7 +84,7 @@ func sendError(t *testing.T, err error) *webhook.Error {
 
 func TestSendPostsASignedBody(t *testing.T) {
 	r := newReceiver(t)
-	code, err := webhook.Sender{Secret: testSecret}.Send(context.Background(), r.URL+"/hooks/plan", stepBody(), "k-1")
+	code, err := webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}.Send(context.Background(), r.URL+"/hooks/plan", stepBody(), "k-1")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, code)
 	got := r.deliveries()
@@ -130,7 +130,7 @@ func TestSendClassifiesAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			r := newReceiver(t, tt.status)
-			code, err := webhook.Sender{}.Send(context.Background(), r.URL, stepBody(), "k")
+			code, err := webhook.Sender{AllowedURLs: []string{r.URL}}.Send(context.Background(), r.URL, stepBody(), "k")
 			de := sendError(t, err)
 			assert.Equal(t, tt.retryable, de.Retryable)
 			assert.Equal(t, tt.delay, de.RetryAfter, "Retry-After is honoured")
@@ -146,7 +146,7 @@ func TestSendNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
 	url := r.URL + "/hook?token=topsecret"
 	r.Close() // nothing listens any more
 
-	_, err := webhook.Sender{}.Send(context.Background(), url, stepBody(), "k")
+	_, err := webhook.Sender{URL: url}.Send(context.Background(), "", stepBody(), "k")
 	de := sendError(t, err)
 	assert.True(t, de.Retryable)
 	assert.Zero(t, de.StatusCode)
@@ -155,7 +155,7 @@ func TestSendNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
 
 func TestSendRefusesABadURL(t *testing.T) {
 	for _, url := range []string{"ftp://127.0.0.1/x?token=topsecret", "not a url", "http://"} {
-		_, err := webhook.Sender{}.Send(context.Background(), url, stepBody(), "k")
+		_, err := webhook.Sender{URL: url}.Send(context.Background(), "", stepBody(), "k")
 		de := sendError(t, err)
 		assert.False(t, de.Retryable, url)
 		assert.NotContains(t, err.Error(), "topsecret")
@@ -185,4 +185,26 @@ func TestVerifySignature(t *testing.T) {
 			assert.Equal(t, tt.want, webhook.VerifySignature(tt.secret, tt.body, tt.header))
 		})
 	}
+}
+
+// TestSendOnlyToAllowedURLs: a plan may name its own receiver only where the
+// operator allowed it, so a starter cannot make the worker sign and POST to
+// any address.
+func TestSendOnlyToAllowedURLs(t *testing.T) {
+	r := newReceiver(t)
+	s := webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/", r.URL + "/exact"}}
+	for _, ok := range []string{r.URL + "/hooks/plan-7", r.URL + "/hooks/a/b?x=1", r.URL + "/exact"} {
+		_, err := s.Send(context.Background(), ok, stepBody(), "k")
+		assert.NoError(t, err, ok)
+	}
+	for _, refused := range []string{r.URL + "/other", r.URL + "/hooks/../admin", r.URL + "/exact/more",
+		r.URL + "/hooksx", "http://user:pw@" + strings.TrimPrefix(r.URL, "http://") + "/hooks/x", "http://169.254.169.254/hooks/"} {
+		_, err := s.Send(context.Background(), refused, stepBody(), "k")
+		de := sendError(t, err)
+		assert.False(t, de.Retryable, refused)
+		assert.Contains(t, err.Error(), "notify.allowedURLs", refused)
+	}
+	assert.Len(t, r.deliveries(), 3, "only the allowed receivers were called")
+	_, err := webhook.Sender{}.Send(context.Background(), r.URL+"/hooks/plan-7", stepBody(), "k")
+	assert.ErrorContains(t, err, "notify.allowedURLs", "no allowlist allows no plan's own URL")
 }

@@ -93,6 +93,10 @@ type Notify struct {
 	WebhookSecret string `mapstructure:"webhookSecret"`
 	// WebhookSecretFile holds the secret instead (a mounted secret file).
 	WebhookSecretFile string `mapstructure:"webhookSecretFile"`
+	// AllowedURLs are where a plan may send its own events (its
+	// notify.webhookURL): a URL, or a prefix ending in "/". Empty allows
+	// none: a plan's events then go to WebhookURL only.
+	AllowedURLs []string `mapstructure:"allowedURLs"`
 }
 
 // Temporal says where the Temporal service is and how to reach it.

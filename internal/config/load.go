@@ -57,6 +57,7 @@ const (
 	KeyWebhookURL      = "notify.webhookURL"
 	KeyWebhookSecret   = "notify.webhookSecret"
 	KeySecretFile      = "notify.webhookSecretFile"
+	KeyAllowedURLs     = "notify.allowedURLs"
 	KeyOutputsDir      = "outputs.dir"
 	KeyLogLevel        = "log.level"
 	KeyLogFormat       = "log.format"

@@ -45,3 +45,9 @@ func TestSecretsFromFiles(t *testing.T) {
 	require.ErrorContains(t, err, "larger than")
 	require.NotContains(t, err.Error(), "xxxx", "an error never quotes the file")
 }
+
+func TestAllowedWebhookURLsFromTheEnvironment(t *testing.T) {
+	c, err := load(t, loadCase{env: map[string]string{EnvName(KeyAllowedURLs): "https://hooks.example.com/,https://ci.example.com/plan"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://hooks.example.com/", "https://ci.example.com/plan"}, c.Notify.AllowedURLs)
+}

@@ -48,7 +48,8 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 		Tools:           tools.Builtin(ToolsConfig(cfg.Tools)),
 		ToolOutputLimit: cfg.Tools.MaxOutputBytes,
 		Workspace:       workspace.Root{Dir: cfg.Workspace.Root},
-		Webhook:         webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret},
+		Webhook: webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret,
+			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
 	if strings.TrimSpace(cfg.Outputs.Dir) != "" {
 		a.Outputs = outputs.New(cfg.Outputs.Dir)
