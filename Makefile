@@ -23,11 +23,15 @@ vet:
 FUZZTIME ?= 30s
 PLAN_FUZZ = FuzzDuration FuzzConditionParse FuzzValidate FuzzApplyEdits
 TOOLS_FUZZ = FuzzResolve
+LLM_FUZZ = FuzzExtractJSON FuzzDecodeReply
+REPLY_FUZZ = FuzzOptionsReply FuzzReflectReply
 SIGNALS_FUZZ = FuzzSelectOption FuzzRefinePlan FuzzAnswerClarification FuzzConfirmSkip FuzzEditPlan FuzzControl \
-	FuzzRollback FuzzAwaitOptions FuzzStartRequest
+	FuzzRollback FuzzAwaitOptions FuzzStartRequest FuzzCheckpoint
 fuzz:
 	@set -e; for f in $(PLAN_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./plan; done
 	@set -e; for f in $(TOOLS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./tools; done
+	@set -e; for f in $(LLM_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./llm; done
+	@set -e; for f in $(REPLY_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./llm/reply; done
 	@set -e; for f in $(SIGNALS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./signals; done
 
 # lint checks that go.mod is tidy, formatting, staticcheck's findings and the workflow's
