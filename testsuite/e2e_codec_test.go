@@ -28,6 +28,7 @@ import (
 
 	"github.com/planmode/planmode/codec"
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
@@ -48,7 +49,7 @@ func markingBrain(marker string) offline.Brain {
 	return offline.BrainFunc(func(phase string, req openai.ChatCompletionRequest) offline.Reply {
 		r := next.Reply(phase, req)
 		switch phase {
-		case offline.PhasePlan:
+		case llm.PhasePlan:
 			steps := []reply.Step{{ID: "note", Title: "Describe the discount", Action: plan.ActionLLM,
 				Config: reply.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the discount"}}}}
 			if strings.Contains(requestText(req), failingGoal) {
@@ -58,9 +59,9 @@ func markingBrain(marker string) offline.Brain {
 			}
 			return offline.JSONReply(reply.Options{Options: []reply.Option{{
 				Title: "Write it down", Description: "Describe the discount", Steps: steps}}})
-		case offline.PhaseExecute:
+		case llm.PhaseExecute:
 			r.Content = "Step answer " + marker
-		case offline.PhaseSummarize:
+		case llm.PhaseSummarize:
 			r.Content += "\n\nReport " + marker + "\n"
 		}
 		return r

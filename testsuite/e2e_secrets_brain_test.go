@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
@@ -73,13 +74,13 @@ func (b *attackBrain) Reply(phase string, req openai.ChatCompletionRequest) offl
 		goal = toolAttackGoal
 	}
 	switch phase {
-	case offline.PhaseClarify:
+	case llm.PhaseClarify:
 		return offline.JSONReply(reply.Clarify{Goal: goal, NeedsPlan: true})
-	case offline.PhasePlan:
+	case llm.PhasePlan:
 		return offline.JSONReply(reply.Options{Options: []reply.Option{b.option(goal)}})
-	case offline.PhaseAgent:
+	case llm.PhaseAgent:
 		return b.agentTurn(req)
-	case offline.PhaseReflect:
+	case llm.PhaseReflect:
 		return offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue, Reason: "every attack gets its turn"})
 	}
 	return b.next.Reply(phase, req)

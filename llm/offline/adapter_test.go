@@ -61,7 +61,7 @@ func TestOfflineClarifyThroughAdapter(t *testing.T) {
 	out, err = a.Clarify(ctx, activities.ClarifyInput{Task: plan.Task{Goal: "fix it"}, AskQuestions: true})
 	require.NoError(t, err)
 	assert.Len(t, out.Questions, 3)
-	assert.Equal(t, 3, srv.Calls(offline.PhaseClarify))
+	assert.Equal(t, 3, srv.Calls(llm.PhaseClarify))
 }
 
 func TestOfflineOptionsThroughAdapter(t *testing.T) {
@@ -144,16 +144,16 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 	assert.Contains(t, sum.Summary, "## Completed (1)")
 	assert.Contains(t, sum.Summary, "## Skipped (1)")
 	assert.Contains(t, sum.Summary, offline.OfflineNotice)
-	assert.Equal(t, 1, srv.Calls(offline.PhaseSummarize))
-	assert.Positive(t, srv.Usage(offline.PhaseAgent).PromptTokens)
+	assert.Equal(t, 1, srv.Calls(llm.PhaseSummarize))
+	assert.Positive(t, srv.Usage(llm.PhaseAgent).PromptTokens)
 }
 
 func TestPhaseNamesMatchActivities(t *testing.T) {
-	assert.Equal(t, activities.PhaseClarify, offline.PhaseClarify)
-	assert.Equal(t, activities.PhasePlan, offline.PhasePlan)
-	assert.Equal(t, activities.PhaseExecute, offline.PhaseExecute)
-	assert.Equal(t, activities.PhaseAgent, offline.PhaseAgent)
-	assert.Equal(t, activities.PhaseReflect, offline.PhaseReflect)
-	assert.Equal(t, activities.PhaseSummarize, offline.PhaseSummarize)
+	assert.Equal(t, activities.PhaseClarify, llm.PhaseClarify)
+	assert.Equal(t, activities.PhasePlan, llm.PhasePlan)
+	assert.Equal(t, activities.PhaseExecute, llm.PhaseExecute)
+	assert.Equal(t, activities.PhaseAgent, llm.PhaseAgent)
+	assert.Equal(t, activities.PhaseReflect, llm.PhaseReflect)
+	assert.Equal(t, activities.PhaseSummarize, llm.PhaseSummarize)
 	assert.Equal(t, prompts.PhaseLine, "planmode phase: ")
 }

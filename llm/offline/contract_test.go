@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/reply"
 )
 
@@ -25,12 +26,12 @@ func TestRepliesPassTheChecks(t *testing.T) {
 		into  any
 		check func() error
 	}{
-		{PhaseClarify, b.Reply(PhaseClarify, clarifyRequest("fix it", true, nil, demoFiles)), &clarify, clarify.Check},
-		{PhaseClarify, b.Reply(PhaseClarify, clarifyRequest("who wrote cart.go?", false, nil, demoFiles)), &question,
+		{llm.PhaseClarify, b.Reply(llm.PhaseClarify, clarifyRequest("fix it", true, nil, demoFiles)), &clarify, clarify.Check},
+		{llm.PhaseClarify, b.Reply(llm.PhaseClarify, clarifyRequest("who wrote cart.go?", false, nil, demoFiles)), &question,
 			question.Check},
-		{PhasePlan, b.Reply(PhasePlan, planReq(planFixture{goal: "Refactor the cart", count: 5, files: demoFiles,
+		{llm.PhasePlan, b.Reply(llm.PhasePlan, planReq(planFixture{goal: "Refactor the cart", count: 5, files: demoFiles,
 			tools: allTools})), &options, func() error { return options.Check(0) }},
-		{PhaseReflect, b.Reply(PhaseReflect, reflectRequest("s1", false, "boom", "s2 Next")), &reflection, reflection.Check},
+		{llm.PhaseReflect, b.Reply(llm.PhaseReflect, reflectRequest("s1", false, "boom", "s2 Next")), &reflection, reflection.Check},
 	}
 	for _, c := range cases {
 		dec := json.NewDecoder(bytes.NewReader([]byte(c.reply.Content)))

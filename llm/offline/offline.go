@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"github.com/planmode/planmode/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -43,17 +44,17 @@ func NewOfflineBrain(opts ...OfflineOption) *OfflineBrain {
 func (b *OfflineBrain) Reply(phase string, req openai.ChatCompletionRequest) Reply {
 	v := newView(req)
 	switch phase {
-	case PhaseClarify:
+	case llm.PhaseClarify:
 		return b.clarify(v)
-	case PhasePlan:
+	case llm.PhasePlan:
 		return b.plan(v)
-	case PhaseExecute:
+	case llm.PhaseExecute:
 		return b.execute(v)
-	case PhaseAgent:
+	case llm.PhaseAgent:
 		return b.agent(v)
-	case PhaseReflect:
+	case llm.PhaseReflect:
 		return b.reflect(v)
-	case PhaseSummarize:
+	case llm.PhaseSummarize:
 		return b.summarize(v)
 	}
 	return Reply{Content: "The offline model only answers planmode's own requests. " + OfflineNotice}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,7 +87,7 @@ func driveAgent(t *testing.T, b *OfflineBrain, ws map[string]string, title, prom
 	var rounds [][]roundCall
 	var names [][]string
 	for turn := 0; turn < 10; turn++ {
-		r := b.Reply(PhaseAgent, agentRequest(title, prompt, tools, rounds...))
+		r := b.Reply(llm.PhaseAgent, agentRequest(title, prompt, tools, rounds...))
 		if len(r.ToolCalls) == 0 {
 			return names, r.Content
 		}
@@ -198,7 +199,7 @@ func TestAgentStopsAfterMaxRounds(t *testing.T) {
 	// A prompt that says this is the last iteration gets an answer at once.
 	req := agentRequest("Implement", "Create notes.md", []string{"list_files", "write_file"})
 	req.Messages[0].Content += "\nThis is your last iteration: no tools are available now, answer with your result."
-	r := NewOfflineBrain().Reply(PhaseAgent, req)
+	r := NewOfflineBrain().Reply(llm.PhaseAgent, req)
 	assert.Empty(t, r.ToolCalls)
 	assert.Contains(t, r.Content, "No tools were called")
 
@@ -206,7 +207,7 @@ func TestAgentStopsAfterMaxRounds(t *testing.T) {
 	many := agentRequest("Loop", "Write x.md", []string{"write_file"},
 		[]roundCall{{"read_file", `{"path":"a"}`, "a"}}, []roundCall{{"read_file", `{"path":"b"}`, "b"}},
 		[]roundCall{{"read_file", `{"path":"c"}`, "c"}})
-	r = NewOfflineBrain().Reply(PhaseAgent, many)
+	r = NewOfflineBrain().Reply(llm.PhaseAgent, many)
 	assert.Empty(t, r.ToolCalls)
 	assert.Contains(t, r.Content, "read_file c")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/planmode/planmode/llm"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -50,7 +51,7 @@ func clarifyRequest(goal string, ask bool, answers map[string]string, files []st
 			u += "- Q: " + q + "\n  A: " + a + "\n"
 		}
 	}
-	return request(PhaseClarify, u+"\n"+fileList(files))
+	return request(llm.PhaseClarify, u+"\n"+fileList(files))
 }
 
 type planFixture struct {
@@ -81,7 +82,7 @@ func planReq(f planFixture) openai.ChatCompletionRequest {
 	b.WriteString(".\nReply with JSON of exactly this shape (values are examples):\n")
 	b.WriteString(`{"options":[{"title":"Short name","steps":[{"id":"s1","config":{"tool":{"name":"search_code","params":{"pattern":"func Login"}}}}]}]}`)
 	b.WriteString("\nRules: \"action\" is one of llm, tool, agent.")
-	return request(PhasePlan, b.String())
+	return request(llm.PhasePlan, b.String())
 }
 
 func stepUser(title, prompt string, tools []string) string {
@@ -97,7 +98,7 @@ func stepUser(title, prompt string, tools []string) string {
 // agentRequest is an agent turn with earlier rounds of tool calls and their
 // results, as the adapter replays the transcript.
 func agentRequest(title, prompt string, tools []string, rounds ...[]roundCall) openai.ChatCompletionRequest {
-	req := request(PhaseAgent, stepUser(title, prompt, tools), tools...)
+	req := request(llm.PhaseAgent, stepUser(title, prompt, tools), tools...)
 	n := 0
 	for _, r := range rounds {
 		asst := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
@@ -132,7 +133,7 @@ func reflectRequest(stepID string, ok bool, errText string, remaining ...string)
 	} else {
 		u += "\nNo steps remain.\n"
 	}
-	return request(PhaseReflect, u+"\nDecide what happens next.")
+	return request(llm.PhaseReflect, u+"\nDecide what happens next.")
 }
 
 func summarizeRequest(status string, partial bool, steps ...string) openai.ChatCompletionRequest {
@@ -142,5 +143,5 @@ func summarizeRequest(status string, partial bool, steps ...string) openai.ChatC
 	}
 	u += "\nPlan: Balanced — 1 completed, 1 failed, 1 skipped, 0 cancelled, 1 not run, of 4 steps.\nSteps:\n- " +
 		strings.Join(steps, "\n- ") + "\n\nWrite the summary."
-	return request(PhaseSummarize, u)
+	return request(llm.PhaseSummarize, u)
 }

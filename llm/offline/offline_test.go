@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
 )
@@ -50,7 +51,7 @@ func TestClarify(t *testing.T) {
 	b := NewOfflineBrain()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := b.Reply(PhaseClarify, clarifyRequest(tt.goal, tt.ask, tt.answers, demoFiles))
+			r := b.Reply(llm.PhaseClarify, clarifyRequest(tt.goal, tt.ask, tt.answers, demoFiles))
 			got := decodeStrict[reply.Clarify](t, r.Content)
 			assert.Equal(t, tt.wantGoal, got.Goal)
 			assert.Equal(t, tt.needsPlan, got.NeedsPlan)
@@ -73,7 +74,7 @@ func toPlan(o reply.Option) plan.Option {
 
 func planOptions(t *testing.T, f planFixture) []reply.Option {
 	t.Helper()
-	r := NewOfflineBrain().Reply(PhasePlan, planReq(f))
+	r := NewOfflineBrain().Reply(llm.PhasePlan, planReq(f))
 	got := decodeStrict[reply.Options](t, r.Content)
 	for _, o := range got.Options {
 		res := plan.Validate(toPlan(o).Plan, plan.Limits{MaxSteps: f.maxSteps})
@@ -135,8 +136,8 @@ func TestPlanOptionCount(t *testing.T) {
 		opts := planOptions(t, planFixture{goal: "Tidy the cart", count: tt.count, files: demoFiles, tools: allTools})
 		assert.Len(t, opts, tt.want, "count %d", tt.count)
 	}
-	req := request(PhasePlan, "Goal: Tidy the cart")
-	got := decodeStrict[reply.Options](t, NewOfflineBrain().Reply(PhasePlan, req).Content)
+	req := request(llm.PhasePlan, "Goal: Tidy the cart")
+	got := decodeStrict[reply.Options](t, NewOfflineBrain().Reply(llm.PhasePlan, req).Content)
 	assert.Len(t, got.Options, defaultOptions)
 }
 
@@ -206,12 +207,12 @@ func TestPlanEveryTemplateValidates(t *testing.T) {
 
 func TestRepliesAreDeterministic(t *testing.T) {
 	reqs := map[string]openai.ChatCompletionRequest{
-		PhaseClarify:   clarifyRequest("fix it", true, nil, demoFiles),
-		PhasePlan:      planReq(planFixture{goal: "Add a discount", count: 5, files: demoFiles, tools: allTools}),
-		PhaseExecute:   request(PhaseExecute, stepUser("Review", "Review the change", nil)),
-		PhaseAgent:     agentRequest("Fix", "Fix cart.go", allTools),
-		PhaseReflect:   reflectRequest("s1", true, "", "s2 Next"),
-		PhaseSummarize: summarizeRequest("completed", false, "s1 [completed] Survey: 4 files"),
+		llm.PhaseClarify:   clarifyRequest("fix it", true, nil, demoFiles),
+		llm.PhasePlan:      planReq(planFixture{goal: "Add a discount", count: 5, files: demoFiles, tools: allTools}),
+		llm.PhaseExecute:   request(llm.PhaseExecute, stepUser("Review", "Review the change", nil)),
+		llm.PhaseAgent:     agentRequest("Fix", "Fix cart.go", allTools),
+		llm.PhaseReflect:   reflectRequest("s1", true, "", "s2 Next"),
+		llm.PhaseSummarize: summarizeRequest("completed", false, "s1 [completed] Survey: 4 files"),
 	}
 	for phase, req := range reqs {
 		a := NewOfflineBrain().Reply(phase, req)
@@ -221,7 +222,7 @@ func TestRepliesAreDeterministic(t *testing.T) {
 }
 
 func TestExecute(t *testing.T) {
-	r := NewOfflineBrain().Reply(PhaseExecute, request(PhaseExecute,
+	r := NewOfflineBrain().Reply(llm.PhaseExecute, request(llm.PhaseExecute,
 		stepUser("Review the change", "Review the implementation of: Add a discount", nil)))
 	assert.Contains(t, r.Content, "Step “Review the change”")
 	assert.Contains(t, r.Content, "Review the implementation of: Add a discount")
@@ -241,11 +242,11 @@ func TestReflect(t *testing.T) {
 		{"last step", reflectRequest("s3", true, ""), []string{"no steps remain"}},
 		{"failure", reflectRequest("s2", false, "exit status 1", "s3 Run the tests"),
 			[]string{"Step s2 failed (exit status 1)", "retry makes sense", "going on with s3"}},
-		{"no result line", request(PhaseReflect, "Status of step s4: skipped"), []string{"the step ended"}},
+		{"no result line", request(llm.PhaseReflect, "Status of step s4: skipped"), []string{"the step ended"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := decodeStrict[reply.Reflect](t, b.Reply(PhaseReflect, tt.req).Content)
+			got := decodeStrict[reply.Reflect](t, b.Reply(llm.PhaseReflect, tt.req).Content)
 			assert.Equal(t, plan.DecisionContinue, got.Decision)
 			for _, want := range tt.reasons {
 				assert.Contains(t, got.Reason, want)
@@ -256,7 +257,7 @@ func TestReflect(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	r := NewOfflineBrain().Reply(PhaseSummarize, summarizeRequest("failed", true,
+	r := NewOfflineBrain().Reply(llm.PhaseSummarize, summarizeRequest("failed", true,
 		"s1 [completed] Survey the workspace: README.md",
 		"s2 [failed] Fix the bug: error: exit status 1",
 		"s3 [skipped] Review",
@@ -274,7 +275,7 @@ func TestSummarize(t *testing.T) {
 		assert.Contains(t, r.Content, want)
 	}
 
-	empty := NewOfflineBrain().Reply(PhaseSummarize, request(PhaseSummarize, "Goal: x"))
+	empty := NewOfflineBrain().Reply(llm.PhaseSummarize, request(llm.PhaseSummarize, "Goal: x"))
 	assert.Contains(t, empty.Content, "listed no steps")
 	assert.Contains(t, empty.Content, OfflineNotice)
 }

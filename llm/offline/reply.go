@@ -8,7 +8,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/prompts"
 )
 
@@ -67,17 +66,6 @@ type BrainFunc func(phase string, req openai.ChatCompletionRequest) Reply
 func (f BrainFunc) Reply(phase string, req openai.ChatCompletionRequest) Reply {
 	return f(phase, req)
 }
-
-// Phases as named by the phase line of planmode's requests: the llm
-// package's.
-const (
-	PhaseClarify   = llm.PhaseClarify
-	PhasePlan      = llm.PhasePlan
-	PhaseExecute   = llm.PhaseExecute
-	PhaseAgent     = llm.PhaseAgent
-	PhaseReflect   = llm.PhaseReflect
-	PhaseSummarize = llm.PhaseSummarize
-)
 
 // phasePrefix is the first line's prefix of every planmode request's first
 // system message.
