@@ -14,7 +14,7 @@ import (
 // through, whole.
 func FuzzCheckpoint(f *testing.F) {
 	full, err := json.Marshal(StartRequest{Goal: "g", Checkpoint: &Checkpoint{Runs: 2, Goal: "g", Phase: plan.PhaseExecuting,
-		Plan: &plan.Plan{ID: "p", Steps: []plan.Step{{ID: "s1", Title: "t", Action: plan.ActionLLM, Status: plan.StepCompleted}}},
+		Plan:    &plan.Plan{ID: "p", Steps: []plan.Step{{ID: "s1", Title: "t", Action: plan.ActionLLM, Status: plan.StepCompleted}}},
 		SkipSeq: 3, NotifySeq: 4, Paused: true, PauseReason: "lunch"}})
 	if err != nil {
 		f.Fatal(err)
