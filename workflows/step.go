@@ -88,7 +88,9 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 
 // fallback runs the step's fallback in its place when it has a pending
 // one. The result is the fallback's, with FallbackUsed naming it; the
-// fallback step records its own result too.
+// fallback step records its own result too. The step keeps status
+// completed when the fallback succeeds: its note says it was rescued and
+// from what (plan.Step.RescuedBy).
 func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
 	s := r.st.Plan.StepByID(id)
 	if s == nil || s.FallbackStepID == "" {
@@ -108,7 +110,19 @@ func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) 
 	if !res.Success && res.Error == "" {
 		res.Error = failed.Error
 	}
+	if s := r.st.Plan.StepByID(id); s != nil && r.feat.fallbackRescue {
+		s.Note = rescueNote(fbID, res.Success, failed.Error)
+	}
 	return res
+}
+
+// rescueNote is the note of a step whose fallback ran in its place: it
+// names the fallback and the error the step itself ended with.
+func rescueNote(fbID string, rescued bool, cause string) string {
+	if rescued {
+		return fmt.Sprintf("rescued by fallback %s after: %s", fbID, cause)
+	}
+	return fmt.Sprintf("fallback %s failed too, after: %s", fbID, cause)
 }
 
 // endStep records a step's result and final status.

@@ -55,6 +55,11 @@ const (
 	// runs signals.DefaultParallelism steps at once; before, one. Resolved
 	// in newRun, before the defaults apply, and only for such requests.
 	defaultParallelismChange = "default-parallelism"
+	// fallbackRescueChange: a step that its fallback rescued says so in
+	// its note ("rescued by fallback fb after: <error>"), and one whose
+	// fallback failed too says that. Before, the note still said the
+	// fallback runs in its place.
+	fallbackRescueChange = "fallback-rescue-note"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -71,6 +76,7 @@ type features struct {
 	progressWork        bool
 	notifyState         bool
 	toolLimits          bool
+	fallbackRescue      bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -92,5 +98,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		progressWork:        on(progressWorkChange),
 		notifyState:         on(notifyStateChange),
 		toolLimits:          on(toolLimitsChange),
+		fallbackRescue:      on(fallbackRescueChange),
 	}
 }
