@@ -60,6 +60,12 @@ const (
 	// fallback failed too says that. Before, the note still said the
 	// fallback runs in its place.
 	fallbackRescueChange = "fallback-rescue-note"
+	// exactCountsChange: a step's result counts the commands of all its
+	// tries, and a step its fallback ran for keeps its own commands, files
+	// and usage; the fallback's are on the fallback step only. Before, a
+	// step held its last try's counts, or a copy of its fallback's, which
+	// the Result's metrics then counted twice.
+	exactCountsChange = "exact-step-counts"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -77,6 +83,7 @@ type features struct {
 	notifyState         bool
 	toolLimits          bool
 	fallbackRescue      bool
+	exactCounts         bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -99,5 +106,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		notifyState:         on(notifyStateChange),
 		toolLimits:          on(toolLimitsChange),
 		fallbackRescue:      on(fallbackRescueChange),
+		exactCounts:         on(exactCountsChange),
 	}
 }
