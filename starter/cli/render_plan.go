@@ -113,6 +113,9 @@ func renderProgress(w io.Writer, p signals.Progress) {
 	if p.EstimatedRemaining > 0 {
 		fmt.Fprintf(w, "  Remaining: ~%s", p.EstimatedRemaining.D().Round(time.Second))
 	}
+	if p.MaxConcurrent > 1 {
+		fmt.Fprintf(w, "  Up to %d steps at once", p.MaxConcurrent)
+	}
 	fmt.Fprintf(w, "  Tokens: %d  Cost: $%.4f", p.Tokens, p.CostUSD)
 	if p.Offline {
 		fmt.Fprint(w, " (offline model)")

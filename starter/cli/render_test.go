@@ -199,3 +199,13 @@ func TestRenderResult(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 }
+
+func TestRenderProgressSaysStepsAtOnce(t *testing.T) {
+	var buf bytes.Buffer
+	renderProgress(&buf, signals.Progress{Phase: plan.PhaseExecuting, Mode: plan.ModeAct, MaxConcurrent: 3})
+	assert.Contains(t, buf.String(), "  Up to 3 steps at once  Tokens:")
+
+	buf.Reset()
+	renderProgress(&buf, signals.Progress{Phase: plan.PhaseExecuting, Mode: plan.ModeAct, MaxConcurrent: 1})
+	assert.NotContains(t, buf.String(), "at once", "one step at a time is not news")
+}
