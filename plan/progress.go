@@ -104,6 +104,15 @@ func (p *Plan) EstimatedRemaining() Duration {
 	return d
 }
 
+// RescuedBy names the fallback step that succeeded in this step's place
+// after it failed, or is empty when no fallback rescued it.
+func (s Step) RescuedBy() string {
+	if s.Result == nil || !s.Result.Success {
+		return ""
+	}
+	return s.Result.FallbackUsed
+}
+
 // WillRun reports whether step s counts as work the plan does: it is not
 // skipped, not cancelled before it started, and not a fallback-only step
 // still waiting for a failure to stand in for (see IsFallbackOnly).

@@ -393,4 +393,6 @@ type Metrics struct {
 	CommandsRun    int `json:"commandsRun"`
 	Errors         int `json:"errors"`
 	Warnings       int `json:"warnings"`
+	// MaxConcurrent is the most steps that ran side by side.
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 }

@@ -119,7 +119,7 @@ func (r *run) detailsSteps(p *page) {
 			}
 			took = shortDuration(s.Result.Duration.D())
 		}
-		p.f("| %d | %s %s | %s | %s | %s | %s | %s |\n", s.Number, statusMark(s.Status), s.Status, inline(s.Title, titleWidth),
+		p.f("| %d | %s %s | %s | %s | %s | %s | %s |\n", s.Number, statusMark(s.Status), statusText(s), inline(s.Title, titleWidth),
 			s.Action, orDash(tries), orDash(took), orDash(digest(s)))
 	}
 	if rest := len(pl.Steps) - to; rest > 0 {
@@ -145,12 +145,24 @@ func stepWindow(steps []plan.Step) (int, int) {
 	return max(0, to-maxStepRows), to
 }
 
+// statusText is a step's status, naming the fallback that rescued it.
+func statusText(s plan.Step) string {
+	if fb := s.RescuedBy(); fb != "" {
+		return fmt.Sprintf("%s (fallback `%s`)", s.Status, inline(fb, titleWidth))
+	}
+	return string(s.Status)
+}
+
 // digest is a step's outcome in a few words: its error, a note on its
-// skip or cancellation, or the first line of its output.
+// skip, cancellation or rescue, or the first line of its output.
 func digest(s plan.Step) string {
 	res := s.Result
 	var text string
 	switch {
+	case s.RescuedBy() != "" && s.Note != "":
+		// The note says what the step failed with; the status names
+		// the fallback.
+		return inline(s.Note, digestWidth)
 	case res != nil && res.Error != "":
 		text = "error: " + res.Error
 	case s.Note != "":

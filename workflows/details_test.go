@@ -177,17 +177,20 @@ func TestDetailsStepsTable(t *testing.T) {
 		{ID: "s3", Number: 3, Title: "Third", Action: plan.ActionAgent, Status: plan.StepSkipped, Note: "covered by s1"},
 		{ID: "s4", Number: 4, Title: "Fourth", Action: plan.ActionAgent, Status: plan.StepRunning},
 		{ID: "s5", Number: 5, Title: "Fifth", Action: plan.ActionLLM, Status: plan.StepPending, Estimated: plan.Duration(3 * time.Minute)},
+		{ID: "s6", Number: 6, Title: "Sixth", Action: plan.ActionLLM, Status: plan.StepCompleted, Note: "rescued by fallback s7 after: boom",
+			Result: &plan.StepResult{Success: true, Output: "done", FallbackUsed: "s7", Attempts: 1}},
 	}}}}
 	got := r.details()
 
 	for _, want := range []string{
 		"#### Plan: Plan A",
-		"**60%** · 3 of 5 steps done (1 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
+		"**66%** · 4 of 6 steps done (2 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
 		"| 1 | ✓ completed | First | llm | 1 | 1.2s | wrote main.go |\n",
 		"| 2 | ✗ failed | Second | tool | 3 | 2m0s | error: exit status 1 \\| boom |\n",
 		"| 3 | ↷ skipped | Third | agent | – | – | covered by s1 |\n",
 		"| 4 | ▶ running | Fourth | agent | – | – | – |\n",
 		"| 5 | ○ pending | Fifth | llm | – | – | – |\n",
+		"| 6 | ✓ completed (fallback `s7`) | Sixth | llm | 1 | – | rescued by fallback s7 after: boom |\n",
 	} {
 		assert.Contains(t, got, want)
 	}

@@ -130,4 +130,5 @@ func TestProgressMeasuresTimeAndWidth(t *testing.T) {
 	})
 	res := h.run(req)
 	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Equal(t, 2, res.Metrics.MaxConcurrent, "the Result says two steps ran side by side")
 }

@@ -57,6 +57,7 @@ func (r *run) markRunning(ctx workflow.Context, id string) {
 // The step is looked up again after every wait: an edit may have replaced
 // the plan meanwhile.
 func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
+	earlier := 0 // commands of the tries before this one
 	for n := 1; ; n++ {
 		s := r.st.Plan.StepByID(id)
 		if s == nil {
@@ -68,6 +69,10 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 		}
 		res := r.runOnce(ctx, step)
 		res.Attempts = n
+		if r.feat.exactCounts {
+			res.CommandsRun += earlier
+			earlier = res.CommandsRun
+		}
 		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
 			return res
 		}
@@ -88,7 +93,9 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 
 // fallback runs the step's fallback in its place when it has a pending
 // one. The result is the fallback's, with FallbackUsed naming it; the
-// fallback step records its own result too.
+// fallback step records its own result too. The step keeps status
+// completed when the fallback succeeds: its note says it was rescued and
+// from what (plan.Step.RescuedBy).
 func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
 	s := r.st.Plan.StepByID(id)
 	if s == nil || s.FallbackStepID == "" {
@@ -104,11 +111,42 @@ func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) 
 	r.publish(ctx)
 	res := r.attempt(ctx, fbID)
 	r.endStep(ctx, fbID, res)
+	if r.feat.exactCounts {
+		res = rescued(res, failed)
+	}
 	res.FallbackUsed = fbID
 	if !res.Success && res.Error == "" {
 		res.Error = failed.Error
 	}
+	if s := r.st.Plan.StepByID(id); s != nil && r.feat.fallbackRescue {
+		s.Note = rescueNote(fbID, res.Success, failed.Error)
+	}
 	return res
+}
+
+// rescued is the result of a step whose fallback ran in its place: the
+// fallback's outcome and output, with the step's own work (its tries,
+// commands, files and usage). The fallback's work is on the fallback step,
+// so the plan's metrics count every command, file and iteration-limit
+// warning once.
+func rescued(fb, own plan.StepResult) plan.StepResult {
+	res := fb
+	res.Attempts = own.Attempts
+	res.CommandsRun = own.CommandsRun
+	res.FilesChanged = own.FilesChanged
+	res.Usage = own.Usage
+	res.Iterations = own.Iterations
+	res.IterationLimitReached = own.IterationLimitReached
+	return res
+}
+
+// rescueNote is the note of a step whose fallback ran in its place: it
+// names the fallback and the error the step itself ended with.
+func rescueNote(fbID string, rescued bool, cause string) string {
+	if rescued {
+		return fmt.Sprintf("rescued by fallback %s after: %s", fbID, cause)
+	}
+	return fmt.Sprintf("fallback %s failed too, after: %s", fbID, cause)
 }
 
 // endStep records a step's result and final status.

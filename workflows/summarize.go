@@ -55,6 +55,9 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.Summary = r.summary(ctx, status)
 	if r.st.Plan != nil {
 		res.Metrics = r.st.Plan.Metrics()
+		// Only the Result carries it, not the state: replay compares
+		// no payload of the completion, so it needs no version.
+		res.Metrics.MaxConcurrent = r.st.MaxConcurrent
 	}
 	res.Usage = r.st.Usage
 	res.Tokens = r.st.Usage.TotalTokens

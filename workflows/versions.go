@@ -55,6 +55,17 @@ const (
 	// runs signals.DefaultParallelism steps at once; before, one. Resolved
 	// in newRun, before the defaults apply, and only for such requests.
 	defaultParallelismChange = "default-parallelism"
+	// fallbackRescueChange: a step that its fallback rescued says so in
+	// its note ("rescued by fallback fb after: <error>"), and one whose
+	// fallback failed too says that. Before, the note still said the
+	// fallback runs in its place.
+	fallbackRescueChange = "fallback-rescue-note"
+	// exactCountsChange: a step's result counts the commands of all its
+	// tries, and a step its fallback ran for keeps its own commands, files
+	// and usage; the fallback's are on the fallback step only. Before, a
+	// step held its last try's counts, or a copy of its fallback's, which
+	// the Result's metrics then counted twice.
+	exactCountsChange = "exact-step-counts"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -71,6 +82,8 @@ type features struct {
 	progressWork        bool
 	notifyState         bool
 	toolLimits          bool
+	fallbackRescue      bool
+	exactCounts         bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -92,5 +105,7 @@ func resolveFeatures(ctx workflow.Context) features {
 		progressWork:        on(progressWorkChange),
 		notifyState:         on(notifyStateChange),
 		toolLimits:          on(toolLimitsChange),
+		fallbackRescue:      on(fallbackRescueChange),
+		exactCounts:         on(exactCountsChange),
 	}
 }

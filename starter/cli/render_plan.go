@@ -30,7 +30,7 @@ func renderSteps(w io.Writer, steps []plan.Step) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tID\tSTATUS\tACTION\tTITLE\tDEPENDS ON\tNOTE\t")
 	for _, s := range steps {
-		fmt.Fprintf(tw, "%d\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", s.Number, s.ID, orDash(statusMarks[s.Status]), s.Status,
+		fmt.Fprintf(tw, "%d\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", s.Number, s.ID, orDash(statusMarks[s.Status]), stepStatus(s),
 			s.Action, clip(s.Title, titleWidth), orDash(strings.Join(s.DependsOn, ",")), orDash(clip(stepNote(s), titleWidth)))
 		if r := s.Result; r != nil && r.OutputRef != "" {
 			fmt.Fprintf(tw, "\t\t\t\t\t\tfull output: %s\n", r.OutputRef)
@@ -42,8 +42,21 @@ func renderSteps(w io.Writer, steps []plan.Step) error {
 	return nil
 }
 
-// stepNote is what a step's line says beyond its status.
+// stepStatus is a step's status, naming the fallback that rescued it:
+// "completed (fallback s5)".
+func stepStatus(s plan.Step) string {
+	if fb := s.RescuedBy(); fb != "" {
+		return fmt.Sprintf("%s (fallback %s)", s.Status, fb)
+	}
+	return string(s.Status)
+}
+
+// stepNote is what a step's line says beyond its status. A rescued step
+// shows its note, which says what it failed with.
 func stepNote(s plan.Step) string {
+	if s.RescuedBy() != "" && s.Note != "" {
+		return firstLine(s.Note)
+	}
 	if r := s.Result; r != nil {
 		switch {
 		case r.Error != "":
@@ -99,6 +112,9 @@ func renderProgress(w io.Writer, p signals.Progress) {
 	fmt.Fprintf(w, "  Elapsed: %s", p.Elapsed.D().Round(time.Second))
 	if p.EstimatedRemaining > 0 {
 		fmt.Fprintf(w, "  Remaining: ~%s", p.EstimatedRemaining.D().Round(time.Second))
+	}
+	if p.MaxConcurrent > 1 {
+		fmt.Fprintf(w, "  Up to %d steps at once", p.MaxConcurrent)
 	}
 	fmt.Fprintf(w, "  Tokens: %d  Cost: $%.4f", p.Tokens, p.CostUSD)
 	if p.Offline {

@@ -110,16 +110,20 @@ func TestRenderSteps(t *testing.T) {
 		{ID: "s3", Number: 3, Title: "Docs", Action: plan.ActionLLM, Status: plan.StepSkipped, DependsOn: []string{"s1", "s2"},
 			Note: "not needed"},
 		{ID: "s4", Number: 4, Title: "Ship", Action: plan.ActionTool, Status: plan.StepPending},
+		{ID: "s5", Number: 5, Title: "Lint", Action: plan.ActionTool, Status: plan.StepCompleted, Note: "rescued by fallback s6 after: exit 1",
+			Result: &plan.StepResult{Success: true, Output: "clean", FallbackUsed: "s6"}},
 	}
 	var buf bytes.Buffer
 	require.NoError(t, renderSteps(&buf, steps))
 	rows := lines(buf.String())
-	require.Len(t, rows, 5)
+	require.Len(t, rows, 6)
 	assert.Equal(t, []string{"#", "ID", "STATUS", "ACTION", "TITLE", "DEPENDS", "ON", "NOTE"}, rows[0])
 	assert.Equal(t, []string{"1", "s1", "✓", "completed", "tool", "Read", "the", "code", "-", "found", "3", "files"}, rows[1])
 	assert.Equal(t, []string{"2", "s2", "✗", "failed", "agent", "Write", "tests", "s1", "tests", "fail"}, rows[2])
 	assert.Equal(t, []string{"3", "s3", "↷", "skipped", "llm", "Docs", "s1,s2", "not", "needed"}, rows[3])
 	assert.Equal(t, []string{"4", "s4", "·", "pending", "tool", "Ship", "-", "-"}, rows[4])
+	assert.Equal(t, []string{"5", "s5", "✓", "completed", "(fallback", "s6)", "tool", "Lint", "-",
+		"rescued", "by", "fallback", "s6", "after:", "exit", "1"}, rows[5])
 }
 
 func TestRenderPendingSaysWhatToRun(t *testing.T) {
@@ -194,4 +198,14 @@ func TestRenderResult(t *testing.T) {
 		"Tokens: 1200  Cost: $0.0123 (offline model)", "All done.", "s1"} {
 		assert.Contains(t, out, want)
 	}
+}
+
+func TestRenderProgressSaysStepsAtOnce(t *testing.T) {
+	var buf bytes.Buffer
+	renderProgress(&buf, signals.Progress{Phase: plan.PhaseExecuting, Mode: plan.ModeAct, MaxConcurrent: 3})
+	assert.Contains(t, buf.String(), "  Up to 3 steps at once  Tokens:")
+
+	buf.Reset()
+	renderProgress(&buf, signals.Progress{Phase: plan.PhaseExecuting, Mode: plan.ModeAct, MaxConcurrent: 1})
+	assert.NotContains(t, buf.String(), "at once", "one step at a time is not news")
 }
