@@ -66,7 +66,11 @@ func renderResult(w io.Writer, r signals.Result) error {
 		fmt.Fprintf(w, "Budget exceeded: %s\n", r.BudgetExceeded)
 	}
 	m := r.Metrics
-	fmt.Fprintf(w, "Steps: %d completed, %d failed, %d skipped\n", m.StepsCompleted, m.StepsFailed, m.StepsSkipped)
+	fmt.Fprintf(w, "Steps: %d completed, %d failed, %d skipped", m.StepsCompleted, m.StepsFailed, m.StepsSkipped)
+	if m.MaxConcurrent > 1 {
+		fmt.Fprintf(w, "; up to %d at once", m.MaxConcurrent)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Files: %d created, %d modified, %d deleted, %d lines changed; %d commands run\n",
 		m.FilesCreated, m.FilesModified, m.FilesDeleted, m.LinesChanged, m.CommandsRun)
 	fmt.Fprintf(w, "Tokens: %d  Cost: $%.4f", r.Tokens, r.CostUSD)
