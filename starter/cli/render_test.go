@@ -191,10 +191,10 @@ func TestRenderResult(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, renderResult(&buf, signals.Result{Status: signals.StatusCompleted, Summary: "All done.",
 		SelectedOptionID: "opt-1", Tokens: 1200, CostUSD: 0.0123, Offline: true,
-		Metrics: plan.Metrics{StepsCompleted: 3, FilesCreated: 1, CommandsRun: 2},
+		Metrics: plan.Metrics{StepsCompleted: 3, FilesCreated: 1, CommandsRun: 2, MaxConcurrent: 2},
 		Plan:    &plan.Plan{Steps: []plan.Step{{ID: "s1", Number: 1, Title: "Do", Status: plan.StepCompleted}}}}))
 	out := buf.String()
-	for _, want := range []string{"Status: completed", "Option: opt-1", "Steps: 3 completed", "1 created", "2 commands run",
+	for _, want := range []string{"Status: completed", "Option: opt-1", "Steps: 3 completed", "up to 2 at once", "1 created", "2 commands run",
 		"Tokens: 1200  Cost: $0.0123 (offline model)", "All done.", "s1"} {
 		assert.Contains(t, out, want)
 	}
