@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
 )
 
 func TestRunToolFinishPlanAsksToExit(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"cart.go": "package cart\n"})
+	ws := testkit.Workspace(t, map[string]string{"cart.go": "package cart\n"})
 	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
 	call := func(args string, readOnly bool) activities.ToolOutput {
 		t.Helper()

@@ -12,6 +12,7 @@ import (
 	sdktest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
 )
@@ -57,7 +58,7 @@ func TestCommandOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("needs sleep")
 	}
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	cfg := tools.DefaultConfig()
 	cfg.AllowCommands = []string{"sleep"}
 	require.Equal(t, tools.DefaultHeartbeatInterval, cfg.HeartbeatInterval, "the configured interval is far above the timeout")

@@ -2,7 +2,6 @@ package activities_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
@@ -19,17 +19,6 @@ import (
 
 // These tests run planning and reflection with read-only workspace tools
 // over real HTTP against the fake server.
-
-// workspaceWith returns a symlink-free temporary workspace holding files.
-func workspaceWith(t *testing.T, files map[string]string) string {
-	t.Helper()
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	for name, content := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
-	}
-	return ws
-}
 
 // offeredTools names the tools a recorded request offered.
 func offeredTools(r offline.Recorded) []string {
@@ -65,7 +54,7 @@ var readOnlyNames = []string{"list_files", "read_file", "search_code", "search_f
 const cartSource = "package cart\n\n// Total sums the cart.\nfunc Total(prices []int) int { return 0 }\n"
 
 func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
+	ws := testkit.Workspace(t, map[string]string{"cart.go": cartSource})
 	srv := serve(t)
 	srv.Enqueue(activities.PhasePlan,
 		offline.Reply{ToolCalls: []offline.ToolCall{{Name: "read_file", Arguments: `{"path":"cart.go"}`}}},
@@ -96,7 +85,7 @@ func TestPlanningReadsTheWorkspaceOverHTTP(t *testing.T) {
 }
 
 func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
-	ws := workspaceWith(t, nil)
+	ws := testkit.Workspace(t, nil)
 	srv := serve(t)
 	srv.Enqueue(activities.PhaseReflect, offline.Reply{ToolCalls: []offline.ToolCall{{Name: "write_file",
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
@@ -117,7 +106,7 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 }
 
 func TestInspectionRoundCapOverHTTP(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"cart.go": cartSource})
+	ws := testkit.Workspace(t, map[string]string{"cart.go": cartSource})
 	srv := serve(t)
 	list := offline.Reply{ToolCalls: []offline.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 	for i := 0; i < activities.MaxInspectRounds+1; i++ {
@@ -161,7 +150,7 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 }
 
 func TestOfflineModelLooksBeforeItPlans(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
+	ws := testkit.Workspace(t, map[string]string{"cart.go": cartSource, "go.mod": "module cart\n"})
 	srv := serve(t)
 	a := over(srv, llm.Config{})
 	a.Offline = true

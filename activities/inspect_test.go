@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
@@ -55,7 +56,7 @@ func toolMessages(msgs []Message) []Message {
 var readOnlyTools = []string{"list_files", "read_file", "search_code", "search_files"}
 
 func TestPlanningReadsAFileThenAnswers(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"cart.go": "package cart\n\nfunc Total() int { return 42 }\n"})
+	ws := testkit.Workspace(t, map[string]string{"cart.go": "package cart\n\nfunc Total() int { return 42 }\n"})
 	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"cart.go"}`}),
 		text(optionsJSON(t, 1, 2)))
 	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
@@ -81,7 +82,7 @@ func TestPlanningReadsAFileThenAnswers(t *testing.T) {
 }
 
 func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	a, model := newScripted(calling(
 		ToolCall{ID: "w", Name: "write_file", Arguments: `{"path":"evil.go","content":"package evil"}`},
 		ToolCall{ID: "d", Name: "delete_file", Arguments: `{"path":"x"}`},
@@ -103,7 +104,7 @@ func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 }
 
 func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	list := ToolCall{Name: "list_files", Arguments: `{}`}
 	replies := []scripted{}
 	for i := 0; i < MaxInspectRounds; i++ {
@@ -129,8 +130,8 @@ func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
 }
 
 func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
-	root := toolWorkspace(t, nil)
-	outside := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	root := testkit.Workspace(t, nil)
+	outside := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	tests := []struct {
 		name string
 		a    func(llm.Client) *Activities
@@ -159,7 +160,7 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 }
 
 func TestClarifyOffersNoTools(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	a, model := newScripted(text(`{"goal":"g","needsPlan":true}`))
 	_, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "g",
 		Context: plan.TaskContext{WorkspaceRoot: ws}}})
@@ -169,7 +170,7 @@ func TestClarifyOffersNoTools(t *testing.T) {
 
 func TestInspectionResultsAreBounded(t *testing.T) {
 	big := strings.Repeat(strings.Repeat("x", 99)+"\n", 300)
-	ws := toolWorkspace(t, map[string]string{"big.txt": big})
+	ws := testkit.Workspace(t, map[string]string{"big.txt": big})
 	a, model := newScripted(calling(
 		ToolCall{ID: "big", Name: "read_file", Arguments: `{"path":"big.txt"}`},
 		ToolCall{ID: "gone", Name: "read_file", Arguments: `{"path":"gone.txt"}`},
@@ -187,7 +188,7 @@ func TestInspectionResultsAreBounded(t *testing.T) {
 }
 
 func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
 		text("I looked; here is my plan"), text(goodReflect))
 	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
@@ -202,7 +203,7 @@ func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
 }
 
 func TestInspectionStopsOnCancellation(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := &Activities{LLM: &scriptLLM{}}
@@ -212,7 +213,7 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 }
 
 func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	custom := &Activities{ToolSpecs: staticSpecs{{Name: "read_file"}, {Name: "write_file"}}}
 	assert.Equal(t, readOnlyTools, toolNames(custom.inspectTools(inspection{workspace: ws})),
 		"specs that cannot tell read-only tools apart give way to the registry's")
@@ -222,7 +223,7 @@ func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
 }
 
 func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.go": "package a\n"})
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	a, _ := newScripted(calling(ToolCall{ID: "c1", Name: "list_files", Arguments: `{}`}),
 		calling(ToolCall{ID: "c2", Name: "read_file", Arguments: `{"path":"a.go"}`}), text(goodReflect))
 	var suite sdktest.WorkflowTestSuite

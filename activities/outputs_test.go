@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
@@ -127,7 +128,7 @@ func bigWorkspace(t *testing.T) (ws, content string) {
 	}
 	b.WriteString("LAST LINE\n")
 	content = b.String()
-	return toolWorkspace(t, map[string]string{"big.txt": content}), content
+	return testkit.Workspace(t, map[string]string{"big.txt": content}), content
 }
 
 func TestCommandOutputOverTheCapIsKeptWhole(t *testing.T) {
@@ -162,7 +163,7 @@ func TestCommandOutputFileIsBounded(t *testing.T) {
 }
 
 func TestToolOutputCutByTheActivityIsKeptWhole(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"notes.txt": strings.Repeat("n", 3000)})
+	ws := testkit.Workspace(t, map[string]string{"notes.txt": strings.Repeat("n", 3000)})
 	dir := t.TempDir()
 	a := &Activities{ToolOutputLimit: 200, Outputs: outputs.New(dir)}
 

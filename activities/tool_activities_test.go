@@ -17,25 +17,12 @@ import (
 	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
 )
-
-// toolWorkspace returns a real (symlink-free) temporary directory holding
-// files.
-func toolWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
-	return dir
-}
 
 // toolCall builds a ToolInput.
 func toolCall(ws, name, args string) ToolInput {
@@ -54,7 +41,7 @@ func requireAppError(t *testing.T, err error, typ string, msg string) {
 }
 
 func TestRunToolWritesAndReads(t *testing.T) {
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	out, err := a.RunTool(context.Background(), toolCall("", "write_file", `{"path":"src/a.go","content":"package a\n"}`))
 	require.NoError(t, err)
@@ -68,7 +55,7 @@ func TestRunToolWritesAndReads(t *testing.T) {
 }
 
 func TestRunToolFailuresAreOutputs(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
+	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
 	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	tests := []struct {
 		name string
@@ -102,7 +89,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 }
 
 func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"a.txt": "a"})
+	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
 	a := &Activities{Workspace: workspace.Root{Dir: ws}}
 	for _, call := range []ToolCall{
 		{Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
@@ -126,8 +113,8 @@ func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
 }
 
 func TestRunToolWorkspaceResolution(t *testing.T) {
-	root := toolWorkspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
-	outside := toolWorkspace(t, map[string]string{"secret.txt": "s"})
+	root := testkit.Workspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
+	outside := testkit.Workspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
 	a := &Activities{Workspace: workspace.Root{Dir: root}}
 
@@ -192,7 +179,7 @@ func customTools(t *testing.T) *tools.Registry {
 }
 
 func TestRunToolErrorMapping(t *testing.T) {
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	a := &Activities{Tools: customTools(t), ToolOutputLimit: 100}
 
 	_, err := a.RunTool(context.Background(), toolCall(ws, "fault", ``))
@@ -216,7 +203,7 @@ func TestRunToolErrorMapping(t *testing.T) {
 }
 
 func TestRunToolHeartbeatsInActivity(t *testing.T) {
-	ws := toolWorkspace(t, nil)
+	ws := testkit.Workspace(t, nil)
 	a := &Activities{Tools: customTools(t)}
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
@@ -260,12 +247,12 @@ func TestToolsAreOfferedAsSpecs(t *testing.T) {
 }
 
 func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
-	ws := toolWorkspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
+	ws := testkit.Workspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
 	_, err := (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
-	_, err = (&Activities{Workspace: workspace.Root{Dir: toolWorkspace(t, nil), SnapshotDir: t.TempDir()}}).
+	_, err = (&Activities{Workspace: workspace.Root{Dir: testkit.Workspace(t, nil), SnapshotDir: t.TempDir()}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
 	_, err = (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})

@@ -100,8 +100,8 @@ func TestImportDirection(t *testing.T) {
 			switch {
 			case commands[target]:
 				bad(p, imp, "nothing imports a command")
-			case to == "testsuite":
-				bad(p, imp, "only tests import the test suite")
+			case to == "testsuite" || target == "internal/testkit":
+				bad(p, imp, "only tests import the test suite and the test kit")
 			case from == "plan":
 				bad(p, imp, "plan is the pure domain and imports no other planmode package")
 			case from == "signals" && to != "signals" && to != "plan":

@@ -5,27 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// workspaceWith returns a real (symlink-free) temporary directory holding
-// files.
-func workspaceWith(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
-	return dir
-}
-
 func TestResolve(t *testing.T) {
-	root := workspaceWith(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
-	outside := workspaceWith(t, map[string]string{"secret.txt": "s"})
+	root := testkit.Workspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
+	outside := testkit.Workspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
 	r := Root{Dir: root}
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ func treeState(t *testing.T, root string) map[string]string {
 // executable and a symlink, under a root keeping snapshots elsewhere.
 func snapshotFixture(t *testing.T) (Root, string) {
 	t.Helper()
-	ws := workspaceWith(t, map[string]string{
+	ws := testkit.Workspace(t, map[string]string{
 		"main.go":         "package main\n",
 		"README.md":       "hello\n",
 		"pkg/a/a.go":      "package a\n",
@@ -146,7 +147,7 @@ func requireRefusal(t *testing.T, err error, kind error, msg string) {
 }
 
 func TestSnapshotRefusals(t *testing.T) {
-	ws := workspaceWith(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
+	ws := testkit.Workspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
 	snapshot := func(r Root, planID string) error {
 		_, _, err := r.Snapshot(ctx, planID, ws, nil)
@@ -157,7 +158,7 @@ func TestSnapshotRefusals(t *testing.T) {
 	requireRefusal(t, snapshot(Root{SnapshotDir: filepath.Join(ws, ".snapshots")}, "p"), ErrSnapshot,
 		"overlaps the workspace")
 	requireRefusal(t, snapshot(Root{SnapshotDir: t.TempDir()}, ""), ErrSnapshot, "plan id is empty")
-	requireRefusal(t, snapshot(Root{Dir: workspaceWith(t, nil), SnapshotDir: t.TempDir()}, "p"), ErrRejected,
+	requireRefusal(t, snapshot(Root{Dir: testkit.Workspace(t, nil), SnapshotDir: t.TempDir()}, "p"), ErrRejected,
 		"outside the workspace root")
 }
 
