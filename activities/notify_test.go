@@ -5,9 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,54 +15,13 @@ import (
 	sdktest "go.temporal.io/sdk/testsuite"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/webhook"
 )
 
 const testSecret = "s3cret"
-
-// delivery is one request a receiver got.
-type delivery struct {
-	header http.Header
-	body   []byte
-}
-
-// receiver is a webhook receiver on loopback that answers with the given
-// statuses in turn (200 once they run out) and records every delivery.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	statuses []int
-	got      []delivery
-}
-
-func newReceiver(t *testing.T, statuses ...int) *receiver {
-	r := &receiver{statuses: statuses}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, delivery{header: req.Header.Clone(), body: body})
-		code := http.StatusOK
-		if len(r.statuses) > 0 {
-			code, r.statuses = r.statuses[0], r.statuses[1:]
-		}
-		r.mu.Unlock()
-		if code == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "7")
-		}
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, http.StatusText(code)+" from the receiver")
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) deliveries() []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivery(nil), r.got...)
-}
 
 // notify runs the Notify activity in a test activity environment.
 func notify(t *testing.T, a *activities.Activities, in activities.NotifyInput) (activities.NotifyOutput, error) {
@@ -95,38 +52,38 @@ func stepInput(url string) activities.NotifyInput {
 }
 
 func TestNotifyPostsASignedBody(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}}
 	out, err := notify(t, a, stepInput(r.URL+"/hooks/plan"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{Sent: true, StatusCode: http.StatusOK}, out)
 
-	got := r.deliveries()
+	got := r.Deliveries()
 	require.Len(t, got, 1)
-	h := got[0].header
+	h := got[0].Header
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
 	assert.Equal(t, "step-completed", h.Get(webhook.HeaderEvent))
 	assert.Equal(t, "plan-1/step-completed/2", h.Get(webhook.HeaderIdempotencyKey))
 	assert.True(t, strings.HasPrefix(h.Get(webhook.HeaderSignature), "sha256="))
-	assert.True(t, webhook.VerifySignature(testSecret, got[0].body, h.Get(webhook.HeaderSignature)))
+	assert.True(t, webhook.VerifySignature(testSecret, got[0].Body, h.Get(webhook.HeaderSignature)))
 	assert.JSONEq(t, `{"event":"step-completed","workflowId":"plan-1","runId":"run-1","phase":"executing",
 		"at":"2026-05-01T12:00:00Z","data":{"step":{"id":"s2","number":2,"title":"Write tests"},"percent":40}}`,
-		string(got[0].body))
+		string(got[0].Body))
 }
 
 func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	a := &activities.Activities{Webhook: webhook.Sender{URL: r.URL}}
 	in := stepInput("")
 	in.IdempotencyKey = ""
 	out, err := notify(t, a, in)
 	require.NoError(t, err)
 	assert.True(t, out.Sent)
-	got := r.deliveries()
+	got := r.Deliveries()
 	require.Len(t, got, 1)
-	assert.Empty(t, got[0].header.Get(webhook.HeaderSignature), "no secret, no signature")
-	assert.NotEmpty(t, got[0].header.Get(webhook.HeaderIdempotencyKey), "a key derived from the activity")
-	assert.Contains(t, got[0].header.Get(webhook.HeaderIdempotencyKey), "/step-completed/")
+	assert.Empty(t, got[0].Header.Get(webhook.HeaderSignature), "no secret, no signature")
+	assert.NotEmpty(t, got[0].Header.Get(webhook.HeaderIdempotencyKey), "a key derived from the activity")
+	assert.Contains(t, got[0].Header.Get(webhook.HeaderIdempotencyKey), "/step-completed/")
 }
 
 func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
@@ -136,7 +93,7 @@ func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
-	r := newReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
+	r := testkit.NewReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
 	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL}}}
 	in := stepInput(r.URL)
 
@@ -152,17 +109,17 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, out.Sent)
 
-	got := r.deliveries()
+	got := r.Deliveries()
 	require.Len(t, got, 3)
 	for _, d := range got {
-		assert.Equal(t, "plan-1/step-completed/2", d.header.Get(webhook.HeaderIdempotencyKey))
-		assert.Equal(t, string(got[0].body), string(d.body), "every attempt sends the same body")
-		assert.True(t, webhook.VerifySignature(testSecret, d.body, d.header.Get(webhook.HeaderSignature)))
+		assert.Equal(t, "plan-1/step-completed/2", d.Header.Get(webhook.HeaderIdempotencyKey))
+		assert.Equal(t, string(got[0].Body), string(d.Body), "every attempt sends the same body")
+		assert.True(t, webhook.VerifySignature(testSecret, d.Body, d.Header.Get(webhook.HeaderSignature)))
 	}
 }
 
 func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
-	r := newReceiver(t, http.StatusBadRequest)
+	r := testkit.NewReceiver(t, http.StatusBadRequest)
 	for _, url := range []string{r.URL, "ftp://127.0.0.1/x?token=topsecret"} {
 		out, err := notify(t, &activities.Activities{}, stepInput(url))
 		ae := appErr(t, err)
@@ -174,7 +131,7 @@ func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
 }
 
 func TestNotifyBodyDecodes(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	in := stepInput(r.URL)
 	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
@@ -182,7 +139,7 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	require.NoError(t, err)
 
 	var body webhook.Body
-	require.NoError(t, json.Unmarshal(r.deliveries()[0].body, &body))
+	require.NoError(t, json.Unmarshal(r.Deliveries()[0].Body, &body))
 	assert.Equal(t, webhook.Body{Event: activities.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
 		Phase: plan.PhaseCompleted, At: in.At, Data: in.Data}, body)
 }

@@ -2,65 +2,21 @@ package webhook_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/webhook"
 )
 
 const testSecret = "s3cret"
-
-// delivery is one request a receiver got.
-type delivery struct {
-	header http.Header
-	body   []byte
-}
-
-// receiver is a webhook receiver on loopback that answers with the given
-// statuses in turn (200 once they run out) and records every delivery.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	statuses []int
-	got      []delivery
-}
-
-func newReceiver(t *testing.T, statuses ...int) *receiver {
-	r := &receiver{statuses: statuses}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, delivery{header: req.Header.Clone(), body: body})
-		code := http.StatusOK
-		if len(r.statuses) > 0 {
-			code, r.statuses = r.statuses[0], r.statuses[1:]
-		}
-		r.mu.Unlock()
-		if code == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "7")
-		}
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, http.StatusText(code)+" from the receiver")
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) deliveries() []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivery(nil), r.got...)
-}
 
 // stepBody is the body of a step-completed event.
 func stepBody() webhook.Body {
@@ -83,29 +39,29 @@ func sendError(t *testing.T, err error) *webhook.Error {
 }
 
 func TestSendPostsASignedBody(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	code, err := webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}.Send(context.Background(), r.URL+"/hooks/plan", stepBody(), "k-1")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, code)
-	got := r.deliveries()
+	got := r.Deliveries()
 	require.Len(t, got, 1)
-	h := got[0].header
+	h := got[0].Header
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
 	assert.Equal(t, "step-completed", h.Get(webhook.HeaderEvent))
 	assert.Equal(t, "k-1", h.Get(webhook.HeaderIdempotencyKey))
-	assert.True(t, webhook.VerifySignature(testSecret, got[0].body, h.Get(webhook.HeaderSignature)))
+	assert.True(t, webhook.VerifySignature(testSecret, got[0].Body, h.Get(webhook.HeaderSignature)))
 	assert.JSONEq(t, `{"event":"step-completed","workflowId":"plan-1","runId":"run-1","phase":"executing",
 		"at":"2026-05-01T12:00:00Z","data":{"step":{"id":"s2","number":2,"title":"Write tests"},"percent":40}}`,
-		string(got[0].body))
+		string(got[0].Body))
 }
 
 func TestSendToTheDefaultReceiver(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	_, err := webhook.Sender{URL: r.URL}.Send(context.Background(), "", stepBody(), "k")
 	require.NoError(t, err)
-	got := r.deliveries()
+	got := r.Deliveries()
 	require.Len(t, got, 1)
-	assert.Empty(t, got[0].header.Get(webhook.HeaderSignature), "no secret, no signature")
+	assert.Empty(t, got[0].Header.Get(webhook.HeaderSignature), "no secret, no signature")
 
 	_, err = webhook.Sender{}.Send(context.Background(), "", stepBody(), "k")
 	assert.ErrorIs(t, err, webhook.ErrNoReceiver)
@@ -129,7 +85,7 @@ func TestSendClassifiesAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
-			r := newReceiver(t, tt.status)
+			r := testkit.NewReceiver(t, tt.status)
 			code, err := webhook.Sender{AllowedURLs: []string{r.URL}}.Send(context.Background(), r.URL, stepBody(), "k")
 			de := sendError(t, err)
 			assert.Equal(t, tt.retryable, de.Retryable)
@@ -142,7 +98,7 @@ func TestSendClassifiesAnswers(t *testing.T) {
 }
 
 func TestSendNetworkFailureIsRetryableAndHidesTheURL(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	url := r.URL + "/hook?token=topsecret"
 	r.Close() // nothing listens any more
 
@@ -191,7 +147,7 @@ func TestVerifySignature(t *testing.T) {
 // operator allowed it, so a starter cannot make the worker sign and POST to
 // any address.
 func TestSendOnlyToAllowedURLs(t *testing.T) {
-	r := newReceiver(t)
+	r := testkit.NewReceiver(t)
 	s := webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/", r.URL + "/exact"}}
 	for _, ok := range []string{r.URL + "/hooks/plan-7", r.URL + "/hooks/a/b?x=1", r.URL + "/exact"} {
 		_, err := s.Send(context.Background(), ok, stepBody(), "k")
@@ -204,7 +160,7 @@ func TestSendOnlyToAllowedURLs(t *testing.T) {
 		assert.False(t, de.Retryable, refused)
 		assert.Contains(t, err.Error(), "notify.allowedURLs", refused)
 	}
-	assert.Len(t, r.deliveries(), 3, "only the allowed receivers were called")
+	assert.Len(t, r.Deliveries(), 3, "only the allowed receivers were called")
 	_, err := webhook.Sender{}.Send(context.Background(), r.URL+"/hooks/plan-7", stepBody(), "k")
 	assert.ErrorContains(t, err, "notify.allowedURLs", "no allowlist allows no plan's own URL")
 }
