@@ -5,19 +5,7 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/planmode/planmode/signals"
 )
-
-// requestDeadline is the deadline the start request sets.
-func requestDeadline(req signals.StartRequest) signals.Deadline {
-	return req.Deadline
-}
-
-// withDeadline sets the run's deadline, as StartRequest.Deadline does.
-func withDeadline(d signals.Deadline) runOption {
-	return func(o *runOptions) { o.deadline = d }
-}
 
 // watchDeadline returns the context the run works in: ctx, cancelled at
 // the run's deadline when it has one (and deadlineChange). Cancelling it
@@ -28,10 +16,7 @@ func withDeadline(d signals.Deadline) runOption {
 // invalid request. Continuations resolve it against the first run's start,
 // which the checkpoint carries.
 func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
-	d := r.opts.deadline
-	if d == "" {
-		d = requestDeadline(r.req)
-	}
+	d := r.req.Deadline
 	if d == "" || !r.feat.deadline {
 		return ctx, nil
 	}

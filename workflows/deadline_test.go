@@ -6,22 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
-
-// runWith runs PlanMode with run options, registered under its name.
-func (h *harness) runWith(req signals.StartRequest, opts ...runOption) signals.Result {
-	h.t.Helper()
-	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, opts...)
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
-	h.env.ExecuteWorkflow(signals.WorkflowType, req)
-	return h.result()
-}
 
 // TestDeadlineStopsTheRun: three chained one-minute steps and a deadline
 // half way through the third. The third is cancelled while it runs, no
@@ -34,7 +22,9 @@ func TestDeadlineStopsTheRun(t *testing.T) {
 		require.NotNil(t, p.CurrentStep)
 		assert.Equal(t, "s3", p.CurrentStep.ID, "the third step runs before the deadline")
 	})
-	res := h.runWith(autoReq(), withDeadline("150s"))
+	req := autoReq()
+	req.Deadline = "150s"
+	res := h.run(req)
 
 	require.Equal(t, signals.StatusFailed, res.Status)
 	assert.Regexp(t, `^deadline reached at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$`, res.Error)
@@ -52,7 +42,9 @@ func TestDeadlineStopsTheRun(t *testing.T) {
 // person at its deadline, failed, without running a step.
 func TestDeadlineWhileWaitingForSelection(t *testing.T) {
 	h := newHarness(t)
-	res := h.runWith(manualReq(), withDeadline("2h"))
+	req := manualReq()
+	req.Deadline = "2h"
+	res := h.run(req)
 
 	require.Equal(t, signals.StatusFailed, res.Status)
 	assert.Contains(t, res.Error, "deadline reached at")
@@ -65,7 +57,9 @@ func TestDeadlineWhileWaitingForSelection(t *testing.T) {
 // as usual, the pending timer notwithstanding.
 func TestDeadlineNotReached(t *testing.T) {
 	h := newHarness(t)
-	res := h.runWith(autoReq(), withDeadline("1h"))
+	req := autoReq()
+	req.Deadline = "1h"
+	res := h.run(req)
 	require.Equal(t, signals.StatusCompleted, res.Status)
 	assert.Empty(t, res.Error)
 }
@@ -75,10 +69,9 @@ func TestDeadlineNotReached(t *testing.T) {
 func TestDeadlineOutOfBounds(t *testing.T) {
 	h := newHarness(t)
 	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, withDeadline(signals.Deadline(workflow.Now(ctx).Add(31*24*time.Hour).Format(time.RFC3339))))
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
-	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
+	req := autoReq()
+	req.Deadline = signals.Deadline(h.env.Now().Add(31 * 24 * time.Hour).Format(time.RFC3339))
+	h.env.ExecuteWorkflow(PlanMode, req)
 	require.True(t, h.env.IsWorkflowCompleted())
 	err := h.env.GetWorkflowError()
 	require.Error(t, err)

@@ -75,7 +75,6 @@ const defaultHistoryLimit = 10000
 type runOptions struct {
 	historyLimit int
 	budget       historyBudget
-	deadline     signals.Deadline
 }
 
 // runOption changes one run option.
