@@ -15,12 +15,6 @@ import (
 
 // Bounds of the lists prompts carry.
 const (
-	// maxRemainingListed bounds the not-yet-done steps a reflect prompt lists.
-	maxRemainingListed = 10
-	// maxSummaryStepsListed bounds the steps a summary prompt lists.
-	maxSummaryStepsListed = 60
-	// summaryDigestLen bounds each step's digest in a summary prompt.
-	summaryDigestLen = 200
 	// maxToolMessageLen bounds one tool result replayed in an agent turn.
 	maxToolMessageLen = 8 << 10
 )
@@ -107,20 +101,21 @@ type ReflectData struct {
 }
 
 // NewReflectData shows the step of sc that just ended with its result (the
-// step's own when result is nil), the first maxRemainingListed of the
-// steps not yet done, and the execution mode ("balanced" when empty);
-// goal stands in for a context that names none.
+// step's own when result is nil), the first plan.RemainingListed of the
+// steps not yet done (more: how many the caller left out already), and
+// the execution mode ("balanced" when empty); goal stands in for a context
+// that names none.
 func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, remaining []plan.StepDigest,
-	mode string) ReflectData {
-	d := ReflectData{Context: sc, Result: result, Remaining: remaining, Mode: mode}
+	more int, mode string) ReflectData {
+	d := ReflectData{Context: sc, Result: result, Remaining: remaining, MoreRemaining: more, Mode: mode}
 	if d.Result == nil {
 		d.Result = sc.Step.Result
 	}
 	if d.Mode == "" {
 		d.Mode = "balanced"
 	}
-	if n := len(d.Remaining); n > maxRemainingListed {
-		d.Remaining, d.MoreRemaining = d.Remaining[:maxRemainingListed], n-maxRemainingListed
+	if n := len(d.Remaining); n > plan.RemainingListed {
+		d.Remaining, d.MoreRemaining = d.Remaining[:plan.RemainingListed], d.MoreRemaining+n-plan.RemainingListed
 	}
 	if d.Context.Goal == "" {
 		d.Context.Goal = goal
@@ -128,74 +123,37 @@ func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, r
 	return d
 }
 
-// summaryStep is one step line of a summary prompt.
-type summaryStep struct {
-	ID, Title string
-	Status    plan.StepStatus
-	Digest    string
-}
-
-// summaryTotals counts a plan's steps by status.
+// summaryTotals counts a plan's steps by status; Pending counts every
+// step that did not end (running ones too).
 type summaryTotals struct {
 	Total, Completed, Failed, Skipped, Cancelled, Pending int
 }
 
 // SummarizeData feeds summarize_system.tmpl and summarize_user.tmpl;
 // build it with NewSummarizeData. Goal and Status (completed, failed,
-// cancelled) describe the run, Partial says it did not finish, Plan is the
-// plan without its steps, Steps one line per step (ID, Title, Status,
-// Digest) up to a bound, More the steps left out, Totals the counts by
-// status (Total, Completed, Failed, Skipped, Cancelled, Pending).
+// cancelled) describe the run, Partial says it did not finish, Plan holds
+// the plan's title only, Steps one line per step (ID, Title, Status,
+// Digest) up to plan.DigestSteps, More the steps left out, Totals the
+// counts by status (Total, Completed, Failed, Skipped, Cancelled,
+// Pending).
 type SummarizeData struct {
 	Goal    string
 	Status  string
 	Partial bool
 	Plan    plan.Plan
-	Steps   []summaryStep
+	Steps   []plan.StepDigest
 	More    int
 	Totals  summaryTotals
 }
 
-// NewSummarizeData lists the steps of p, the plan of a run that ended with
-// status (partial when it did not finish), with short digests, bounded.
-func NewSummarizeData(goal, status string, partial bool, p plan.Plan) SummarizeData {
-	d := SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: p}
-	d.Plan.Steps = nil // the template reads Steps, bounded, not the plan's own list
-	for _, s := range p.Steps {
-		d.Totals.Total++
-		switch s.Status {
-		case plan.StepCompleted:
-			d.Totals.Completed++
-		case plan.StepFailed:
-			d.Totals.Failed++
-		case plan.StepSkipped:
-			d.Totals.Skipped++
-		case plan.StepCancelled:
-			d.Totals.Cancelled++
-		default:
-			d.Totals.Pending++
-		}
-		if len(d.Steps) == maxSummaryStepsListed {
-			d.More++
-			continue
-		}
-		d.Steps = append(d.Steps, summaryStep{ID: s.ID, Title: s.Title, Status: s.Status,
-			Digest: plan.TruncateBytes(strings.Join(strings.Fields(stepDigest(s)), " "), summaryDigestLen)})
-	}
-	return d
-}
-
-// stepDigest is the gist of how a step ended: its error, output or note.
-func stepDigest(s plan.Step) string {
-	if r := s.Result; r != nil {
-		if r.Error != "" {
-			return "error: " + r.Error
-		}
-		if r.Output != "" {
-			return r.Output
-		}
-	}
-	return s.Note
+// NewSummarizeData shows d, the digest of the plan of a run that ended
+// with status (partial when it did not finish).
+func NewSummarizeData(goal, status string, partial bool, d plan.PlanDigest) SummarizeData {
+	t := d.Totals
+	return SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: plan.Plan{Title: d.Title},
+		Steps: d.Steps, More: d.More,
+		Totals: summaryTotals{Total: t.Total, Completed: t.Completed, Failed: t.Failed, Skipped: t.Skipped,
+			Cancelled: t.Cancelled, Pending: t.Pending + t.Running}}
 }
 
 // Plain is the summary of counts used when the model returns none.

@@ -73,12 +73,12 @@ func TestReflectDataBoundsAndDefaults(t *testing.T) {
 		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
 	}
 	done := &plan.StepResult{Success: true, Output: "ok"}
-	d := NewReflectData("g", plan.StepContext{Step: plan.Step{ID: "s0", Result: done}}, nil, remaining, "")
+	d := NewReflectData("g", plan.StepContext{Step: plan.Step{ID: "s0", Result: done}}, nil, remaining, 2, "")
 	assert.Same(t, done, d.Result, "the step's own result stands in")
 	assert.Equal(t, "balanced", d.Mode)
 	assert.Equal(t, "g", d.Context.Goal)
-	assert.Len(t, d.Remaining, maxRemainingListed)
-	assert.Equal(t, 20, d.MoreRemaining)
+	assert.Len(t, d.Remaining, plan.RemainingListed)
+	assert.Equal(t, 22, d.MoreRemaining, "those cut here and those the caller left out")
 }
 
 func TestSummarizeDataBoundsSteps(t *testing.T) {
@@ -91,12 +91,13 @@ func TestSummarizeDataBoundsSteps(t *testing.T) {
 		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Title: "t", Status: status,
 			Result: &plan.StepResult{Output: "line one\nline two " + strings.Repeat("z", 500)}})
 	}
-	d := NewSummarizeData("g", "failed", true, p)
-	assert.Len(t, d.Steps, maxSummaryStepsListed)
+	d := NewSummarizeData("g", "failed", true, p.Digest())
+	assert.Equal(t, "Big", d.Plan.Title, "templates written for the whole plan still find its title")
+	assert.Len(t, d.Steps, plan.DigestSteps)
 	assert.Equal(t, 40, d.More)
 	assert.Equal(t, summaryTotals{Total: 100, Completed: 90, Failed: 10}, d.Totals)
 	assert.True(t, strings.HasPrefix(d.Steps[0].Digest, "line one line two zzz"), "one line")
-	assert.LessOrEqual(t, len(d.Steps[0].Digest), summaryDigestLen)
+	assert.LessOrEqual(t, len(d.Steps[0].Digest), plan.DigestChars)
 	assert.Equal(t, "Goal: g\nStatus: failed. 90 of 100 steps completed, 10 failed, 0 skipped, 0 cancelled.", d.Plain())
 }
 
