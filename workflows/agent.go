@@ -57,7 +57,7 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 		last = out.Content
 		if len(out.ToolCalls) == 0 {
 			res.Success = true
-			res.Output = out.Content
+			res.Output, res.OutputRef = out.Content, out.OutputRef
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})

@@ -66,6 +66,14 @@ const (
 	// step held its last try's counts, or a copy of its fallback's, which
 	// the Result's metrics then counted twice.
 	exactCountsChange = "exact-step-counts"
+	// boundedHistoryChange: the run's history and state stop growing
+	// faster than its steps. The phase no longer flips to reflecting and
+	// back around each reflection (two search-attribute upserts a step
+	// that told an operator nothing the progress does not), and a done
+	// step's result keeps only a head of its output once its reflection
+	// ran (plan.Plan.CompactResult), so queries, the continue-as-new state
+	// and the Result stay bounded per step.
+	boundedHistoryChange = "bounded-history"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -84,6 +92,7 @@ type features struct {
 	toolLimits          bool
 	fallbackRescue      bool
 	exactCounts         bool
+	boundedHistory      bool
 }
 
 // resolveFeatures decides, once per run, which changes it has. It only
@@ -107,5 +116,6 @@ func resolveFeatures(ctx workflow.Context) features {
 		toolLimits:          on(toolLimitsChange),
 		fallbackRescue:      on(fallbackRescueChange),
 		exactCounts:         on(exactCountsChange),
+		boundedHistory:      on(boundedHistoryChange),
 	}
 }
