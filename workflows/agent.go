@@ -45,7 +45,8 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 			res.Error = reason
 			return res
 		}
-		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: transcript, Iteration: i, MaxIterations: limit}
+		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
+			MaxIterations: limit}
 		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", r.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {
