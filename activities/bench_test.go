@@ -56,7 +56,7 @@ func llmPlan(n int) plan.Plan {
 // bounded context and the results of the steps before it, as the
 // workflow does; with reflect set, each step is followed by its
 // reflection (which may inspect ws) and the plan ends with its summary.
-func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan, ws string, reflect bool) {
+func runLLMPlan(b testing.TB, a *activities.Activities, fixture plan.Plan, ws string, reflect bool) {
 	p := fixture.Clone()
 	for i := range p.Steps {
 		id := p.Steps[i].ID
@@ -84,7 +84,7 @@ func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan, ws st
 
 // reflectOn asks for the reflection after step id as the workflow does:
 // the step's context, its result and the steps not done yet.
-func reflectOn(b *testing.B, a *activities.Activities, p *plan.Plan, id, ws string) {
+func reflectOn(b testing.TB, a *activities.Activities, p *plan.Plan, id, ws string) {
 	remaining, more := p.NotDone()
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Context: plan.BuildStepContext(benchGoal, p, id),
 		Result: p.StepByID(id).Result, Remaining: remaining, RemainingMore: more, Mode: "balanced", Workspace: ws})

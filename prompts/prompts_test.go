@@ -49,11 +49,11 @@ func TestSystemMessageOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 2)
 	system := msgs[0].Content
-	assert.True(t, strings.HasPrefix(system, PhaseLine+llm.PhaseExecute+"\nYou carry out one step"), system)
+	assert.True(t, strings.HasPrefix(system, PhaseLine+llm.PhaseExecute+"\nDo one step of a larger plan"), system)
 	assert.True(t, strings.HasSuffix(system, "\n\nYou work for ACME.\n\nBe brief.\n\nStep's own."), system)
 	assert.NotContains(t, system, "Plan big.", "another phase's prompt stays out")
 	assert.Equal(t, llm.RoleUser, msgs[1].Role)
-	assert.Contains(t, msgs[1].Content, "Your task for this step:\nExplain the code")
+	assert.Contains(t, msgs[1].Content, "Task:\nExplain the code")
 }
 
 func TestAgentCutsToolResults(t *testing.T) {
@@ -105,9 +105,8 @@ func TestWithInspectNote(t *testing.T) {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "u"}}
 	got := WithInspectNote(msgs, []string{"list_files", "read_file"}, 3)
 	assert.Equal(t, "sys", msgs[0].Content, "a copy")
-	assert.Equal(t, "sys\n\nBefore you answer you may inspect the workspace with the read-only tools offered "+
-		"(list_files, read_file); they change nothing. You have at most 3 rounds of tool calls. When you have "+
-		"seen enough, reply with the JSON object.", got[0].Content)
+	assert.Equal(t, "sys\n\nYou may first inspect the workspace with the read-only tools offered "+
+		"(list_files, read_file), at most 3 rounds of calls; then reply with the JSON object.", got[0].Content)
 	lead := WithInspectNote(msgs[1:], []string{"list_files"}, 1)
 	require.Len(t, lead, 2)
 	assert.Equal(t, llm.RoleSystem, lead[0].Role)
