@@ -76,8 +76,10 @@ type PlanData struct {
 // turn): Context, the bounded plan.StepContext (goal, the step, its
 // position of Total, digests of its neighbours, a summary of older
 // steps), Prompt, the step's prompt, and Workspace, its folder. An agent
-// turn also shows its Tools and where it stands: iteration Iteration of at
-// most MaxIterations, Remaining after it, Final when no tools are offered.
+// turn also has its Tools (the names of the tools whose schemas the
+// request carries, so the embedded templates do not list them again) and
+// where it stands: iteration Iteration of at most MaxIterations, Remaining
+// after it, Final when no tools are offered.
 type StepData struct {
 	Context       plan.StepContext
 	Prompt        string
