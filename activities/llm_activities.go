@@ -188,15 +188,25 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 }
 
 // Reflect decides what to do after a step, from the step's bounded
-// context, its result and the first of the steps not yet done. The model
-// may first inspect in.Workspace with read-only tools.
+// context, its result and the first of the steps not yet done.
+//
+// The model may first inspect in.Workspace with read-only tools, but only
+// when the step may have left something there to look at: it changed
+// files, ran commands or failed (see mayInspect). A step that succeeded
+// without touching the workspace (a plain llm step, an agent that only
+// read) is judged from its output, which the prompt shows, so its
+// reflection carries no tool schemas: most reflections of a long plan
+// are such steps, and the schemas were a fifth of a plan's prompt tokens.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
 	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
 	msgs, err := a.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
-	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
+	ins := inspection{stepID: in.Context.Step.ID}
+	if mayInspect(data.Result, in.Context.Step.Status) {
+		ins.workspace = in.Workspace
+	}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reply.ReflectSchema, (*reply.Reflect).Check)
 	if err != nil {
@@ -205,6 +215,16 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	r := answer.Reflection()
 	r.Usage = usage
 	return r, nil
+}
+
+// mayInspect reports whether the reflection after a step that ended with
+// res (nil: none, the step's status tells) is offered the workspace
+// tools: when the step failed, changed files or ran commands.
+func mayInspect(res *plan.StepResult, status plan.StepStatus) bool {
+	if res == nil {
+		return status == plan.StepFailed
+	}
+	return !res.Success || len(res.FilesChanged) > 0 || res.CommandsRun > 0
 }
 
 // Summarize writes the final summary from a bounded list of the plan's

@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,8 +76,10 @@ type PlanData struct {
 // turn): Context, the bounded plan.StepContext (goal, the step, its
 // position of Total, digests of its neighbours, a summary of older
 // steps), Prompt, the step's prompt, and Workspace, its folder. An agent
-// turn also shows its Tools and where it stands: iteration Iteration of at
-// most MaxIterations, Remaining after it, Final when no tools are offered.
+// turn also has its Tools (the names of the tools whose schemas the
+// request carries, so the embedded templates do not list them again) and
+// where it stands: iteration Iteration of at most MaxIterations, Remaining
+// after it, Final when no tools are offered.
 type StepData struct {
 	Context       plan.StepContext
 	Prompt        string
@@ -90,8 +93,10 @@ type StepData struct {
 
 // ReflectData feeds reflect_system.tmpl and reflect_user.tmpl; build it
 // with NewReflectData. Context is the step that just ended (as in
-// StepData), Result its result, Remaining digests of the steps not yet done
-// (MoreRemaining: those not listed), Mode the execution mode.
+// StepData, but its After lists only neighbours Remaining does not, and
+// LaterCount is 0: Remaining says what is left), Result its result,
+// Remaining digests of the steps not yet done (MoreRemaining: those not
+// listed), Mode the execution mode.
 type ReflectData struct {
 	Context       plan.StepContext
 	Result        *plan.StepResult
@@ -104,7 +109,8 @@ type ReflectData struct {
 // step's own when result is nil), the first plan.RemainingListed of the
 // steps not yet done (more: how many the caller left out already), and
 // the execution mode ("balanced" when empty); goal stands in for a context
-// that names none.
+// that names none. The steps after this one that the remaining list shows
+// are not shown a second time as its neighbours.
 func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, remaining []plan.StepDigest,
 	more int, mode string) ReflectData {
 	d := ReflectData{Context: sc, Result: result, Remaining: remaining, MoreRemaining: more, Mode: mode}
@@ -120,7 +126,35 @@ func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, r
 	if d.Context.Goal == "" {
 		d.Context.Goal = goal
 	}
+	d.Context.After, d.Context.LaterCount = notListed(d.Context.After, d.Remaining), 0
 	return d
+}
+
+// notListed returns the digests of after whose step listed does not name.
+func notListed(after, listed []plan.StepDigest) []plan.StepDigest {
+	var out []plan.StepDigest
+	for _, a := range after {
+		if !slices.ContainsFunc(listed, func(l plan.StepDigest) bool { return l.ID == a.ID }) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// maxChangesListed bounds the file changes a reflection lists by path.
+const maxChangesListed = 10
+
+// changes returns "path (op), ..." for the first maxChangesListed file
+// changes, and how many more there are.
+func changes(fc []plan.FileChange) string {
+	var parts []string
+	for _, c := range fc[:min(len(fc), maxChangesListed)] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", plan.Truncate(c.Path, 200), c.Op))
+	}
+	if n := len(fc) - maxChangesListed; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more", n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // summaryTotals counts a plan's steps by status; Pending counts every
