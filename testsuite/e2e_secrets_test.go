@@ -220,9 +220,18 @@ func assertAttacksRan(t *testing.T, res signals.Result, brain *attackBrain, work
 		assert.Contains(t, []plan.StepStatus{plan.StepCompleted, plan.StepFailed}, s.Status, "step %s ran", s.ID)
 		require.NotNil(t, s.Result, "step %s ran", s.ID)
 	}
+	// A step's whole output, as an operator reads it: the plan keeps a
+	// head of a long one, the file its outputRef names holds it whole.
 	output := func(id string) string {
 		require.Contains(t, out, id)
-		return out[id].Result.Output + out[id].Result.Error
+		r := out[id].Result
+		text := r.Output
+		if r.OutputRef != "" {
+			b, err := os.ReadFile(r.OutputRef)
+			require.NoError(t, err, "step %s's whole output", id)
+			text = string(b)
+		}
+		return text + r.Error
 	}
 	assert.Regexp(t, `PPid:\s+\d+`, output("self-status"))
 	assert.Contains(t, output("env"), "PATH=")
