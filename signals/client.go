@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -34,9 +35,10 @@ const NotifyWorkflowType = "PlanNotify"
 // Callers that want fire-and-forget signals use the [Handler] definitions
 // with [Client.Temporal].
 type Client struct {
-	c         client.Client
-	taskQueue string
-	identity  string
+	c            client.Client
+	taskQueue    string
+	identity     string
+	queryTimeout time.Duration
 }
 
 // ClientOption configures a Client.
@@ -71,7 +73,7 @@ func (c *Client) by(by string) string {
 
 // NewClient returns a Client that talks through c.
 func NewClient(c client.Client, opts ...ClientOption) *Client {
-	pc := &Client{c: c, taskQueue: DefaultTaskQueue}
+	pc := &Client{c: c, taskQueue: DefaultTaskQueue, queryTimeout: DefaultQueryTimeout}
 	for _, o := range opts {
 		o(pc)
 	}

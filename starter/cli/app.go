@@ -30,6 +30,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/version"
+	"github.com/planmode/planmode/signals"
 )
 
 // defaultDialTimeout bounds the first connection to Temporal.
@@ -60,6 +61,9 @@ type app struct {
 	live func() bool
 	// pollInterval is how often watch asks for progress.
 	pollInterval time.Duration
+	// queryTimeout bounds the queries of show and watch: past it they
+	// answer from the plan's search attributes.
+	queryTimeout time.Duration
 	// dialTimeout bounds the first connection to Temporal.
 	dialTimeout time.Duration
 }
@@ -71,6 +75,7 @@ func newApp(in io.Reader, out, errOut io.Writer) *app {
 		interactive:  func() bool { return isTerminal(in) && isTerminal(out) },
 		live:         func() bool { return isTerminal(out) },
 		pollInterval: time.Second,
+		queryTimeout: signals.DefaultQueryTimeout,
 		dialTimeout:  defaultDialTimeout,
 	}
 }

@@ -10,9 +10,14 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// planState is everything show reports about a plan.
+// planState is everything show reports about a plan. Source says where
+// the answer came from (signals.SourceQuery, or SourceSearchAttributes
+// when the plan has not run yet or did not answer in time: then Standing
+// is all there is).
 type planState struct {
 	WorkflowID string              `json:"workflowId"`
+	Source     string              `json:"source"`
+	Standing   *signals.Standing   `json:"standing,omitempty"`
 	Progress   signals.Progress    `json:"progress"`
 	Options    signals.OptionsView `json:"options"`
 	Plan       signals.PlanView    `json:"plan"`
@@ -38,27 +43,41 @@ func (a *app) showCmd() *cobra.Command {
 			return a.emit(st, func(w io.Writer) error { return renderState(w, st) })
 		},
 	}
+	a.queryTimeoutFlag(cmd)
 	cmd.Flags().BoolVar(&export, "export", false, "print only the plan's steps, in the format start --plan reads (as planmode export does)")
 	return cmd
 }
 
-// state runs the four queries of a plan.
+// state asks how the plan stands and, when it answers its queries, runs
+// the other three. A plan that has not run yet, or does not answer within
+// the query timeout, is shown from its search attributes (Standing).
 func (a *app) state(ctx context.Context, id string) (planState, error) {
 	st := planState{WorkflowID: id}
+	if err := a.checkQueryTimeout(); err != nil {
+		return st, err
+	}
 	c, err := a.temporal(ctx)
 	if err != nil {
 		return st, err
 	}
-	if st.Progress, err = signals.ProgressQuery.Get(ctx, c, id); err != nil {
+	standing, err := signals.NewClient(c, signals.WithQueryTimeout(a.queryTimeout)).Standing(ctx, id)
+	if err != nil {
 		return st, fmt.Errorf("plan %s: %w", id, err)
 	}
-	if st.Options, err = signals.OptionsQuery.Get(ctx, c, id); err != nil {
+	if standing.Source != signals.SourceQuery {
+		st.Source, st.Standing = standing.Source, &standing
+		return st, nil
+	}
+	st.Source, st.Progress = signals.SourceQuery, *standing.Progress
+	qctx, cancel := context.WithTimeout(ctx, a.queryTimeout)
+	defer cancel()
+	if st.Options, err = signals.OptionsQuery.Get(qctx, c, id); err != nil {
 		return st, fmt.Errorf("plan %s: %w", id, err)
 	}
-	if st.Plan, err = signals.PlanQuery.Get(ctx, c, id); err != nil {
+	if st.Plan, err = signals.PlanQuery.Get(qctx, c, id); err != nil {
 		return st, fmt.Errorf("plan %s: %w", id, err)
 	}
-	if st.Pending, err = signals.PendingQuery.Get(ctx, c, id); err != nil {
+	if st.Pending, err = signals.PendingQuery.Get(qctx, c, id); err != nil {
 		return st, fmt.Errorf("plan %s: %w", id, err)
 	}
 	return st, nil
@@ -66,6 +85,13 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 
 func renderState(w io.Writer, st planState) error {
 	fmt.Fprintf(w, "Plan %s\n", st.WorkflowID)
+	if s := st.Standing; s != nil {
+		if s.Goal != "" {
+			fmt.Fprintf(w, "Goal: %s\n", s.Goal)
+		}
+		fmt.Fprintln(w, s.Summary())
+		return nil
+	}
 	renderProgress(w, st.Progress)
 	fmt.Fprintln(w)
 	if err := renderOptionsView(w, st.Options); err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) watchCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "watch <id>",
 		Short: "Follow a plan's progress until it ends or waits for you, then say what to run",
 		Example: `  planmode watch plan-42
@@ -27,6 +27,8 @@ func (a *app) watchCmd() *cobra.Command {
 			return a.watch(cmd.Context(), args[0])
 		},
 	}
+	a.queryTimeoutFlag(cmd)
+	return cmd
 }
 
 // watcher follows one plan. On a terminal it draws a progress bar; on
@@ -37,6 +39,7 @@ func (a *app) watchCmd() *cobra.Command {
 type watcher struct {
 	a     *app
 	c     client.Client
+	pc    *signals.Client
 	id    string
 	bar   *progressbar.ProgressBar
 	steps map[string]plan.StepStatus
@@ -46,11 +49,15 @@ type watcher struct {
 
 // watch polls the progress query until the plan ends or waits for input.
 func (a *app) watch(ctx context.Context, id string) error {
+	if err := a.checkQueryTimeout(); err != nil {
+		return err
+	}
 	c, err := a.temporal(ctx)
 	if err != nil {
 		return err
 	}
-	w := &watcher{a: a, c: c, id: id, steps: map[string]plan.StepStatus{}}
+	w := &watcher{a: a, c: c, pc: signals.NewClient(c, signals.WithQueryTimeout(a.queryTimeout)), id: id,
+		steps: map[string]plan.StepStatus{}}
 	if !a.jsonOutput() && a.live() {
 		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
@@ -71,11 +78,21 @@ func (a *app) watch(ctx context.Context, id string) error {
 }
 
 // poll takes one look at the plan and reports whether watching is over.
+// A plan not yet picked up by a worker, or that does not answer within
+// the query timeout, is reported from its search attributes and watched
+// on; one that closed ends the watch.
 func (w *watcher) poll(ctx context.Context) (bool, error) {
-	prog, err := signals.ProgressQuery.Get(ctx, w.c, w.id)
+	s, err := w.pc.Standing(ctx, w.id)
 	if err != nil {
-		return w.closed(ctx, err)
+		return true, err
 	}
+	if s.Source != signals.SourceQuery {
+		if s.Status != "Running" {
+			return w.closed(ctx, errors.New(s.Note))
+		}
+		return false, w.unanswered(s)
+	}
+	prog := *s.Progress
 	if w.a.jsonOutput() {
 		if prog.Phase != w.last.Phase || prog.Percent != w.last.Percent || prog.Awaiting != w.last.Awaiting || stepID(prog) != stepID(w.last) {
 			if err := w.event(watchEvent{Event: eventProgress, Progress: &prog}); err != nil {
@@ -93,6 +110,24 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 		return true, w.waiting(ctx, prog.Awaiting)
 	}
 	return false, nil
+}
+
+// unanswered reports a plan that did not answer its query, once per
+// change of what its search attributes say: a "standing" event under
+// --output json, else a line.
+func (w *watcher) unanswered(s signals.Standing) error {
+	key := s
+	key.QueuedFor = 0 // a line per change, not per second queued
+	k := key.Summary()
+	if k == w.shown {
+		return nil
+	}
+	w.shown = k
+	if w.a.jsonOutput() {
+		return w.event(watchEvent{Event: eventStanding, Standing: &s})
+	}
+	w.println(s.Summary())
+	return nil
 }
 
 // render shows the progress and a line for each step that changed.
@@ -114,7 +149,9 @@ func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 	if prog.Totals.Total == 0 {
 		return
 	}
-	view, err := signals.PlanQuery.Get(ctx, w.c, w.id)
+	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	defer cancel()
+	view, err := signals.PlanQuery.Get(qctx, w.c, w.id)
 	if err != nil || view.Plan == nil {
 		return // the next poll tries again
 	}
@@ -142,7 +179,9 @@ func (w *watcher) println(line string) {
 
 // waiting stops the bar and says what the plan waits for.
 func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error {
-	pending, err := signals.PendingQuery.Get(ctx, w.c, w.id)
+	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	defer cancel()
+	pending, err := signals.PendingQuery.Get(qctx, w.c, w.id)
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", w.id, err)
 	}
@@ -162,7 +201,9 @@ func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
 	}
 	w.stopBar()
 	fmt.Fprintf(w.a.out, "plan %s %s\n", w.id, phase)
-	if view, err := signals.PlanQuery.Get(ctx, w.c, w.id); err == nil && view.Plan != nil {
+	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	defer cancel()
+	if view, err := signals.PlanQuery.Get(qctx, w.c, w.id); err == nil && view.Plan != nil {
 		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
 			return err
 		}
@@ -243,13 +284,16 @@ func stepID(p signals.Progress) string {
 // Events of watch --output json.
 const (
 	eventProgress = "progress"
+	eventStanding = "standing"
 	eventWaiting  = "waiting"
 	eventEnded    = "ended"
 )
 
 // watchEvent is one line of watch --output json, which writes JSON Lines
 // (one compact object per line) so a script can read each as it comes:
-// "progress" with the progress answer when it changes, "waiting" with the
+// "progress" with the progress answer when it changes, "standing" with
+// what the server knows (signals.Standing) when the plan is queued for a
+// worker or did not answer within the query timeout, "waiting" with the
 // pending answer when the plan stops for input, "ended" with how the plan
 // ended (Temporal's status, Failed or Canceled included, or the Result's
 // status of a completed run, see endStatus) when it closed and can no
@@ -257,6 +301,7 @@ const (
 type watchEvent struct {
 	Event    string            `json:"event"`
 	Progress *signals.Progress `json:"progress,omitempty"`
+	Standing *signals.Standing `json:"standing,omitempty"`
 	Pending  *signals.Pending  `json:"pending,omitempty"`
 	Status   string            `json:"status,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/planmode/planmode/signals"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -74,4 +75,20 @@ func isUsageError(err error) bool {
 	var badValue *pflag.InvalidValueError
 	var badSyntax *pflag.InvalidSyntaxError
 	return errors.As(err, &notExist) || errors.As(err, &noValue) || errors.As(err, &badValue) || errors.As(err, &badSyntax)
+}
+
+// queryTimeoutFlag adds --query-timeout to cmd: how long show and watch
+// wait for a plan to answer a query before they answer from its search
+// attributes.
+func (a *app) queryTimeoutFlag(cmd *cobra.Command) {
+	cmd.Flags().DurationVar(&a.queryTimeout, "query-timeout", signals.DefaultQueryTimeout,
+		"how long to wait for the plan to answer a query before answering from its search attributes")
+}
+
+// checkQueryTimeout refuses a --query-timeout that leaves no time.
+func (a *app) checkQueryTimeout() error {
+	if a.queryTimeout <= 0 {
+		return fmt.Errorf("--query-timeout %s: must be more than zero", a.queryTimeout)
+	}
+	return nil
 }

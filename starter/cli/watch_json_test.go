@@ -44,7 +44,17 @@ func described(tc *mocks.Client, st enumspb.WorkflowExecutionStatus, err error) 
 			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: st},
 		}
 	}
-	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(resp, err).Once()
+	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(resp, err)
+	tc.On("DescribeTaskQueue", mock.Anything, mock.Anything, enumspb.TASK_QUEUE_TYPE_WORKFLOW).
+		Return(&workflowservice.DescribeTaskQueueResponse{}, nil).Maybe()
+}
+
+// runningPlan makes the mocked client describe plan-1 as a run past its
+// first workflow task, so watch and show query it.
+func runningPlan(tc *mocks.Client) {
+	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(&workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, HistoryLength: 20},
+	}, nil)
 }
 
 func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
@@ -56,10 +66,12 @@ func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
 		wantCode int
 	}{
 		{name: "plan that completes while watched", setup: func(t *testing.T, tc *mocks.Client) {
+			runningPlan(tc)
 			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseExecuting, Percent: 50})
 			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseCompleted, Percent: 100})
 		}, want: []string{eventProgress, eventProgress}},
 		{name: "plan that waits for a selection", setup: func(t *testing.T, tc *mocks.Client) {
+			runningPlan(tc)
 			answer(t, tc, signals.ProgressQuery.Name, signals.Progress{Phase: plan.PhaseAwaitingSelection,
 				Awaiting: signals.AwaitingSelection})
 			answer(t, tc, signals.PendingQuery.Name, signals.Pending{Awaiting: signals.AwaitingSelection})
@@ -69,8 +81,6 @@ func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
 			described(tc, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, nil)
 		}, want: []string{eventEnded}},
 		{name: "unknown plan", setup: func(t *testing.T, tc *mocks.Client) {
-			tc.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
-				Return(nil, serviceerror.NewNotFound("workflow not found")).Once()
 			described(tc, 0, serviceerror.NewNotFound("workflow not found"))
 		}, wantCode: exitNotFound},
 	}
