@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/planmode/planmode/starter/cli"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/starter/cli"
 )
 
 // TestCLIShowsAQueuedPlanAndWatchWaitsForItsWorker starts a plan on a task
