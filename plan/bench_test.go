@@ -159,3 +159,20 @@ func BenchmarkBuildStepContext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPercentOfWork measures the progress figure the run publishes
+// after every step, on plans up to MaxPlanSteps: it walks the plan once,
+// so it grows linearly with the plan's length.
+func BenchmarkPercentOfWork(b *testing.B) {
+	for _, n := range []int{50, MaxPlanSteps} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			p := doneChain(n, n/2, 10)
+			p.Steps[0].FallbackStepID = p.Steps[n-1].ID
+			for b.Loop() {
+				if got := p.PercentOfWork(); got <= 0 || got >= 100 {
+					b.Fatalf("percent %d", got)
+				}
+			}
+		})
+	}
+}

@@ -117,12 +117,17 @@ func (s Step) RescuedBy() string {
 // skipped, not cancelled before it started, and not a fallback-only step
 // still waiting for a failure to stand in for (see IsFallbackOnly).
 func (p *Plan) WillRun(s Step) bool {
+	return willRun(s, p.IsFallbackOnly(s.ID))
+}
+
+// willRun is WillRun for a step known to be fallback-only or not.
+func willRun(s Step, fallbackOnly bool) bool {
 	switch {
 	case s.Status == StepSkipped:
 		return false
 	case s.Status == StepCancelled && s.StartedAt == nil:
 		return false
-	case (s.Status == StepPending || s.Status == "") && p.IsFallbackOnly(s.ID):
+	case (s.Status == StepPending || s.Status == "") && fallbackOnly:
 		return false
 	}
 	return true
@@ -155,11 +160,12 @@ func (p *Plan) WorkDone() (done, total int) {
 
 // work is WorkDone, and whether a step is not done yet.
 func (p *Plan) work() (done, total int, open bool) {
+	fallbacks := p.fallbackOnly()
 	for _, s := range p.Steps {
 		if !s.Status.Done() {
 			open = true
 		}
-		if !p.WillRun(s) {
+		if !willRun(s, fallbacks[s.ID]) {
 			continue
 		}
 		total++
@@ -179,12 +185,13 @@ func (p *Plan) work() (done, total int, open bool) {
 func (p *Plan) MeasuredRemaining(parallelism int) Duration {
 	var sum Duration
 	finished, left := 0, 0
+	fallbacks := p.fallbackOnly()
 	for _, s := range p.Steps {
 		switch {
 		case (s.Status == StepCompleted || s.Status == StepFailed) && s.Result != nil && s.Result.Duration > 0:
 			sum += s.Result.Duration
 			finished++
-		case !s.Status.Done() && p.WillRun(s):
+		case !s.Status.Done() && willRun(s, fallbacks[s.ID]):
 			left++
 		}
 	}

@@ -14,15 +14,29 @@ func (p *Plan) IsFallbackOnly(id string) bool {
 	return false
 }
 
+// fallbackOnly is the set of fallback-only steps (IsFallbackOnly), built
+// once for a walk over every step: asking IsFallbackOnly of each would
+// cost the square of the plan's length.
+func (p *Plan) fallbackOnly() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range p.Steps {
+		if s.FallbackStepID != "" && s.FallbackStepID != s.ID {
+			m[s.FallbackStepID] = true
+		}
+	}
+	return m
+}
+
 // Ready returns, in plan order, the ids of pending steps that may run now:
 // every dependency is completed or skipped, and the step is not
 // fallback-only (see IsFallbackOnly). A step depending on an unknown id is
 // never ready. Skip conditions are the caller's to evaluate.
 func (p *Plan) Ready() []string {
 	status := p.statusByID()
+	fallbacks := p.fallbackOnly()
 	var out []string
 	for _, s := range p.Steps {
-		if s.Status != StepPending || p.IsFallbackOnly(s.ID) {
+		if s.Status != StepPending || fallbacks[s.ID] {
 			continue
 		}
 		ok := true
@@ -77,8 +91,9 @@ func (p *Plan) Blocked() []string {
 // plan can finish.
 func (p *Plan) UnusedFallbacks() []string {
 	var out []string
+	fallbacks := p.fallbackOnly()
 	for _, f := range p.Steps {
-		if f.Status != StepPending || !p.IsFallbackOnly(f.ID) {
+		if f.Status != StepPending || !fallbacks[f.ID] {
 			continue
 		}
 		unused := true
