@@ -1,6 +1,8 @@
 package signals
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +54,23 @@ func TestValidateChecksTheExternalPlanWithTheRunLimits(t *testing.T) {
 	err = req.Validate()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ghost")
+}
+
+// bigPlan is a request handing in n llm steps whose prompts are prompt
+// bytes long.
+func bigPlan(n, prompt int) StartRequest {
+	steps := make([]plan.Step, n)
+	for i := range steps {
+		steps[i] = plan.Step{Title: fmt.Sprintf("Part %d", i+1), Action: plan.ActionLLM,
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: strings.Repeat("p", prompt)}}}
+	}
+	return StartRequest{Goal: "g", Plan: &ExternalPlan{Steps: steps}, Execution: ExecutionPolicy{MaxSteps: n}}
+}
+
+func TestAPlanOfMaxStepsFitsItsOwnBound(t *testing.T) {
+	require.NoError(t, bigPlan(plan.MaxPlanSteps, 400).Validate(),
+		"a thousand steps with 400-byte prompts pass the request's 256 KiB: the plan has its own bound")
+	err := bigPlan(plan.MaxPlanSteps, 1200).Validate()
+	assert.ErrorContains(t, err, "plan is")
+	assert.ErrorContains(t, err, "at most 1048576 (1 MiB)")
 }

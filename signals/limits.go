@@ -19,8 +19,14 @@ import (
 // it (maxSteps, maxIterationsPerStep, parallelism), never raise it.
 const (
 	// MaxStartRequestBytes bounds a StartRequest as JSON, without the
-	// checkpoint a run hands to its continuation.
+	// checkpoint a run hands to its continuation and without a plan
+	// handed in (MaxPlanBytes bounds that).
 	MaxStartRequestBytes = 256 << 10
+	// MaxPlanBytes bounds the plan a request hands in (Plan) as JSON:
+	// plan.MaxPlanSteps steps with prompts of a few hundred bytes fit,
+	// and the workflow's input stays under the server's 2 MB payload
+	// limit with the rest of the request.
+	MaxPlanBytes = 1 << 20
 	// MaxGoalBytes bounds the goal.
 	MaxGoalBytes = 32 << 10
 	// MaxListItems bounds the requirements, and the constraints, of a

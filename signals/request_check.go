@@ -201,10 +201,12 @@ func budgetProblems(b Budget) []string {
 }
 
 // sizeProblems checks r's size as JSON, which is what the workflow's
-// input carries. The checkpoint is left out: it is the run's own state,
-// bounded by the plan's bounds, and only a run writes it.
+// input carries: a plan handed in against MaxPlanBytes, the rest against
+// MaxStartRequestBytes. The checkpoint is left out: it is the run's own
+// state, bounded by the plan's bounds, and only a run writes it.
 func sizeProblems(r StartRequest) []string {
-	r.Checkpoint = nil
+	p := r.Plan
+	r.Checkpoint, r.Plan = nil, nil
 	// Encoding sorts map keys: the size is the same in the workflow and
 	// on replay.
 	b, err := json.Marshal(r) //workflowcheck:ignore
@@ -213,6 +215,16 @@ func sizeProblems(r StartRequest) []string {
 		return []string{fmt.Sprintf("request cannot be encoded as JSON: %v", err)}
 	case len(b) > MaxStartRequestBytes:
 		return []string{fmt.Sprintf("request is %d bytes of JSON: at most %d (256 KiB)", len(b), MaxStartRequestBytes)}
+	}
+	if p == nil {
+		return nil
+	}
+	b, err = json.Marshal(p) //workflowcheck:ignore
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("plan cannot be encoded as JSON: %v", err)}
+	case len(b) > MaxPlanBytes:
+		return []string{fmt.Sprintf("plan is %d bytes of JSON: at most %d (1 MiB)", len(b), MaxPlanBytes)}
 	}
 	return nil
 }
