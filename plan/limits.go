@@ -11,7 +11,7 @@ import "time"
 // step and iteration bounds for one run, never raise them.
 const (
 	// MaxPlanSteps is the most steps a plan may have.
-	MaxPlanSteps = 200
+	MaxPlanSteps = 1000
 	// MaxStepRetries is the most retries (Step.MaxRetries) a step may ask
 	// for after its first try.
 	MaxStepRetries = 10

@@ -32,7 +32,7 @@ func TestValidateRefusesWhatIsBeyondTheBounds(t *testing.T) {
 		{"estimate", func(p *Plan) { p.Steps[0].Estimated = Duration(-time.Second) }, Limits{},
 			CodeOutOfRange, "estimated -1s must not be negative"},
 		{"steps over the hard cap", func(p *Plan) { *p = chain(MaxPlanSteps + 1) }, Limits{MaxSteps: 1000},
-			CodeTooManySteps, "plan has 201 steps, more than the maximum of 200"},
+			CodeTooManySteps, "plan has 1001 steps, more than the maximum of 1000"},
 		{"steps over the run's bound", func(p *Plan) {}, Limits{MaxSteps: 2},
 			CodeTooManySteps, "more than the maximum of 2"},
 		{"id", func(p *Plan) { p.Steps[2].ID = long(65) }, Limits{},
@@ -64,7 +64,7 @@ func TestValidateRefusesWhatIsBeyondTheBounds(t *testing.T) {
 			p.Steps[0].Config.Agent.Tools = make([]string, MaxStepTools+1)
 		}, Limits{}, CodeTooLarge, "config.agent.tools has 33 entries: at most 32"},
 		{"dependencies", func(p *Plan) { p.Steps[1].DependsOn = slicesOf("s1", MaxPlanSteps+1) }, Limits{},
-			CodeTooLarge, "dependsOn has 201 entries: at most 200"},
+			CodeTooLarge, "dependsOn has 1001 entries: at most 1000"},
 		{"condition", func(p *Plan) { p.Steps[2].SkipCondition = strings.Repeat("s1.done || ", 100) + "s1.done" }, Limits{},
 			CodeInvalidCondition, "condition is 1107 bytes: at most 1024"},
 		{"unknown tool", func(p *Plan) {
