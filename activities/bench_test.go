@@ -54,16 +54,42 @@ func llmPlan(n int) plan.Plan {
 
 // runLLMPlan runs every step of a copy of fixture in order, each with its
 // bounded context and the results of the steps before it, as the
-// workflow does.
-func runLLMPlan(b *testing.B, a *activities.Activities, fixture plan.Plan) {
+// workflow does; with reflect set, each step is followed by its
+// reflection (which may inspect ws) and the plan ends with its summary.
+func runLLMPlan(b testing.TB, a *activities.Activities, fixture plan.Plan, ws string, reflect bool) {
 	p := fixture.Clone()
 	for i := range p.Steps {
-		in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, p.Steps[i].ID)}
+		id := p.Steps[i].ID
+		p.Steps[i].Status = plan.StepRunning
+		in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, id), Workspace: ws}
 		res, err := a.ExecuteLLMStep(context.Background(), in)
 		if err != nil || !res.Success {
-			b.Fatalf("step %s: %v %s", p.Steps[i].ID, err, res.Error)
+			b.Fatalf("step %s: %v %s", id, err, res.Error)
 		}
 		p.Steps[i].Status, p.Steps[i].Result = plan.StepCompleted, &res
+		if reflect {
+			reflectOn(b, a, &p, id, ws)
+		}
+		p.CompactResult(id)
+	}
+	if !reflect {
+		return
+	}
+	d := p.Digest()
+	if _, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: benchGoal, Digest: &d,
+		Status: "completed"}); err != nil {
+		b.Fatalf("summarize: %v", err)
+	}
+}
+
+// reflectOn asks for the reflection after step id as the workflow does:
+// the step's context, its result and the steps not done yet.
+func reflectOn(b testing.TB, a *activities.Activities, p *plan.Plan, id, ws string) {
+	remaining, more := p.NotDone()
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Context: plan.BuildStepContext(benchGoal, p, id),
+		Result: p.StepByID(id).Result, Remaining: remaining, RemainingMore: more, Mode: "balanced", Workspace: ws})
+	if err != nil || r.Decision != plan.DecisionContinue {
+		b.Fatalf("reflect after %s: %v %s", id, err, r.Decision)
 	}
 }
 
@@ -74,7 +100,7 @@ func BenchmarkExecuteLLMStepOffline(b *testing.B) {
 	srv := benchServer(b)
 	a := over(srv, llm.Config{})
 	p := llmPlan(8)
-	runLLMPlan(b, a, p) // warm the connection and the templates
+	runLLMPlan(b, a, p, "", false) // warm the connection and the templates
 	in := activities.StepInput{PlanID: p.ID, Context: plan.BuildStepContext(benchGoal, &p, "s5")}
 	b.ReportAllocs()
 	n := 0
@@ -89,29 +115,43 @@ func BenchmarkExecuteLLMStepOffline(b *testing.B) {
 	}
 }
 
-// BenchmarkPromptTokensPerPlan runs whole plans of llm steps and reports
-// the prompt tokens the fake server counted (four characters a token) per
-// plan and per step. Step contexts are bounded, so tokens per step stay
-// flat and tokens per plan grow linearly with the plan's length. ns/op is
-// the time of one whole plan's completions.
+// BenchmarkPromptTokensPerPlan runs whole plans of llm steps, each step
+// followed by its reflection and the plan by its summary, in a workspace
+// reflection may inspect, and reports the prompt tokens the fake server
+// counted (four characters a token): prompt-tokens/plan and
+// prompt-tokens/step for the execute phase, reflect-tokens/step,
+// summarize-tokens/plan, and all-tokens/step over the three phases. Step
+// contexts are bounded, so tokens per step stay flat and tokens per plan
+// grow linearly with the plan's length. ns/op is the time of one whole
+// plan's completions.
 func BenchmarkPromptTokensPerPlan(b *testing.B) {
 	for _, n := range []int{8, 16, 32, 50} {
 		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
 			srv := benchServer(b)
+			ws := benchWorkspace(b)
 			a := over(srv, llm.Config{})
+			a.Workspace = workspace.Root{Dir: ws}
 			fixture := llmPlan(n)
 			b.ReportAllocs()
-			tokens := 0
+			var execute, reflect, summarize int
 			for b.Loop() {
 				srv.Reset()
-				runLLMPlan(b, a, fixture)
+				runLLMPlan(b, a, fixture, ws, true)
 				if got := srv.Calls(activities.PhaseExecute); got != n {
 					b.Fatalf("%d completions, want %d", got, n)
 				}
-				tokens = srv.Usage(activities.PhaseExecute).PromptTokens
+				if got := srv.Calls(activities.PhaseReflect); got < n {
+					b.Fatalf("%d reflections, want at least %d", got, n)
+				}
+				execute = srv.Usage(activities.PhaseExecute).PromptTokens
+				reflect = srv.Usage(activities.PhaseReflect).PromptTokens
+				summarize = srv.Usage(activities.PhaseSummarize).PromptTokens
 			}
-			b.ReportMetric(float64(tokens), "prompt-tokens/plan")
-			b.ReportMetric(float64(tokens)/float64(n), "prompt-tokens/step")
+			b.ReportMetric(float64(execute), "prompt-tokens/plan")
+			b.ReportMetric(float64(execute)/float64(n), "prompt-tokens/step")
+			b.ReportMetric(float64(reflect)/float64(n), "reflect-tokens/step")
+			b.ReportMetric(float64(summarize), "summarize-tokens/plan")
+			b.ReportMetric(float64(execute+reflect+summarize)/float64(n), "all-tokens/step")
 		})
 	}
 }

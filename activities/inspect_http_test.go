@@ -91,6 +91,7 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
 	a := over(srv, llm.Config{})
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
+		Result:  &plan.StepResult{Success: false, Error: "go vet failed"},
 		Context: plan.StepContext{Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, r.Decision, "the brain answers once the refusal is back")
@@ -115,7 +116,8 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
 	a := over(srv, llm.Config{})
-	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws})
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws,
+		Result: &plan.StepResult{Success: true, CommandsRun: 1}})
 	require.NoError(t, err, "a reply that calls tools after the cap gets one repair")
 	assert.Equal(t, "seen enough", r.Reason)
 

@@ -81,6 +81,13 @@ func TestPlanningReadsAFileThenAnswers(t *testing.T) {
 	assert.Equal(t, readOnlyTools, toolNames(model.requests[1].Tools), "tools stay offered within the round cap")
 }
 
+// editedFile is the result of a step that changed a file, after which
+// reflection may inspect the workspace.
+func editedFile() *plan.StepResult {
+	return &plan.StepResult{Success: true, Output: "edited a.go",
+		FilesChanged: []plan.FileChange{{Path: "a.go", Op: plan.FileModified, LinesAdded: 2}}}
+}
+
 func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
 	a, model := newScripted(calling(
@@ -88,7 +95,7 @@ func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 		ToolCall{ID: "d", Name: "delete_file", Arguments: `{"path":"x"}`},
 		ToolCall{ID: "u", Name: "launch_rockets", Arguments: `{}`}),
 		text(goodReflect))
-	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	assert.Equal(t, plan.DecisionContinue, r.Decision)
 	assert.NoFileExists(t, filepath.Join(ws, "evil.go"))
@@ -148,7 +155,7 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 			a := tt.a(model)
 			_, err := a.GenerateOptions(context.Background(), optionsIn(tt.ws))
 			require.NoError(t, err)
-			_, err = a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: tt.ws})
+			_, err = a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: tt.ws, Result: editedFile()})
 			require.NoError(t, err)
 			require.Equal(t, 2, model.calls())
 			for _, req := range model.requests {
@@ -176,7 +183,7 @@ func TestInspectionResultsAreBounded(t *testing.T) {
 		ToolCall{ID: "gone", Name: "read_file", Arguments: `{"path":"gone.txt"}`},
 		ToolCall{ID: "bad", Name: "read_file", Arguments: `{"path":"../../etc/passwd"}`}),
 		text(goodReflect))
-	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	msgs := toolMessages(model.requests[1].Messages)
 	require.Len(t, msgs, 3)
@@ -191,7 +198,7 @@ func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
 		text("I looked; here is my plan"), text(goodReflect))
-	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws})
+	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	assert.Equal(t, 3, r.Usage.Calls)
 	repair := model.requests[2]
@@ -238,7 +245,7 @@ func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
 		beats = append(beats, what)
 		mu.Unlock()
 	})
-	val, err := env.ExecuteActivity(a.Reflect, ReflectInput{Goal: "g", Workspace: ws})
+	val, err := env.ExecuteActivity(a.Reflect, ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	var r plan.Reflection
 	require.NoError(t, val.Get(&r))
@@ -247,4 +254,40 @@ func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
 	defer mu.Unlock()
 	require.NotEmpty(t, beats, "the SDK throttles heartbeats: the first one goes out at once")
 	assert.Equal(t, "inspecting the workspace: reflect, round 1 of 3", beats[0])
+}
+
+func TestReflectionInspectsOnlyWhenTheStepMayHaveLeftSomething(t *testing.T) {
+	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
+	tests := []struct {
+		name   string
+		result *plan.StepResult
+		status plan.StepStatus
+		tools  bool
+	}{
+		{"plain success", &plan.StepResult{Success: true, Output: "the analysis"}, plan.StepCompleted, false},
+		{"files changed", editedFile(), plan.StepCompleted, true},
+		{"commands run", &plan.StepResult{Success: true, Output: "ok", CommandsRun: 2}, plan.StepCompleted, true},
+		{"failed", &plan.StepResult{Error: "the model returned an empty reply"}, plan.StepFailed, true},
+		{"no result, failed", nil, plan.StepFailed, true},
+		{"no result, skipped", nil, plan.StepSkipped, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, model := newScripted(text(goodReflect))
+			a.Workspace = workspace.Root{Dir: ws}
+			_, err := a.Reflect(context.Background(), ReflectInput{Workspace: ws, Result: tt.result,
+				Context: plan.StepContext{Goal: "g", Step: plan.Step{ID: "s1", Title: "Work", Status: tt.status},
+					Position: 1, Total: 2},
+				Remaining: []plan.StepDigest{{ID: "s2", Title: "Next"}}})
+			require.NoError(t, err)
+			req := model.requests[0]
+			if !tt.tools {
+				assert.Empty(t, req.Tools)
+				assert.NotContains(t, req.Messages[0].Content, "read-only tools offered")
+				return
+			}
+			assert.Equal(t, readOnlyTools, toolNames(req.Tools))
+			assert.Contains(t, req.Messages[0].Content, "read-only tools offered")
+		})
+	}
 }

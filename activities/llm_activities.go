@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -121,7 +122,8 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	}
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
 	res.Output, res.OutputTruncated = boundOutput(content, a.outputLimit())
-	if res.OutputTruncated {
+	if len(content) > plan.KeptOutputBytes {
+		// The plan keeps only a head once the step is done (plan.Plan.CompactResult).
 		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
 	}
 	if strings.TrimSpace(resp.Content) == "" {
@@ -157,7 +159,14 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	if err != nil {
 		return AgentTurnOutput{}, err
 	}
-	return AgentTurnOutput{Content: resp.Content, ToolCalls: resp.ToolCalls, Usage: usage}, nil
+	out := AgentTurnOutput{Content: resp.Content, ToolCalls: resp.ToolCalls, Usage: usage}
+	if len(out.ToolCalls) == 0 && len(out.Content) > plan.KeptOutputBytes {
+		// The step's answer: the plan keeps only its head once the step is
+		// done (plan.Plan.CompactResult).
+		out.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, fmt.Sprint(in.Iteration)),
+			out.Content)
+	}
+	return out, nil
 }
 
 // agentData fills the agent templates' data. Iterations count from 1;
@@ -179,15 +188,25 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 }
 
 // Reflect decides what to do after a step, from the step's bounded
-// context, its result and the first of the steps not yet done. The model
-// may first inspect in.Workspace with read-only tools.
+// context, its result and the first of the steps not yet done.
+//
+// The model may first inspect in.Workspace with read-only tools, but only
+// when the step may have left something there to look at: it changed
+// files, ran commands or failed (see mayInspect). A step that succeeded
+// without touching the workspace (a plain llm step, an agent that only
+// read) is judged from its output, which the prompt shows, so its
+// reflection carries no tool schemas: most reflections of a long plan
+// are such steps, and the schemas were a fifth of a plan's prompt tokens.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
-	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.Mode)
+	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
 	msgs, err := a.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
 	}
-	ins := inspection{workspace: in.Workspace, stepID: in.Context.Step.ID}
+	ins := inspection{stepID: in.Context.Step.ID}
+	if mayInspect(data.Result, in.Context.Step.Status) {
+		ins.workspace = in.Workspace
+	}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reply.ReflectSchema, (*reply.Reflect).Check)
 	if err != nil {
@@ -198,10 +217,25 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	return r, nil
 }
 
+// mayInspect reports whether the reflection after a step that ended with
+// res (nil: none, the step's status tells) is offered the workspace
+// tools: when the step failed, changed files or ran commands.
+func mayInspect(res *plan.StepResult, status plan.StepStatus) bool {
+	if res == nil {
+		return status == plan.StepFailed
+	}
+	return !res.Success || len(res.FilesChanged) > 0 || res.CommandsRun > 0
+}
+
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
 func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
-	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, in.Plan)
+	digest := in.Digest
+	if digest == nil {
+		d := in.Plan.Digest()
+		digest = &d
+	}
+	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, *digest)
 	msgs, err := a.Prompts.Summarize(in.Prompts, data)
 	if err != nil {
 		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")

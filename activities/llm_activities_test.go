@@ -191,7 +191,7 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	assert.Equal(t, "read_file", out.ToolCalls[0].Name)
 	first := model.requests[0]
 	assert.Len(t, first.Tools, 2)
-	assert.Contains(t, first.Messages[0].Content, "iteration 1 of at most 4 for this step (3 remaining")
+	assert.Contains(t, first.Messages[0].Content, "Iteration 1 of 4 (3 left after this one)")
 
 	in.Iteration = 4
 	in.Transcript = []Message{{Role: llm.RoleAssistant, ToolCalls: out.ToolCalls},

@@ -26,8 +26,8 @@ func outputNameFor(ctx context.Context, planID, stepID string, kind outputs.Kind
 	return n
 }
 
-// keepOutput saves the whole text of a truncated output and returns its
-// path, or "" when no store is configured or the file cannot be written:
+// keepOutput saves the whole text of an output that history or the plan
+// holds only a head of, and returns its path, or "" when no store is configured or the file cannot be written:
 // the truncated output stands either way, and a failure is logged.
 func (a *Activities) keepOutput(ctx context.Context, n outputs.Name, text string) string {
 	if a.Outputs == nil {

@@ -176,6 +176,8 @@ func TestToolOutputCutByTheActivityIsKeptWhole(t *testing.T) {
 
 func TestToolOutputsThatLeaveNoFile(t *testing.T) {
 	ws, _ := bigWorkspace(t)
+	short := strings.Repeat("s", plan.KeptOutputBytes) // all of it stays in the plan
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "short.txt"), []byte(short), 0o644))
 	cmd := `{"command":"cat","args":["big.txt"]}`
 	cases := []struct {
 		name string
@@ -184,7 +186,7 @@ func TestToolOutputsThatLeaveNoFile(t *testing.T) {
 	}{
 		{"short output", func(dir string) *Activities {
 			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}
-		}, toolCall(ws, "run_command", cmd)},
+		}, toolCall(ws, "run_command", `{"command":"cat","args":["short.txt"]}`)},
 		{"no store", func(string) *Activities {
 			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})}
 		}, toolCall(ws, "run_command", cmd)},
@@ -218,4 +220,17 @@ func TestFailedCommandKeepsItsOutput(t *testing.T) {
 	kept := readRef(t, out.OutputRef)
 	assert.Contains(t, kept, "MIDDLE LINE")
 	assert.Contains(t, kept, "missing.txt", "stderr is kept too")
+}
+
+func TestToolOutputLongerThanThePlanKeepsIsKeptWhole(t *testing.T) {
+	long := strings.Repeat("k", plan.KeptOutputBytes+1)
+	ws := testkit.Workspace(t, map[string]string{"long.txt": long})
+	dir := t.TempDir()
+	a := &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}
+
+	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["long.txt"]}`))
+	require.NoError(t, err)
+	require.True(t, out.Success, out.Error)
+	assert.False(t, out.OutputTruncated, "history holds it whole")
+	assert.Equal(t, long, readRef(t, out.OutputRef), "the plan will hold a head only, so the file holds it whole")
 }

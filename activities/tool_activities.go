@@ -9,6 +9,7 @@ import (
 	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/outputs"
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -65,7 +66,9 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
 	}
-	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated, res.Output)
+	// The plan keeps only a head of a done step's output
+	// (plan.Plan.CompactResult): a longer one is kept whole here.
+	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated || len(out.Output) > plan.KeptOutputBytes, res.Output)
 	return out, nil
 }
 
@@ -79,12 +82,13 @@ func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.
 	return a.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
 }
 
-// keepToolOutput puts the whole output of a truncated call in place and
-// returns its path: what the command streamed, or the tool's own output
-// when nothing was streamed (a tool that is not a command). An output that
-// was not truncated leaves no file.
-func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, truncated bool, output string) string {
-	if !truncated {
+// keepToolOutput puts the whole output of a call in place when keep says
+// only a head of it is held (truncated here, or compacted by the plan
+// later) and returns its path: what the command streamed, or the tool's
+// own output when nothing was streamed (a tool that is not a command).
+// Otherwise it leaves no file.
+func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, keep bool, output string) string {
+	if !keep {
 		full.Discard()
 		return ""
 	}

@@ -100,6 +100,10 @@ type AgentTurnOutput struct {
 	Content   string     `json:"content,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	Usage     plan.Usage `json:"usage"`
+	// OutputRef is the file holding Content whole, for a final answer
+	// longer than the plan keeps (plan.KeptOutputBytes) when the worker
+	// has an output store.
+	OutputRef string `json:"outputRef,omitempty"`
 }
 
 // ToolInput runs one tool in a workspace.
@@ -134,16 +138,20 @@ type ToolOutput struct {
 
 // ReflectInput asks what to do after a step.
 type ReflectInput struct {
+	// Goal stands in when Context names none; the workflow leaves it
+	// empty, as the context carries the goal.
 	Goal string `json:"goal"`
 	// Context centres on the step that just ended.
 	Context plan.StepContext `json:"context"`
 	// Result is how that step ended (plan.BuildStepContext clears the
 	// step's own result); the prompt shows it, output bounded.
 	Result *plan.StepResult `json:"result,omitempty"`
-	// Remaining lists the steps not yet done (ids and titles only).
-	Remaining []plan.StepDigest `json:"remaining,omitempty"`
-	Mode      string            `json:"mode"`
-	Prompts   Prompts           `json:"prompts"`
+	// Remaining lists the first steps not yet done (ids and titles
+	// only, plan.Plan.NotDone), RemainingMore counts the others.
+	Remaining     []plan.StepDigest `json:"remaining,omitempty"`
+	RemainingMore int               `json:"remainingMore,omitempty"`
+	Mode          string            `json:"mode"`
+	Prompts       Prompts           `json:"prompts"`
 	// Workspace is the plan's workspace, which reflection may inspect
 	// with read-only tools; empty offers none.
 	Workspace string `json:"workspace,omitempty"`
@@ -151,9 +159,13 @@ type ReflectInput struct {
 
 // SummarizeInput asks for the final summary.
 type SummarizeInput struct {
-	Goal   string    `json:"goal"`
-	Plan   plan.Plan `json:"plan"`
-	Status string    `json:"status"`
+	Goal string `json:"goal"`
+	// Digest is the plan's bounded account (plan.Plan.Digest), which is
+	// all the prompt shows. Plan is the whole plan, which runs before the
+	// digest sent; it is used only when Digest is nil.
+	Digest *plan.PlanDigest `json:"digest,omitempty"`
+	Plan   plan.Plan        `json:"plan,omitzero"`
+	Status string           `json:"status"`
 	// Partial is set when the run was cancelled or failed.
 	Partial bool    `json:"partial,omitempty"`
 	Prompts Prompts `json:"prompts"`

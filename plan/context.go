@@ -12,16 +12,22 @@ import (
 const (
 	// ContextNeighbours is how many steps before and after are shown.
 	ContextNeighbours = 2
-	// ContextDigestChars caps the digest of a neighbour's result.
-	ContextDigestChars = 240
+	// ContextDigestChars caps the digest of a neighbour's result: a
+	// sentence or two, the head of an answer that was asked to put its
+	// essentials first.
+	ContextDigestChars = 160
 	// ContextTitleChars caps every title shown.
 	ContextTitleChars = 120
 	// ContextGoalChars caps the goal.
 	ContextGoalChars = 2000
-	// ContextSummaryChars caps the summary of the older steps.
-	ContextSummaryChars = 600
-	// contextSummaryRecent is how many older steps the summary names.
-	contextSummaryRecent = 3
+	// ContextSummaryChars caps the summary of the older steps: their
+	// counts by status and the first failed ones.
+	ContextSummaryChars = 320
+	// contextSummaryRecent is how many older steps the summary names with
+	// a digest. None: the neighbours before the step carry the recent
+	// outcomes, and a few words on older ones told a step little for the
+	// tokens they cost in every prompt.
+	contextSummaryRecent = 0
 	// contextSummaryDigest caps each older step's digest in the summary.
 	contextSummaryDigest = 80
 	// contextSummaryFailed is how many failed older steps are listed.

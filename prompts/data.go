@@ -2,6 +2,7 @@ package prompts
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,12 +16,6 @@ import (
 
 // Bounds of the lists prompts carry.
 const (
-	// maxRemainingListed bounds the not-yet-done steps a reflect prompt lists.
-	maxRemainingListed = 10
-	// maxSummaryStepsListed bounds the steps a summary prompt lists.
-	maxSummaryStepsListed = 60
-	// summaryDigestLen bounds each step's digest in a summary prompt.
-	summaryDigestLen = 200
 	// maxToolMessageLen bounds one tool result replayed in an agent turn.
 	maxToolMessageLen = 8 << 10
 )
@@ -81,8 +76,10 @@ type PlanData struct {
 // turn): Context, the bounded plan.StepContext (goal, the step, its
 // position of Total, digests of its neighbours, a summary of older
 // steps), Prompt, the step's prompt, and Workspace, its folder. An agent
-// turn also shows its Tools and where it stands: iteration Iteration of at
-// most MaxIterations, Remaining after it, Final when no tools are offered.
+// turn also has its Tools (the names of the tools whose schemas the
+// request carries, so the embedded templates do not list them again) and
+// where it stands: iteration Iteration of at most MaxIterations, Remaining
+// after it, Final when no tools are offered.
 type StepData struct {
 	Context       plan.StepContext
 	Prompt        string
@@ -96,8 +93,10 @@ type StepData struct {
 
 // ReflectData feeds reflect_system.tmpl and reflect_user.tmpl; build it
 // with NewReflectData. Context is the step that just ended (as in
-// StepData), Result its result, Remaining digests of the steps not yet done
-// (MoreRemaining: those not listed), Mode the execution mode.
+// StepData, but its After lists only neighbours Remaining does not, and
+// LaterCount is 0: Remaining says what is left), Result its result,
+// Remaining digests of the steps not yet done (MoreRemaining: those not
+// listed), Mode the execution mode.
 type ReflectData struct {
 	Context       plan.StepContext
 	Result        *plan.StepResult
@@ -107,95 +106,88 @@ type ReflectData struct {
 }
 
 // NewReflectData shows the step of sc that just ended with its result (the
-// step's own when result is nil), the first maxRemainingListed of the
-// steps not yet done, and the execution mode ("balanced" when empty);
-// goal stands in for a context that names none.
+// step's own when result is nil), the first plan.RemainingListed of the
+// steps not yet done (more: how many the caller left out already), and
+// the execution mode ("balanced" when empty); goal stands in for a context
+// that names none. The steps after this one that the remaining list shows
+// are not shown a second time as its neighbours.
 func NewReflectData(goal string, sc plan.StepContext, result *plan.StepResult, remaining []plan.StepDigest,
-	mode string) ReflectData {
-	d := ReflectData{Context: sc, Result: result, Remaining: remaining, Mode: mode}
+	more int, mode string) ReflectData {
+	d := ReflectData{Context: sc, Result: result, Remaining: remaining, MoreRemaining: more, Mode: mode}
 	if d.Result == nil {
 		d.Result = sc.Step.Result
 	}
 	if d.Mode == "" {
 		d.Mode = "balanced"
 	}
-	if n := len(d.Remaining); n > maxRemainingListed {
-		d.Remaining, d.MoreRemaining = d.Remaining[:maxRemainingListed], n-maxRemainingListed
+	if n := len(d.Remaining); n > plan.RemainingListed {
+		d.Remaining, d.MoreRemaining = d.Remaining[:plan.RemainingListed], d.MoreRemaining+n-plan.RemainingListed
 	}
 	if d.Context.Goal == "" {
 		d.Context.Goal = goal
 	}
+	d.Context.After, d.Context.LaterCount = notListed(d.Context.After, d.Remaining), 0
 	return d
 }
 
-// summaryStep is one step line of a summary prompt.
-type summaryStep struct {
-	ID, Title string
-	Status    plan.StepStatus
-	Digest    string
+// notListed returns the digests of after whose step listed does not name.
+func notListed(after, listed []plan.StepDigest) []plan.StepDigest {
+	var out []plan.StepDigest
+	for _, a := range after {
+		if !slices.ContainsFunc(listed, func(l plan.StepDigest) bool { return l.ID == a.ID }) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
-// summaryTotals counts a plan's steps by status.
+// maxChangesListed bounds the file changes a reflection lists by path.
+const maxChangesListed = 10
+
+// changes returns "path (op), ..." for the first maxChangesListed file
+// changes, and how many more there are.
+func changes(fc []plan.FileChange) string {
+	var parts []string
+	for _, c := range fc[:min(len(fc), maxChangesListed)] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", plan.Truncate(c.Path, 200), c.Op))
+	}
+	if n := len(fc) - maxChangesListed; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more", n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// summaryTotals counts a plan's steps by status; Pending counts every
+// step that did not end (running ones too).
 type summaryTotals struct {
 	Total, Completed, Failed, Skipped, Cancelled, Pending int
 }
 
 // SummarizeData feeds summarize_system.tmpl and summarize_user.tmpl;
 // build it with NewSummarizeData. Goal and Status (completed, failed,
-// cancelled) describe the run, Partial says it did not finish, Plan is the
-// plan without its steps, Steps one line per step (ID, Title, Status,
-// Digest) up to a bound, More the steps left out, Totals the counts by
-// status (Total, Completed, Failed, Skipped, Cancelled, Pending).
+// cancelled) describe the run, Partial says it did not finish, Plan holds
+// the plan's title only, Steps one line per step (ID, Title, Status,
+// Digest) up to plan.DigestSteps, More the steps left out, Totals the
+// counts by status (Total, Completed, Failed, Skipped, Cancelled,
+// Pending).
 type SummarizeData struct {
 	Goal    string
 	Status  string
 	Partial bool
 	Plan    plan.Plan
-	Steps   []summaryStep
+	Steps   []plan.StepDigest
 	More    int
 	Totals  summaryTotals
 }
 
-// NewSummarizeData lists the steps of p, the plan of a run that ended with
-// status (partial when it did not finish), with short digests, bounded.
-func NewSummarizeData(goal, status string, partial bool, p plan.Plan) SummarizeData {
-	d := SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: p}
-	d.Plan.Steps = nil // the template reads Steps, bounded, not the plan's own list
-	for _, s := range p.Steps {
-		d.Totals.Total++
-		switch s.Status {
-		case plan.StepCompleted:
-			d.Totals.Completed++
-		case plan.StepFailed:
-			d.Totals.Failed++
-		case plan.StepSkipped:
-			d.Totals.Skipped++
-		case plan.StepCancelled:
-			d.Totals.Cancelled++
-		default:
-			d.Totals.Pending++
-		}
-		if len(d.Steps) == maxSummaryStepsListed {
-			d.More++
-			continue
-		}
-		d.Steps = append(d.Steps, summaryStep{ID: s.ID, Title: s.Title, Status: s.Status,
-			Digest: plan.TruncateBytes(strings.Join(strings.Fields(stepDigest(s)), " "), summaryDigestLen)})
-	}
-	return d
-}
-
-// stepDigest is the gist of how a step ended: its error, output or note.
-func stepDigest(s plan.Step) string {
-	if r := s.Result; r != nil {
-		if r.Error != "" {
-			return "error: " + r.Error
-		}
-		if r.Output != "" {
-			return r.Output
-		}
-	}
-	return s.Note
+// NewSummarizeData shows d, the digest of the plan of a run that ended
+// with status (partial when it did not finish).
+func NewSummarizeData(goal, status string, partial bool, d plan.PlanDigest) SummarizeData {
+	t := d.Totals
+	return SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: plan.Plan{Title: d.Title},
+		Steps: d.Steps, More: d.More,
+		Totals: summaryTotals{Total: t.Total, Completed: t.Completed, Failed: t.Failed, Skipped: t.Skipped,
+			Cancelled: t.Cancelled, Pending: t.Pending + t.Running}}
 }
 
 // Plain is the summary of counts used when the model returns none.

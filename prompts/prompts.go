@@ -41,6 +41,8 @@ var funcs = template.FuncMap{
 	"add":  func(a, b int) int { return a + b },
 	// historyTail bounds the earlier conversation a prompt shows.
 	"historyTail": historyTail,
+	// changes lists a step's file changes, bounded.
+	"changes": changes,
 }
 
 // embedded parses the embedded templates afresh, so that a Set loaded
@@ -142,9 +144,8 @@ func render(t *template.Template, name string, data any) (string, error) {
 
 // inspectNote tells the model, in the system message, that it may look
 // before it answers; %s names the tools, %d is the number of rounds.
-const inspectNote = "Before you answer you may inspect the workspace with the read-only tools offered (%s); " +
-	"they change nothing. You have at most %d rounds of tool calls. When you have seen enough, reply with the " +
-	"JSON object."
+const inspectNote = "You may first inspect the workspace with the read-only tools offered (%s), " +
+	"at most %d rounds of calls; then reply with the JSON object."
 
 // InspectDone asks for the answer once the rounds of workspace inspection
 // are used up.

@@ -49,11 +49,11 @@ func TestSystemMessageOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 2)
 	system := msgs[0].Content
-	assert.True(t, strings.HasPrefix(system, PhaseLine+llm.PhaseExecute+"\nYou carry out one step"), system)
+	assert.True(t, strings.HasPrefix(system, PhaseLine+llm.PhaseExecute+"\nDo exactly this one step of a plan"), system)
 	assert.True(t, strings.HasSuffix(system, "\n\nYou work for ACME.\n\nBe brief.\n\nStep's own."), system)
 	assert.NotContains(t, system, "Plan big.", "another phase's prompt stays out")
 	assert.Equal(t, llm.RoleUser, msgs[1].Role)
-	assert.Contains(t, msgs[1].Content, "Your task for this step:\nExplain the code")
+	assert.Contains(t, msgs[1].Content, "Task:\nExplain the code")
 }
 
 func TestAgentCutsToolResults(t *testing.T) {
@@ -73,12 +73,12 @@ func TestReflectDataBoundsAndDefaults(t *testing.T) {
 		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
 	}
 	done := &plan.StepResult{Success: true, Output: "ok"}
-	d := NewReflectData("g", plan.StepContext{Step: plan.Step{ID: "s0", Result: done}}, nil, remaining, "")
+	d := NewReflectData("g", plan.StepContext{Step: plan.Step{ID: "s0", Result: done}}, nil, remaining, 2, "")
 	assert.Same(t, done, d.Result, "the step's own result stands in")
 	assert.Equal(t, "balanced", d.Mode)
 	assert.Equal(t, "g", d.Context.Goal)
-	assert.Len(t, d.Remaining, maxRemainingListed)
-	assert.Equal(t, 20, d.MoreRemaining)
+	assert.Len(t, d.Remaining, plan.RemainingListed)
+	assert.Equal(t, 22, d.MoreRemaining, "those cut here and those the caller left out")
 }
 
 func TestSummarizeDataBoundsSteps(t *testing.T) {
@@ -91,12 +91,13 @@ func TestSummarizeDataBoundsSteps(t *testing.T) {
 		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Title: "t", Status: status,
 			Result: &plan.StepResult{Output: "line one\nline two " + strings.Repeat("z", 500)}})
 	}
-	d := NewSummarizeData("g", "failed", true, p)
-	assert.Len(t, d.Steps, maxSummaryStepsListed)
+	d := NewSummarizeData("g", "failed", true, p.Digest())
+	assert.Equal(t, "Big", d.Plan.Title, "templates written for the whole plan still find its title")
+	assert.Len(t, d.Steps, plan.DigestSteps)
 	assert.Equal(t, 40, d.More)
 	assert.Equal(t, summaryTotals{Total: 100, Completed: 90, Failed: 10}, d.Totals)
 	assert.True(t, strings.HasPrefix(d.Steps[0].Digest, "line one line two zzz"), "one line")
-	assert.LessOrEqual(t, len(d.Steps[0].Digest), summaryDigestLen)
+	assert.LessOrEqual(t, len(d.Steps[0].Digest), plan.DigestChars)
 	assert.Equal(t, "Goal: g\nStatus: failed. 90 of 100 steps completed, 10 failed, 0 skipped, 0 cancelled.", d.Plain())
 }
 
@@ -104,10 +105,63 @@ func TestWithInspectNote(t *testing.T) {
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "u"}}
 	got := WithInspectNote(msgs, []string{"list_files", "read_file"}, 3)
 	assert.Equal(t, "sys", msgs[0].Content, "a copy")
-	assert.Equal(t, "sys\n\nBefore you answer you may inspect the workspace with the read-only tools offered "+
-		"(list_files, read_file); they change nothing. You have at most 3 rounds of tool calls. When you have "+
-		"seen enough, reply with the JSON object.", got[0].Content)
+	assert.Equal(t, "sys\n\nYou may first inspect the workspace with the read-only tools offered "+
+		"(list_files, read_file), at most 3 rounds of calls; then reply with the JSON object.", got[0].Content)
 	lead := WithInspectNote(msgs[1:], []string{"list_files"}, 1)
 	require.Len(t, lead, 2)
 	assert.Equal(t, llm.RoleSystem, lead[0].Role)
+}
+
+func TestStepPromptCarriesWhatTheStepNeeds(t *testing.T) {
+	d := sampleStep()
+	d.Context.Step.Description = "Edit cart.go only"
+	msgs, err := Execute(Custom{}, d, "")
+	require.NoError(t, err)
+	user := msgs[1].Content
+	for _, want := range []string{
+		"Goal: Add a discount to the cart\n",
+		"Step s2 (2 of 4): Implement the discount\n",
+		"Description: Edit cart.go only\n",
+		"s0: completed",                               // the older steps' summary
+		"Before:\n- s1 [completed] Survey: cart.go\n", // a neighbour's outcome
+		"Next:\n- s3 Run the tests\n",
+		"(+1 more steps)",
+		"Task:\nAdd the discount",
+	} {
+		assert.Contains(t, user, want)
+	}
+	assert.Equal(t, 1, strings.Count(user, "Implement the discount"), "the step is named once")
+}
+
+func TestReflectPromptShowsEachStepOnce(t *testing.T) {
+	d := sampleReflect()
+	d.Context.After = append(d.Context.After, plan.StepDigest{ID: "s4", Title: "Already done", Status: plan.StepCompleted})
+	d = NewReflectData("g", d.Context, d.Result, d.Remaining, d.MoreRemaining, d.Mode)
+	msgs, err := Reflect(Custom{}, d)
+	require.NoError(t, err)
+	user := msgs[1].Content
+	for _, want := range []string{
+		"Goal: Add a discount to the cart\n",
+		"Before:\n- s1 [completed] Survey: cart.go\n",
+		"Next:\n- s4 Already done\n", // a neighbour the remaining list does not show
+		"Result of step s2: FAILED\n",
+		"Error: tests failed\n",
+		"Files changed: cart.go (modified)\n",
+		"Output:\nedited cart.go\n",
+		"Steps not done yet (first 1 of 2):\n- s3 Run the tests",
+	} {
+		assert.Contains(t, user, want)
+	}
+	assert.Equal(t, 1, strings.Count(user, "s3 Run the tests"), "the next step is listed once")
+	assert.NotContains(t, user, "more steps)", "the remaining list says how many are left")
+}
+
+func TestFileChangesAreBounded(t *testing.T) {
+	var fc []plan.FileChange
+	for i := range 13 {
+		fc = append(fc, plan.FileChange{Path: fmt.Sprintf("f%d.go", i), Op: plan.FileCreated})
+	}
+	got := changes(fc)
+	assert.True(t, strings.HasPrefix(got, "f0.go (created), f1.go (created)"), got)
+	assert.True(t, strings.HasSuffix(got, "f9.go (created), 3 more"), got)
 }

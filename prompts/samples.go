@@ -53,9 +53,7 @@ func sampleReflect() ReflectData {
 		Duration:     plan.Duration(3 * time.Second),
 		FilesChanged: []plan.FileChange{{Path: "cart.go", Op: plan.FileModified, LinesAdded: 3}}}
 	remaining := []plan.StepDigest{{ID: "s3", Title: "Run the tests", Status: plan.StepPending}}
-	d := NewReflectData("Add a discount to the cart", sampleStepContext(), res, remaining, "balanced")
-	d.MoreRemaining = 1
-	return d
+	return NewReflectData("Add a discount to the cart", sampleStepContext(), res, remaining, 1, "balanced")
 }
 
 func sampleSummarize() SummarizeData {
@@ -63,7 +61,7 @@ func sampleSummarize() SummarizeData {
 		{ID: "s1", Title: "Survey", Status: plan.StepCompleted, Result: &plan.StepResult{Success: true, Output: "cart.go"}},
 		{ID: "s2", Title: "Implement", Status: plan.StepFailed, Result: &plan.StepResult{Error: "tests failed"}},
 		{ID: "s3", Title: "Review", Status: plan.StepSkipped, Note: "not needed"}}}
-	d := NewSummarizeData("Add a discount to the cart", "failed", true, p)
+	d := NewSummarizeData("Add a discount to the cart", "failed", true, p.Digest())
 	d.More = 1
 	return d
 }

@@ -24,12 +24,11 @@ func runCommandTool(cfg Config, run runner) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "run_command",
-			Description: fmt.Sprintf("Run one program in the workspace root, without a shell: no pipes, "+
-				"redirections, globbing or variables; arguments are passed as given. Allowed commands: %s. "+
-				"Times out after %s.", allowed, cfg.CommandTimeout),
+			Description: fmt.Sprintf("Run one program in the workspace root without a shell (no pipes, "+
+				"redirections, globbing or variables). Allowed: %s. Times out after %s.", allowed, cfg.CommandTimeout),
 			Parameters: schema(map[string]string{
-				"command": `{"type":"string","description":"program name, exactly as allowed"}`,
-				"args":    `{"type":"array","items":{"type":"string"},"description":"arguments, one per item"}`,
+				"command": `{"type":"string","description":"program name, as allowed"}`,
+				"args":    `{"type":"array","items":{"type":"string"},"description":"one argument per item"}`,
 			}, "command"),
 		},
 		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
@@ -71,8 +70,8 @@ func runTestsTool(cfg Config, run runner) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "run_tests",
-			Description: "Run the workspace's tests: the configured test command, or go test ./... (go.mod), " +
-				"npm test (package.json with a test script) or make test (Makefile with a test target).",
+			Description: "Run the workspace's tests: the configured command, else go test ./... (go.mod), " +
+				"npm test (package.json test script) or make test (Makefile test target).",
 			Parameters: schema(map[string]string{
 				"scope": `{"type":"string","enum":["all","affected","related"],"description":"hint only; the whole suite runs"}`,
 			}),

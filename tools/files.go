@@ -28,12 +28,12 @@ func readFileTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "read_file",
-			Description: "Read a text file of the workspace. offset skips that many lines, limit caps the lines " +
-				fmt.Sprintf("returned (default %d); files over %d bytes are refused.", defaultReadLines, cfg.MaxReadBytes),
+			Description: fmt.Sprintf("Read a workspace text file, at most limit lines (default %d) after offset; "+
+				"files over %d bytes are refused.", defaultReadLines, cfg.MaxReadBytes),
 			Parameters: schema(map[string]string{
-				"path":   `{"type":"string","description":"file path relative to the workspace root"}`,
+				"path":   `{"type":"string","description":"relative path"}`,
 				"offset": `{"type":"integer","minimum":0,"description":"lines to skip"}`,
-				"limit":  `{"type":"integer","minimum":1,"description":"most lines to return"}`,
+				"limit":  `{"type":"integer","minimum":1}`,
 			}, "path"),
 			ReadOnly: true,
 		},
@@ -91,10 +91,10 @@ func writeFileTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name:        "write_file",
-			Description: "Create or replace a file of the workspace with the given content; parent directories are created.",
+			Description: "Create or replace a workspace file (parent directories too).",
 			Parameters: schema(map[string]string{
-				"path":    `{"type":"string","description":"file path relative to the workspace root"}`,
-				"content": `{"type":"string","description":"the file's complete new content"}`,
+				"path":    `{"type":"string","description":"relative path"}`,
+				"content": `{"type":"string","description":"the complete new content"}`,
 			}, "path", "content"),
 		},
 		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {
@@ -207,9 +207,9 @@ func deleteFileTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name:        "delete_file",
-			Description: "Delete one file of the workspace (directories are refused).",
+			Description: "Delete one workspace file (not a directory).",
 			Parameters: schema(map[string]string{
-				"path": `{"type":"string","description":"file path relative to the workspace root"}`,
+				"path": `{"type":"string","description":"relative path"}`,
 			}, "path"),
 		},
 		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {

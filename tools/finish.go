@@ -25,10 +25,10 @@ func finishPlanTool(Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: FinishPlan,
-			Description: "End the whole plan now because its goal is already met (or cannot be met): " +
-				"the remaining steps are skipped. Give the reason; it becomes this step's result.",
+			Description: "End the whole plan now, its goal met (or out of reach): the remaining steps are " +
+				"skipped and the reason becomes this step's result.",
 			Parameters: schema(map[string]string{
-				"reason": `{"type":"string","description":"why the plan can end now"}`,
+				"reason": `{"type":"string"}`,
 			}, "reason"),
 		},
 		Run: func(_ context.Context, _ Env, raw json.RawMessage) (Result, error) {

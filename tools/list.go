@@ -43,12 +43,12 @@ func listFilesTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "list_files",
-			Description: fmt.Sprintf("List files of a workspace directory (default the root); directories end in /. "+
-				".git is skipped; at most max entries (default %d, up to %d).", defaultListMax, hardListMax),
+			Description: fmt.Sprintf("List a workspace directory (default the root); directories end in /, .git "+
+				"is skipped; at most max entries (default %d, up to %d).", defaultListMax, hardListMax),
 			Parameters: schema(map[string]string{
-				"path":      `{"type":"string","description":"directory relative to the workspace root"}`,
-				"recursive": `{"type":"boolean","description":"list subdirectories too"}`,
-				"max":       `{"type":"integer","minimum":1,"description":"most entries to return"}`,
+				"path":      `{"type":"string","description":"relative directory"}`,
+				"recursive": `{"type":"boolean"}`,
+				"max":       `{"type":"integer","minimum":1}`,
 			}),
 			ReadOnly: true,
 		},
@@ -144,12 +144,11 @@ func searchFilesTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "search_files",
-			Description: "Find workspace files whose path matches a glob: * and ? within a name, ** across " +
-				"directories (\"cmd/**/*.go\"), {a,b} for either; a pattern without / matches names at any depth " +
-				"(\"*_test.go\").",
+			Description: "Find workspace files by path glob: * and ? within a name, ** across directories, " +
+				"{a,b} for either; without / it matches names at any depth.",
 			Parameters: schema(map[string]string{
-				"pattern": `{"type":"string","description":"glob such as **/*.go"}`,
-				"max":     `{"type":"integer","minimum":1,"description":"most paths to return"}`,
+				"pattern": `{"type":"string","description":"e.g. cmd/**/*.go, *_test.go"}`,
+				"max":     `{"type":"integer","minimum":1}`,
 			}, "pattern"),
 			ReadOnly: true,
 		},

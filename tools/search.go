@@ -31,13 +31,13 @@ func searchCodeTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "search_code",
-			Description: fmt.Sprintf("Search text files of the workspace for lines matching a regular expression "+
-				"(RE2 syntax); answers path:line: text. Binary files, .git and files over %d bytes are skipped; "+
-				"at most max matches (default %d, up to %d).", cfg.MaxReadBytes, defaultMatches, hardMatches),
+			Description: fmt.Sprintf("Search workspace text files for lines matching an RE2 regular expression; "+
+				"answers path:line: text. Skips binary files, .git and files over %d bytes; at most max matches "+
+				"(default %d, up to %d).", cfg.MaxReadBytes, defaultMatches, hardMatches),
 			Parameters: schema(map[string]string{
-				"pattern": `{"type":"string","description":"RE2 regular expression, e.g. func \\w+Handler"}`,
-				"glob":    `{"type":"string","description":"only files matching this glob, e.g. **/*.go"}`,
-				"max":     `{"type":"integer","minimum":1,"description":"most matches to return"}`,
+				"pattern": `{"type":"string","description":"e.g. func \\w+Handler"}`,
+				"glob":    `{"type":"string","description":"only matching files, e.g. **/*.go"}`,
+				"max":     `{"type":"integer","minimum":1}`,
 			}, "pattern"),
 			ReadOnly: true,
 		},

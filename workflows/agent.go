@@ -45,7 +45,8 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 			res.Error = reason
 			return res
 		}
-		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: transcript, Iteration: i, MaxIterations: limit}
+		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
+			MaxIterations: limit}
 		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", r.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {
@@ -57,7 +58,7 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 		last = out.Content
 		if len(out.ToolCalls) == 0 {
 			res.Success = true
-			res.Output = out.Content
+			res.Output, res.OutputRef = out.Content, out.OutputRef
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})

@@ -38,8 +38,14 @@ func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 		return nil
 	}
 	next := r.req
+	r.compactAll()
 	cp := r.checkpoint()
 	next.Checkpoint = &cp
+	if r.feat.boundedHistory {
+		// The checkpoint holds the plan: a plan handed in with the
+		// request is not carried a second time.
+		next.Plan = nil
+	}
 	workflow.GetLogger(ctx).Info("continuing as new", "runs", cp.Runs, "history", workflow.GetInfo(ctx).GetCurrentHistoryLength())
 	return workflow.NewContinueAsNewError(ctx, signals.WorkflowType, next)
 }

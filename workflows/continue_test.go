@@ -203,7 +203,7 @@ func TestCheckpointInAContinuedRunIsAccepted(t *testing.T) {
 
 func TestCheckpointInAFirstRunStartedBeforeTheRefusalGoesOn(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(foreignCheckpointChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(foreignCheckpointChange)
 	res := h.run(carriedReq())
 
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)

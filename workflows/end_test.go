@@ -138,7 +138,7 @@ func TestSelectionTimeoutThatCancelsEndsCanceled(t *testing.T) {
 
 func TestRunsBeforeTheChangeCompleteWithTheirResult(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(endTruthfullyChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(endTruthfullyChange)
 	refusingModel(h)
 	h.register()
 	h.env.ExecuteWorkflow(PlanMode, autoReq())

@@ -269,3 +269,12 @@ func hasRejection(p signals.Pending, name, want string) bool {
 func (h *harness) selectAt(d time.Duration) {
 	h.at(d, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
 }
+
+// before makes h's run one that began before the changes ids: it finds
+// none of their markers, nor boundedHistoryChange's, which stands for
+// every change before it.
+func (h *harness) before(ids ...string) {
+	for _, id := range append([]string{boundedHistoryChange}, ids...) {
+		h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	}
+}

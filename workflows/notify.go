@@ -24,8 +24,9 @@ const notifySkipChange = "notify-skip-without-receiver"
 // activity in its own coroutine, which the run awaited before it closed.
 func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
 	// Runs recorded before the skip schedule every event; later runs stop
-	// once a delivery found no webhook configured anywhere.
-	skips := workflow.GetVersion(ctx, notifySkipChange, workflow.DefaultVersion, 1) >= 1
+	// once a delivery found no webhook configured anywhere. A run with
+	// boundedHistoryChange has the skip without a marker of its own.
+	skips := r.feat.boundedHistory || workflow.GetVersion(ctx, notifySkipChange, workflow.DefaultVersion, 1) >= 1
 	if skips && r.st.NoReceiver {
 		return
 	}

@@ -81,7 +81,7 @@ func TestNoWebhookAnywhereStopsDeliveriesAfterTheFirst(t *testing.T) {
 		return activities.NotifyOutput{NoReceiver: true}, nil
 	}
 	// step-started would go out before the first answer is back.
-	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(notifyStateChange)
 	res := h.run(autoReq())
 
 	require.Equal(t, signals.StatusCompleted, res.Status)
@@ -112,7 +112,7 @@ func TestFailingWebhookDoesNotHoldTheRun(t *testing.T) {
 		return activities.NotifyOutput{}, errors.New("receiver down")
 	}
 	// The events of the plan's first version, as the test counts them.
-	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(notifyStateChange)
 	res := h.run(autoReq())
 
 	assert.Equal(t, signals.StatusCompleted, res.Status)
@@ -165,7 +165,7 @@ func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
 	h := newHarness(t)
 	// Every delivery takes an hour, far longer than the run.
 	// The events of the plan's first version, as the test counts them.
-	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(notifyStateChange)
 	h.env.OnActivity(a.Notify, mock.Anything, mock.Anything).After(time.Hour).Return(
 		func(_ context.Context, in activities.NotifyInput) (activities.NotifyOutput, error) {
 			record(h.f, "Notify", &h.f.notifyIn, in)
@@ -193,8 +193,7 @@ func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
 
 func TestWebhooksRanAsActivitiesBeforeTheChange(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(notifyChildChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(notifyStateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(notifyChildChange, notifyStateChange)
 	var children int
 	h.env.SetOnChildWorkflowStartedListener(func(*workflow.Info, workflow.Context, converter.EncodedValues) { children++ })
 	res := h.run(autoReq())

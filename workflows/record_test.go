@@ -29,10 +29,12 @@ import (
 const recordEnv = "PLANMODE_RECORD_HISTORY"
 
 // Recorded histories the replay tests replay: a completed run recorded
-// before plans ended Failed or Canceled, and a failed and a cancelled run
-// recorded since.
+// before plans ended Failed or Canceled, a failed and a cancelled run
+// recorded since, with one marker per change, and the completed run's
+// scenario again with the one marker of boundedHistoryChange.
 var (
 	historyFile          = filepath.Join("testdata", "planmode-history.json")
+	boundedHistoryFile   = filepath.Join("testdata", "planmode-bounded-history.json")
 	failedHistoryFile    = filepath.Join("testdata", "planmode-failed-history.json")
 	cancelledHistoryFile = filepath.Join("testdata", "planmode-cancelled-history.json")
 )
@@ -103,10 +105,20 @@ func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (acti
 // question, a selection, a skip confirmation, an edit, a pause and a
 // resume, a rollback — and writes its history to testdata for the replay
 // test. It runs only when recordEnv is set.
-func TestRecordHistory(t *testing.T) {
+func TestRecordHistory(t *testing.T) { recordFull(t, historyFile) }
+
+// TestRecordBoundedHistory records TestRecordHistory's scenario under the
+// current code, which records boundedHistoryChange's marker only.
+func TestRecordBoundedHistory(t *testing.T) { recordFull(t, boundedHistoryFile) }
+
+// recordFull records TestRecordHistory's scenario in file.
+func recordFull(t *testing.T, file string) {
 	c, ctx := recorder(t, scripted{})
 	id := fmt.Sprintf("planmode-record-%d", time.Now().UnixNano())
-	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo", Clarify: signals.ClarifyPolicy{AskQuestions: true}}
+	// One step at a time, as runs did when the first one was recorded, so
+	// s1's reflection finds s2 pending.
+	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo", Clarify: signals.ClarifyPolicy{AskQuestions: true},
+		Execution: signals.ExecutionPolicy{Parallelism: 1}}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
 	require.NoError(t, err)
 	drive(ctx, t, c, id)
@@ -114,7 +126,7 @@ func TestRecordHistory(t *testing.T) {
 	var res signals.Result
 	require.NoError(t, run.Get(ctx, &res))
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	writeHistory(ctx, t, c, id, historyFile)
+	writeHistory(ctx, t, c, id, file)
 }
 
 // TestRecordFailedHistory records a run whose last step fails: it ends

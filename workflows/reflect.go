@@ -22,22 +22,30 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 	if s == nil || s.Status == plan.StepCancelled {
 		return nil
 	}
+	defer r.compact(id)
 	if reason := r.llmBudget(ctx); reason != "" {
 		// Over budget with stop: execution halts, nothing to decide.
 		return nil
 	}
+	remaining, more := r.st.Plan.NotDone()
+	// The context carries the goal (bounded): ReflectInput.Goal stays
+	// empty rather than carry it a second time.
 	in := activities.ReflectInput{
-		Goal:      r.st.Goal,
-		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, id),
-		Result:    s.Result,
-		Remaining: r.remaining(),
-		Mode:      string(r.req.Execution.Mode),
-		Prompts:   r.prompts,
-		Workspace: r.req.Workspace,
+		Context:       plan.BuildStepContext(r.st.Goal, r.st.Plan, id),
+		Result:        s.Result,
+		Remaining:     remaining,
+		RemainingMore: more,
+		Mode:          string(r.req.Execution.Mode),
+		Prompts:       r.prompts,
+		Workspace:     r.req.Workspace,
 	}
-	r.setPhase(ctx, plan.PhaseReflecting)
+	if !r.feat.boundedHistory {
+		r.setPhase(ctx, plan.PhaseReflecting)
+	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
-	r.setPhase(ctx, plan.PhaseExecuting)
+	if !r.feat.boundedHistory {
+		r.setPhase(ctx, plan.PhaseExecuting)
+	}
 	if err != nil {
 		return r.softFail(ctx, fmt.Sprintf("reflect after step %s", id), err)
 	}
@@ -50,15 +58,26 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 	return r.applyReflection(ctx, refl)
 }
 
-// remaining digests the steps not done yet.
-func (r *run) remaining() []plan.StepDigest {
-	var out []plan.StepDigest
-	for _, s := range r.st.Plan.Steps {
-		if !s.Status.Done() {
-			out = append(out, plan.StepDigest{ID: s.ID, Title: s.Title, Status: s.Status})
-		}
+// compact cuts step id's result to what the plan keeps of a done step
+// (plan.Plan.CompactResult), in runs with boundedHistoryChange. A step's
+// reflection has read the whole output by now; the activity result in
+// history and the worker's output file (OutputRef) hold it whole.
+func (r *run) compact(id string) {
+	if r.feat.boundedHistory && r.st.Plan != nil {
+		r.st.Plan.CompactResult(id)
 	}
-	return out
+}
+
+// compactAll compacts every done step's result: before the state is
+// handed on or the Result returned, when no step waits for its
+// reflection.
+func (r *run) compactAll() {
+	if !r.feat.boundedHistory || r.st.Plan == nil {
+		return
+	}
+	for _, s := range r.st.Plan.Steps {
+		r.st.Plan.CompactResult(s.ID)
+	}
 }
 
 // applyReflection carries out a reflection's decision. Changes that fail

@@ -9,7 +9,6 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -114,7 +113,7 @@ func TestUndecodableSignalsAreRecordedNotDropped(t *testing.T) {
 
 func TestUndecodableSignalsWereDroppedBeforeTheChange(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(recordUndecodableChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.before(recordUndecodableChange)
 	var pending signals.Pending
 	h.at(30*time.Second, func() {
 		rawSignal(h, signals.SelectOption.Name, converter.MetadataEncodingJSON, `{"rank": 1`)

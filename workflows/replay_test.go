@@ -16,10 +16,11 @@ import (
 // workflows. Such a change needs workflow.GetVersion, or a new recording
 // when no run of the old code can still be open. The completed run
 // predates the change ids of versions.go and replays their old paths; the
-// failed and the cancelled run replay the new ones. Each replays under its
+// failed and the cancelled run replay the new ones, resolved one id each;
+// the bounded run replays them resolved by boundedHistoryChange alone. Each replays under its
 // recorded workflow and run ids, which name its webhook children.
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile} {
+	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile, boundedHistoryFile} {
 		t.Run(file, func(t *testing.T) {
 			f, err := os.Open(file)
 			require.NoError(t, err)

@@ -33,6 +33,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	r.st.SkipConfirmations = nil
 	clear(r.exec.answers)
 	r.setPhase(ctx, plan.PhaseSummarizing)
+	r.compactAll()
 	if r.st.Plan != nil {
 		r.st.Plan.Status = planStatus(status)
 		r.st.Plan.UpdatedAt = workflow.Now(ctx)
@@ -121,7 +122,10 @@ func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 		Prompts: r.prompts,
 	}
 	if r.st.Plan != nil {
-		in.Plan = *r.st.Plan
+		// The prompt shows a bounded digest: sending it, not the plan,
+		// keeps this input the same size whatever the plan's length.
+		d := r.st.Plan.Digest()
+		in.Digest = &d
 	}
 	out, err := summarize(ctx, in, fmt.Sprintf("summarize %s run", status))
 	if err != nil {

@@ -1,13 +1,25 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/signals"
+)
 
 // Change ids of behaviour changes made after runs were released, one per
-// change. A run resolves them all once, at its start (resolveFeatures): a
-// run that began under older code finds no marker on replay and keeps the
-// old behaviour to its end, a run started since (a continuation included)
-// records a marker and gets the new one. Each costs a new run two events
-// (the marker and the TemporalChangeVersion upsert).
+// change. A run resolves them once, at its start (resolveFeatures): a run
+// that began under older code finds no marker on replay and keeps the old
+// behaviour to its end, a run started since (a continuation included)
+// records a marker and gets the new one.
+//
+// Each marker costs a run two events (the marker and the
+// TemporalChangeVersion upsert), so the newest id, boundedHistoryChange,
+// stands for every change before it too: a run that records it has them
+// all and records no other. Runs that began before it still find their
+// own markers, one per change, and replay as they ran. The SDK matches
+// version markers by id, not by their place among the commands, so the
+// order of the calls does not matter. The next change gets its own id
+// again; the one after it may fold the two.
 const (
 	// endTruthfullyChange: a failed plan ends Failed, with a PlanFailed
 	// application error carrying the Result, and a cancelled plan ends
@@ -53,7 +65,7 @@ const (
 	toolLimitsChange = "validate-builtin-tools"
 	// defaultParallelismChange: a request that leaves parallelism unset
 	// runs signals.DefaultParallelism steps at once; before, one. Resolved
-	// in newRun, before the defaults apply, and only for such requests.
+	// (features.resolveFor) only for such requests.
 	defaultParallelismChange = "default-parallelism"
 	// fallbackRescueChange: a step that its fallback rescued says so in
 	// its note ("rescued by fallback fb after: <error>"), and one whose
@@ -66,29 +78,54 @@ const (
 	// step held its last try's counts, or a copy of its fallback's, which
 	// the Result's metrics then counted twice.
 	exactCountsChange = "exact-step-counts"
+	// boundedHistoryChange: the run's history and state stop growing
+	// faster than its steps. The phase no longer flips to reflecting and
+	// back around each reflection (two search-attribute upserts a step
+	// that told an operator nothing the progress does not), and a done
+	// step's result keeps only a head of its output once its reflection
+	// ran (plan.Plan.CompactResult), so queries, the continue-as-new state
+	// and the Result stay bounded per step.
+	boundedHistoryChange = "bounded-history"
 )
 
 // features are the behaviour changes a run has, see the change ids.
 type features struct {
-	endTruthfully       bool
-	progressDone        bool
-	goalAttr            bool
-	notifyChild         bool
-	historyBudget       bool
-	recordUndecodable   bool
-	deadline            bool
-	budgetEveryCall     bool
-	skipHoldsDependents bool
-	progressWork        bool
-	notifyState         bool
-	toolLimits          bool
-	fallbackRescue      bool
-	exactCounts         bool
+	// refuseForeignCheckpoint and defaultParallelism are resolved before
+	// the run is built, for the requests they concern only.
+	refuseForeignCheckpoint bool
+	defaultParallelism      bool
+	endTruthfully           bool
+	progressDone            bool
+	goalAttr                bool
+	notifyChild             bool
+	historyBudget           bool
+	recordUndecodable       bool
+	deadline                bool
+	budgetEveryCall         bool
+	skipHoldsDependents     bool
+	progressWork            bool
+	notifyState             bool
+	toolLimits              bool
+	fallbackRescue          bool
+	exactCounts             bool
+	boundedHistory          bool
 }
 
-// resolveFeatures decides, once per run, which changes it has. It only
-// records markers, so it may run before the handlers are registered.
+// resolveFeatures decides, once per run and before anything else, which
+// changes it has. It only records markers, so it may run before the
+// handlers are registered. The ids resolved only for some requests
+// (foreignCheckpointChange, defaultParallelismChange) are left to
+// resolveFor.
 func resolveFeatures(ctx workflow.Context) features {
+	if workflow.GetVersion(ctx, boundedHistoryChange, workflow.DefaultVersion, 1) == 1 {
+		return features{
+			refuseForeignCheckpoint: true, defaultParallelism: true,
+			endTruthfully: true, progressDone: true, goalAttr: true, notifyChild: true, historyBudget: true,
+			recordUndecodable: true, deadline: true, budgetEveryCall: true, skipHoldsDependents: true,
+			progressWork: true, notifyState: true, toolLimits: true, fallbackRescue: true, exactCounts: true,
+			boundedHistory: true,
+		}
+	}
 	on := func(id string) bool {
 		return workflow.GetVersion(ctx, id, workflow.DefaultVersion, 1) == 1
 	}
@@ -107,5 +144,21 @@ func resolveFeatures(ctx workflow.Context) features {
 		toolLimits:          on(toolLimitsChange),
 		fallbackRescue:      on(fallbackRescueChange),
 		exactCounts:         on(exactCountsChange),
+	}
+}
+
+// resolveFor resolves, for a run without boundedHistoryChange, the ids
+// an older run resolved only for some requests, as it did: the checkpoint
+// refusal for a first run that carries one, the default parallelism for a
+// request that leaves it unset.
+func (f *features) resolveFor(ctx workflow.Context, req signals.StartRequest) {
+	if f.boundedHistory {
+		return
+	}
+	if req.Checkpoint != nil && workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		f.refuseForeignCheckpoint = workflow.GetVersion(ctx, foreignCheckpointChange, workflow.DefaultVersion, 1) == 1
+	}
+	if req.Execution.Parallelism == 0 {
+		f.defaultParallelism = workflow.GetVersion(ctx, defaultParallelismChange, workflow.DefaultVersion, 1) == 1
 	}
 }

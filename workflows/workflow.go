@@ -33,10 +33,12 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	if err := req.Validate(); err != nil {
 		return signals.Result{}, invalidRequest(err)
 	}
-	if err := refuseForeignCheckpoint(ctx, req); err != nil {
+	feat := resolveFeatures(ctx)
+	feat.resolveFor(ctx, req)
+	if err := refuseForeignCheckpoint(ctx, req, feat); err != nil {
 		return signals.Result{}, err
 	}
-	r := newRun(ctx, req, opts...)
+	r := newRun(ctx, req, feat, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
 }
@@ -47,7 +49,8 @@ func invalidRequest(err error) error {
 }
 
 // foreignCheckpointChange versions the refusal of a checkpoint in a first
-// run, so a run started with one before the refusal replays as it ran.
+// run, so a run started with one before the refusal replays as it ran
+// (see features.resolveFor).
 const foreignCheckpointChange = "checkpoint-only-from-continue-as-new"
 
 // errForeignCheckpoint refuses a checkpoint a run did not hand on.
@@ -57,11 +60,8 @@ var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue
 // checkpoint. A checkpoint is the state a run hands its own continuation;
 // restoring one a caller wrote would report steps done that never ran.
 // Only a continued run (it has a ContinuedExecutionRunID) accepts one.
-func refuseForeignCheckpoint(ctx workflow.Context, req signals.StartRequest) error {
-	if req.Checkpoint == nil || workflow.GetInfo(ctx).ContinuedExecutionRunID != "" {
-		return nil
-	}
-	if workflow.GetVersion(ctx, foreignCheckpointChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+func refuseForeignCheckpoint(ctx workflow.Context, req signals.StartRequest, feat features) error {
+	if req.Checkpoint == nil || workflow.GetInfo(ctx).ContinuedExecutionRunID != "" || !feat.refuseForeignCheckpoint {
 		return nil
 	}
 	return invalidRequest(errForeignCheckpoint)
@@ -187,13 +187,12 @@ type skipAnswer struct {
 
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
-func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
+func newRun(ctx workflow.Context, req signals.StartRequest, feat features, opts ...runOption) *run {
 	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget}
 	for _, fn := range opts {
 		fn(&o)
 	}
-	if req.Execution.Parallelism == 0 &&
-		workflow.GetVersion(ctx, defaultParallelismChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if req.Execution.Parallelism == 0 && !feat.defaultParallelism {
 		// A run that began when one step ran at a time keeps doing so.
 		req.Execution.Parallelism = 1
 	}
@@ -202,6 +201,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 	r := &run{
 		req:        req,
 		opts:       o,
+		feat:       feat,
 		workflowID: info.WorkflowExecution.ID,
 		namespace:  info.Namespace,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
@@ -225,7 +225,6 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 
 // run registers the handlers and drives the phases to a Result.
 func (r *run) run(ctx workflow.Context) (signals.Result, error) {
-	r.feat = resolveFeatures(ctx)
 	if err := r.registerHandlers(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}

@@ -13,13 +13,15 @@ import (
 // agent step before it answers, whatever the step asks.
 const defaultToolRounds = 3
 
-// stepMarker introduces the step's own prompt in execute and agent
-// requests.
-const stepMarker = "Your task for this step:"
+// stepMarkers introduce the step's own prompt in execute and agent
+// requests: the embedded templates' line "Task:", or the longer one of
+// earlier templates (an operator's own may still use it).
+var stepMarkers = []string{"Your task for this step:", "\nTask:\n"}
 
 var (
-	// stepLine is the step context's "You are on step 2 of 3: Title (id s2)".
-	stepLine = regexp.MustCompile(`(?m)^You are on step \d+ of \d+: (.+?) \(id [^)]*\)\s*$`)
+	// stepLine is the step context's "Step s2 (2 of 3): Title", or
+	// earlier templates' "You are on step 2 of 3: Title (id s2)".
+	stepLine = regexp.MustCompile(`(?m)^(?:Step \S+ \(\d+ of \d+\): (.+?)|You are on step \d+ of \d+: (.+?) \(id [^)]*\))\s*$`)
 	// lastTurn is how the agent prompt says the step has no iteration
 	// left after this one.
 	lastTurn = regexp.MustCompile(`(?i)this is your last iteration`)
@@ -47,12 +49,17 @@ type step struct {
 
 // readStep reads the step's title and prompt.
 func readStep(v view) step {
-	s := step{prompt: after(v.user, stepMarker, false)}
+	var s step
+	for _, m := range stepMarkers {
+		if s.prompt = after("\n"+v.user, m, false); s.prompt != "" {
+			break
+		}
+	}
 	if s.prompt == "" {
 		s.prompt = strings.TrimSpace(v.prompt)
 	}
 	if m := stepLine.FindStringSubmatch(v.user); m != nil {
-		s.title = m[1]
+		s.title = m[1] + m[2]
 	}
 	if s.title == "" {
 		s.title = plan.Truncate(firstLine(s.prompt), 60)

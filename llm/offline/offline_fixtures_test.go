@@ -86,6 +86,14 @@ func planReq(f planFixture) openai.ChatCompletionRequest {
 }
 
 func stepUser(title, prompt string, tools []string) string {
+	u := fmt.Sprintf("Goal: Add a discount to the cart.\nStep s2 (2 of 3): %s\n\n"+
+		"Before:\n- s1 [completed] Survey the workspace: README.md\n\n", title)
+	return u + "Task:\n" + prompt
+}
+
+// legacyStepUser renders a step the way earlier templates did, which an
+// operator's own templates may still do.
+func legacyStepUser(title, prompt string, tools []string) string {
 	u := fmt.Sprintf("This is iteration 1 of at most 8 for this step (7 remaining after this one).\n\n"+
 		"Overall goal: Add a discount to the cart.\nYou are on step 2 of 3: %s (id s2)\n\n"+
 		"Steps just before this one:\n- s1 [completed] Survey the workspace: README.md\n\n", title)
@@ -123,7 +131,7 @@ func reflectRequest(stepID string, ok bool, errText string, remaining ...string)
 	if !ok {
 		res = "FAILED"
 	}
-	u := "Overall goal: Add a discount.\nYou are on step 1 of 3: Survey (id " + stepID + ")\n\n" +
+	u := "Goal: Add a discount.\nStep " + stepID + " (1 of 3): Survey\n\n" +
 		"Result of step " + stepID + ": " + res + "\n"
 	if errText != "" {
 		u += "Error: " + errText + "\n"
@@ -133,7 +141,7 @@ func reflectRequest(stepID string, ok bool, errText string, remaining ...string)
 	} else {
 		u += "\nNo steps remain.\n"
 	}
-	return request(llm.PhaseReflect, u+"\nDecide what happens next.")
+	return request(llm.PhaseReflect, u)
 }
 
 func summarizeRequest(status string, partial bool, steps ...string) openai.ChatCompletionRequest {

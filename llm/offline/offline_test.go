@@ -284,3 +284,15 @@ func TestUnknownPhase(t *testing.T) {
 	r := NewOfflineBrain().Reply(PhaseUnknown, request("other", "hello"))
 	assert.Contains(t, r.Content, OfflineNotice)
 }
+
+func TestReadsEarlierTemplateWording(t *testing.T) {
+	r := NewOfflineBrain().Reply(llm.PhaseExecute, request(llm.PhaseExecute,
+		legacyStepUser("Review the change", "Review the implementation of: Add a discount", nil)))
+	assert.Contains(t, r.Content, "Step “Review the change”")
+	assert.Contains(t, r.Content, "Asked: Review the implementation of: Add a discount")
+
+	got := decodeStrict[reply.Reflect](t, NewOfflineBrain().Reply(llm.PhaseReflect, request(llm.PhaseReflect,
+		"Overall goal: g\nYou are on step 1 of 3: Survey (id s1)\n\nSteps after this one:\n- s2 Edit\n\n"+
+			"Result of step s1: succeeded\n")).Content)
+	assert.Contains(t, got.Reason, "Step s1 succeeded as planned; going on with s2 Edit")
+}

@@ -34,7 +34,7 @@ func TestStartRefusesOutOfBoundsRequestsBeforeDialling(t *testing.T) {
 	}{
 		{"goal of 1 MiB", []string{strings.Repeat("g", 1<<20)}, "goal is 1048576 bytes: at most 32768"},
 		{"parallelism", []string{"g", "--parallelism", "1000000"}, "execution.parallelism 1000000 must be within 0..32"},
-		{"max steps", []string{"g", "--max-steps", "5000"}, "execution.maxSteps 5000 must be within 0..200"},
+		{"max steps", []string{"g", "--max-steps", "5000"}, "execution.maxSteps 5000 must be within 0..1000"},
 		{"max iterations", []string{"g", "--max-iterations", "1000"}, "execution.maxIterationsPerStep 1000 must be within 0..50"},
 		{"selection wait", []string{"g", "--select-timeout", "8760h"}, "selection.timeout 8760h0m0s: at most 720h0m0s"},
 		{"heartbeat", []string{"g", "--heartbeat-timeout", "1h"}, "execution.heartbeatTimeout 1h0m0s: at most 10m0s"},
