@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/planmode/planmode/signals"
 )
@@ -43,9 +47,9 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 	if err != nil {
 		return err
 	}
-	// The busy plans run while the operators work; their results are
-	// awaited after, so that every plan of the variant has ended before
-	// the next variant starts.
+	// The busy plans run while the operators work. The variant's worker
+	// stops after: its plans stay open on a queue no worker polls, which
+	// costs the next variant nothing.
 	busy := make([]string, sz.LatencyBusy)
 	for i := range busy {
 		busy[i] = r.id("busy")
@@ -54,14 +58,9 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 		}
 	}
 	all := append(slices.Clone(waiting), busy...)
-	sel, prog, err := operate(ctx, wp.pc, waiting, all)
+	sel, prog, timedOut, err := operate(ctx, wp.pc, waiting, all)
 	if err != nil {
 		return err
-	}
-	for _, id := range all {
-		if _, err := wp.pc.Result(ctx, id); err != nil {
-			return fmt.Errorf("result of %s: %w", id, err)
-		}
 	}
 	kase := fmt.Sprintf("%d+%d plans, %s", sz.LatencyPlans, sz.LatencyBusy, v.Name)
 	p99 := percentile(sel, 99)
@@ -71,36 +70,67 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 	}
 	r.logf("latency %s: select p50 %v p99 %v, progress p50 %v p99 %v", v.Name, percentile(sel, 50), p99,
 		percentile(prog, 50), percentile(prog, 99))
-	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)), fmt.Sprintf("%d updates", len(sel)))
+	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)), fmt.Sprintf("%d updates, %d operations timed out (%v)", len(sel), timedOut, opTimeout))
 	rep.add(secLatency, kase, "select p99 ms", ms(p99), verdict)
 	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)), fmt.Sprintf("%d queries", len(prog)))
 	rep.add(secLatency, kase, "progress p99 ms", ms(percentile(prog, 99)), "")
 	return nil
 }
 
+// opTimeout bounds each update and query. One that times out, here or on
+// the SDK's own deadline of a call (10 s for a query), counts with the
+// time it took.
+const opTimeout = 30 * time.Second
+
 // operate sends, from operators goroutines, a select-option update (rank
 // 1) to each of waiting and a progress query to a random plan of all
-// after each, and returns the latencies of both.
-func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (sel, prog []time.Duration, err error) {
+// after each, and returns the latencies of both and how many timed out.
+// Any other error ends it.
+func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (sel, prog []time.Duration, timedOut int, err error) {
 	var mu sync.Mutex
-	err = runAll(len(waiting), operators, func(i int) error {
+	timed := func(f func(ctx context.Context) error) (time.Duration, error) {
+		octx, cancel := context.WithTimeout(ctx, opTimeout)
+		defer cancel()
 		t0 := time.Now()
-		if _, err := pc.Select(ctx, waiting[i], signals.SelectOptionRequest{Rank: 1, Feedback: "go ahead"}); err != nil {
+		err := f(octx)
+		took := time.Since(t0)
+		if err != nil && ctx.Err() == nil && isTimeout(err) {
+			mu.Lock()
+			timedOut++
+			mu.Unlock()
+			return took, nil
+		}
+		return took, err
+	}
+	err = runAll(len(waiting), operators, func(i int) error {
+		s, err := timed(func(ctx context.Context) error {
+			_, err := pc.Select(ctx, waiting[i], signals.SelectOptionRequest{Rank: 1, Feedback: "go ahead"})
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("select on %s: %w", waiting[i], err)
 		}
-		s := time.Since(t0)
 		id := all[rand.IntN(len(all))]
-		t1 := time.Now()
-		if _, err := pc.Progress(ctx, id); err != nil {
+		p, err := timed(func(ctx context.Context) error {
+			_, err := pc.Progress(ctx, id)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("progress of %s: %w", id, err)
 		}
-		p := time.Since(t1)
 		mu.Lock()
 		sel, prog = append(sel, s), append(prog, p)
 		mu.Unlock()
 		return nil
 	})
-	return sel, prog, err
+	return sel, prog, timedOut, err
+}
+
+// isTimeout reports whether err is a deadline that passed, the caller's
+// or the server's.
+func isTimeout(err error) bool {
+	var de *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // percentile returns the p-th percentile of ds (nearest rank).

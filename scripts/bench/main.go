@@ -37,6 +37,7 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(allSections, ","))
 	jsonPath := flag.String("json", "", "also write the rows as JSON to this file (- for stdout)")
+	keep := flag.Bool("keep", false, "keep the work folder (worker logs) instead of removing it at the end")
 	flag.Parse()
 	sections, err := parseSections(*only)
 	if err != nil {
@@ -45,7 +46,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := run(ctx, sizesFor(*quick), sections, os.Stderr)
+	rep, err := run(ctx, sizesFor(*quick), sections, *keep, os.Stderr)
 	if rep != nil {
 		rep.print(os.Stdout)
 		if *jsonPath != "" {
@@ -80,11 +81,11 @@ func parseSections(only string) ([]string, error) {
 }
 
 // run starts the dev server and the in-process worker, runs sections in
-// their order with progress lines on logw, and returns the report, with
+// their order with progress lines on logw (keep leaves the work folder), and returns the report, with
 // the rows measured so far when a section fails.
-func run(ctx context.Context, sz sizes, sections []string, logw io.Writer) (*report, error) {
+func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Writer) (*report, error) {
 	rep := newReport(sz)
-	r, err := startRig(ctx, logw)
+	r, err := startRig(ctx, keep, logw)
 	if err != nil {
 		return nil, err
 	}

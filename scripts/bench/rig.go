@@ -33,6 +33,7 @@ type rig struct {
 	pc    *signals.Client
 	w     sdkworker.Worker
 	dir   string
+	keep  bool
 	logw  io.Writer
 	start time.Time
 	seq   atomic.Int64
@@ -42,13 +43,14 @@ type rig struct {
 	runs map[int]planRun
 }
 
-// startRig starts the dev server, the model and the in-process worker.
-func startRig(ctx context.Context, logw io.Writer) (*rig, error) {
+// startRig starts the dev server, the model and the in-process worker,
+// with a work folder that stop removes unless keep.
+func startRig(ctx context.Context, keep bool, logw io.Writer) (*rig, error) {
 	dir, err := os.MkdirTemp("", "planmode-bench-")
 	if err != nil {
 		return nil, err
 	}
-	r := &rig{dir: dir, logw: logw, start: time.Now(), runs: map[int]planRun{}}
+	r := &rig{dir: dir, keep: keep, logw: logw, start: time.Now(), runs: map[int]planRun{}}
 	r.logf("starting a Temporal dev server")
 	if r.srv, err = devserver.Start(ctx, devserver.Options{}); err != nil {
 		os.RemoveAll(dir)
@@ -88,6 +90,10 @@ func (r *rig) stop() {
 		r.model.Close()
 	}
 	_ = r.srv.Stop()
+	if r.keep {
+		r.logf("work folder kept: %s", r.dir)
+		return
+	}
 	os.RemoveAll(r.dir)
 }
 

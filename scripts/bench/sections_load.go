@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/planmode/planmode/signals"
@@ -12,33 +13,42 @@ import (
 // server's queue full without one connection per plan.
 const starters = 64
 
-// measureConcurrency starts each count of plans at once and waits for them
-// all: PlanMode and the bare workflow on the in-process worker (plans per
-// second of each and their ratio), then PlanMode on a fresh worker process
-// (plans per second and its resident memory, peak and at the end).
+// measureConcurrency starts each count of PlanMode plans and as many bare
+// workflows at once, interleaved, on the in-process worker, so both see
+// the same load: plans per second of each (count over the time until its
+// last one ended) and their ratio. Then PlanMode alone on a fresh worker
+// process: plans per second and the process's resident memory.
 func measureConcurrency(ctx context.Context, r *rig, sz sizes, rep *report) error {
 	n := sz.ConcurrentSteps
 	for _, count := range sz.Concurrent {
 		kase := fmt.Sprintf("%d plans × %d steps", count, n)
-		pm, err := timeAll(count, func(i int) error {
-			_, err := runPlanMode(ctx, r.pc, r.id("conc"), n)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		bare, err := timeAll(count, func(i int) error {
-			_, err := runBare(ctx, r.srv.Client, inProcessQueue, r.id("conc-bare"), n)
+		var mu sync.Mutex
+		var pmLast, bareLast time.Duration
+		t0 := time.Now()
+		err := runAll(2*count, starters, func(i int) error {
+			var err error
+			if i%2 == 0 {
+				_, err = runPlanMode(ctx, r.pc, r.id("conc"), n)
+			} else {
+				_, err = runBare(ctx, r.srv.Client, inProcessQueue, r.id("conc-bare"), n)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if i%2 == 0 {
+				pmLast = max(pmLast, time.Since(t0))
+			} else {
+				bareLast = max(bareLast, time.Since(t0))
+			}
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		r.model.Reset()
-		pmRate, bareRate := float64(count)/pm.Seconds(), float64(count)/bare.Seconds()
+		pmRate, bareRate := float64(count)/pmLast.Seconds(), float64(count)/bareLast.Seconds()
 		r.logf("concurrency %d: planmode %.1f plans/s, bare %.1f plans/s", count, pmRate, bareRate)
-		rep.add(secConcurrency, kase, "planmode plans/s", pmRate, "in-process worker")
-		rep.add(secConcurrency, kase, "bare plans/s", bareRate, "in-process worker")
+		rep.add(secConcurrency, kase, "planmode plans/s", pmRate, "in-process worker, beside the bare ones")
+		rep.add(secConcurrency, kase, "bare plans/s", bareRate, "in-process worker, beside planmode")
 		rep.add(secConcurrency, kase, "ratio", bareRate/pmRate, "bare rate ÷ planmode rate")
 		if err := concurrencyOnProcess(ctx, r, rep, kase, count, n); err != nil {
 			return err

@@ -42,8 +42,8 @@ func sizesFor(quick bool) sizes {
 		"worker.workflowPollers": "8", "worker.activityPollers": "8"}}
 	if quick {
 		return sizes{Quick: true, RatioSteps: 10, RatioRuns: 1, HistorySteps: []int{10, 50}, TokenSteps: []int{10, 50},
-			Concurrent: []int{20, 50}, ConcurrentSteps: 5, Waiting: 100,
-			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 20,
+			Concurrent: []int{20, 50}, ConcurrentSteps: 3, Waiting: 100,
+			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers}}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 3, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
