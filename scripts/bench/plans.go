@@ -27,16 +27,25 @@ type planRun struct {
 	usage map[string]offline.Usage
 }
 
+// shortPromptsAbove is the plan length above which steps get one-line
+// prompts: a start request may be at most 256 KiB of JSON
+// (signals.MaxRequestBytes), which a 1,000-step plan with the usual
+// prompts exceeds.
+const shortPromptsAbove = 500
+
 // llmSteps returns n llm steps in a chain, each with a prompt of a few
-// sentences, as a planner writes them.
+// sentences as a planner writes them (one line above shortPromptsAbove).
 func llmSteps(n int) []plan.Step {
 	steps := make([]plan.Step, n)
 	for i := range steps {
+		prompt := fmt.Sprintf("Write part %d of the validation for the signup handler. Keep the handler's "+
+			"signature, return a 400 with a message naming the field, and say which tests cover the change.", i+1)
+		if n > shortPromptsAbove {
+			prompt = fmt.Sprintf("Write part %d of the validation.", i+1)
+		}
 		steps[i] = plan.Step{ID: fmt.Sprintf("s%d", i+1), Title: fmt.Sprintf("Part %d of the signup validation", i+1),
 			Action: plan.ActionLLM, Kind: plan.KindCodeGeneration,
-			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: fmt.Sprintf("Write part %d of the validation for the "+
-				"signup handler. Keep the handler's signature, return a 400 with a message naming the field, and "+
-				"say which tests cover the change.", i+1)}}}
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: prompt}}}
 		if i > 0 {
 			steps[i].DependsOn = []string{steps[i-1].ID}
 		}

@@ -107,7 +107,11 @@ func historyRow(ctx context.Context, r *rig, rep *report, n int, withBare bool) 
 	kase := fmt.Sprintf("%d steps", n)
 	rep.add(secHistory, kase, "bytes/step", float64(st.bytes)/float64(n), "top: "+st.topKinds(3))
 	rep.add(secHistory, kase, "events/step", float64(st.events)/float64(n), fmt.Sprintf("%d events, %d bytes", st.events, st.bytes))
-	rep.add(secHistory, kase, "runs", float64(st.runs), fmt.Sprintf("completed in %.1fs", pr.elapsed.Seconds()))
+	note := fmt.Sprintf("completed in %.1fs", pr.elapsed.Seconds())
+	if n > shortPromptsAbove {
+		note += "; one-line prompts (start requests ≤ 256 KiB)"
+	}
+	rep.add(secHistory, kase, "runs", float64(st.runs), note)
 	if !withBare {
 		return nil
 	}
