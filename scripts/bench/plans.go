@@ -29,7 +29,7 @@ type planRun struct {
 
 // shortPromptsAbove is the plan length above which steps get one-line
 // prompts: a start request may be at most 256 KiB of JSON
-// (signals.MaxRequestBytes), which a 1,000-step plan with the usual
+// (signals.MaxStartRequestBytes), which a 1,000-step plan with the usual
 // prompts exceeds.
 const shortPromptsAbove = 500
 
