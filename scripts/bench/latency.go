@@ -11,8 +11,6 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/planmode/planmode/signals"
 )
@@ -130,7 +128,7 @@ func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (se
 // or the server's.
 func isTimeout(err error) bool {
 	var de *serviceerror.DeadlineExceeded
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || status.Code(err) == codes.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de)
 }
 
 // percentile returns the p-th percentile of ds (nearest rank).
