@@ -9,7 +9,7 @@ TEMPORAL_DB ?= .cache/temporal.db
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: test vet lint fuzz deps sandbox build install-temporal dev-server demo
+.PHONY: test vet lint fuzz deps sandbox build install-temporal dev-server demo bench
 
 # test runs every test with the race detector. It is the command CI runs.
 test: sandbox vet
@@ -72,3 +72,10 @@ dev-server: install-temporal
 # them running for the Web UI until Ctrl-C; DEMO_FLAGS=-keep=false ends at once.
 demo: sandbox
 	$(GO) run ./scripts/demo $(DEMO_FLAGS)
+
+# bench measures whole plans on a dev server of its own with the offline
+# model and prints one table (docs/benchmarks.md, "make bench"): about 10
+# to 15 minutes; BENCH_FLAGS=-quick takes a minute or two, -only
+# history,latency picks sections, -json out.json keeps the rows.
+bench: install-temporal
+	$(GO) run ./scripts/bench $(BENCH_FLAGS)

@@ -93,11 +93,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer model.close()
 
-	w := sdkworker.New(c, cfg.Temporal.TaskQueue, sdkworker.Options{
-		MaxConcurrentActivityExecutionSize:     cfg.Worker.MaxConcurrentActivities,
-		MaxConcurrentWorkflowTaskExecutionSize: cfg.Worker.MaxConcurrentWorkflowTasks,
-		StickyScheduleToStartTimeout:           cfg.Worker.StickyTimeout,
-	})
+	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg.Worker, sdkworker.SetStickyWorkflowCacheSize))
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
 	acts.Prompts = promptSet
 	planworker.Register(w, acts)
@@ -107,7 +103,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger.Info("worker started", "version", version.Version(), "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
 		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
-		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled())
+		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled(),
+		"stickyCacheSize", cfg.Worker.StickyCacheSize)
 	ops.started(c)
 	<-ctx.Done()
 	logger.Info("stopping worker")

@@ -37,7 +37,10 @@
 //	tools.network               false (commands get only a loopback network of their own)
 //	tools.env                   (commands' environment: KEY=value, or KEY to pass the worker's value on)
 //	tools.readOnlyPaths         (host paths commands may read besides the system directories)
-//	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default)
+//	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default; tasks not 1)
+//	worker.workflowPollers, worker.activityPollers  0 (SDK default, 2; workflow pollers not 1)
+//	worker.stickyCacheSize      2000 (runs cached in memory, for the whole process)
+//	worker.stickyTimeout        0 (SDK default, 5s)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
 //	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
 //	log.level                   info (debug, info, warn, error)
@@ -200,10 +203,27 @@ type Tools struct {
 	ReadOnlyPaths []string `mapstructure:"readOnlyPaths"`
 }
 
-// Worker tunes the Temporal worker; zero keeps the SDK's defaults.
+// Worker tunes the Temporal worker; zero keeps the SDK's defaults, but
+// for StickyCacheSize, which Load defaults to DefaultStickyCacheSize.
 type Worker struct {
-	MaxConcurrentActivities    int `mapstructure:"maxConcurrentActivities"`
+	MaxConcurrentActivities int `mapstructure:"maxConcurrentActivities"`
+	// MaxConcurrentWorkflowTasks may not be 1: the SDK would then poll
+	// only the sticky queue and never take a new run.
 	MaxConcurrentWorkflowTasks int `mapstructure:"maxConcurrentWorkflowTasks"`
+	// WorkflowPollers and ActivityPollers are how many long polls the
+	// worker keeps open for workflow and activity tasks (the SDK's 2 each
+	// when zero). More pollers take tasks sooner when many plans run at
+	// once; each is one idle connection otherwise. WorkflowPollers may not
+	// be 1, for the reason above.
+	WorkflowPollers int `mapstructure:"workflowPollers"`
+	ActivityPollers int `mapstructure:"activityPollers"`
+	// StickyCacheSize is how many runs the worker keeps in memory between
+	// their workflow tasks (sticky execution), for the whole process. A
+	// cached run answers its next task, a query or an update without
+	// replaying its history; an evicted one is replayed when it next runs.
+	// The cache is what grows with the plans a worker holds, so it is the
+	// bound on the worker's memory: see DefaultStickyCacheSize.
+	StickyCacheSize int `mapstructure:"stickyCacheSize"`
 	// StickyTimeout is how long a run's next workflow task waits for this
 	// worker, which holds the run in its cache, before any worker may take
 	// it; zero keeps the SDK's 5s. Shorter moves runs off a dead worker
@@ -241,6 +261,14 @@ const (
 	// DefaultSandbox runs commands in bubblewrap when it works here and
 	// refuses them otherwise.
 	DefaultSandbox = "auto"
+	// DefaultStickyCacheSize bounds the runs a worker keeps cached. A
+	// cached plan costs about 0.2 MB (its state, its coroutines and the
+	// SDK's bookkeeping; docs/benchmarks.md measures it), so 2,000 plans
+	// hold about 400 MB, which fits a worker given 512 MiB to 1 GiB. The
+	// SDK's own 10,000 would let a busy worker grow to about 2 GB before it
+	// evicts. Plans beyond the cache still run: each of their workflow
+	// tasks replays the run's history (one continue-as-new segment) first.
+	DefaultStickyCacheSize = 2000
 )
 
 // DefaultAllowCommands are the commands tools may run unless configured.

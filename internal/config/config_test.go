@@ -70,6 +70,9 @@ func TestLoad(t *testing.T) {
 			assert.False(t, c.Temporal.TLS.Enabled())
 			assert.Equal(t, DefaultOutputsDir(), c.Outputs.Dir)
 			assert.Zero(t, c.Worker.StickyTimeout, "the SDK's own sticky timeout")
+			assert.Equal(t, DefaultStickyCacheSize, c.Worker.StickyCacheSize, "a bounded cache, not the SDK's 10,000")
+			assert.Zero(t, c.Worker.WorkflowPollers, "the SDK's own pollers")
+			assert.Zero(t, c.Worker.ActivityPollers, "the SDK's own pollers")
 			assert.Equal(t, "auto", c.Tools.Sandbox, "commands run in a sandbox unless told otherwise")
 			assert.False(t, c.Tools.Network, "and without the network")
 			assert.Empty(t, c.Tools.Env)
@@ -92,6 +95,9 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, []string{"GOFLAGS=-mod=mod", "GOPROXY"}, c.Tools.Env)
 			assert.Equal(t, []string{"/opt/go-mods"}, c.Tools.ReadOnlyPaths)
 			assert.Equal(t, 8, c.Worker.MaxConcurrentActivities)
+			assert.Equal(t, 500, c.Worker.StickyCacheSize)
+			assert.Equal(t, 4, c.Worker.WorkflowPollers)
+			assert.Equal(t, 6, c.Worker.ActivityPollers)
 			assert.Equal(t, LogJSON, c.Log.Format)
 			assert.True(t, c.LLM.JSONSchema)
 		}},
@@ -104,7 +110,12 @@ func TestLoad(t *testing.T) {
 			"PLANMODE_TOOLS_ALLOWTESTS":               "false",
 			"PLANMODE_TOOLS_SANDBOX":                  "None",
 			"PLANMODE_TOOLS_ENV":                      "CGO_ENABLED=0,GOFLAGS",
+			"PLANMODE_WORKER_STICKYCACHESIZE":         "300",
+			"PLANMODE_WORKER_WORKFLOWPOLLERS":         "10",
 		}, check: func(t *testing.T, c Config) {
+			assert.Equal(t, 300, c.Worker.StickyCacheSize)
+			assert.Equal(t, 10, c.Worker.WorkflowPollers)
+			assert.Equal(t, 6, c.Worker.ActivityPollers, "unset variables leave the file's value")
 			assert.False(t, c.Tools.AllowTests)
 			assert.Equal(t, "none", c.Tools.Sandbox)
 			assert.Equal(t, []string{"CGO_ENABLED=0", "GOFLAGS"}, c.Tools.Env)
@@ -196,6 +207,9 @@ tools:
   readOnlyPaths: [/opt/go-mods]
 worker:
   maxConcurrentActivities: 8
+  stickyCacheSize: 500
+  workflowPollers: 4
+  activityPollers: 6
 log:
   format: json
 `
@@ -232,6 +246,42 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		`log.format "xml"`,
 	} {
 		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestWorkerLimits(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{name: "zero pollers keep the SDK's", env: map[string]string{"PLANMODE_WORKER_WORKFLOWPOLLERS": "0", "PLANMODE_WORKER_ACTIVITYPOLLERS": "0"}},
+		{name: "one activity poller", env: map[string]string{"PLANMODE_WORKER_ACTIVITYPOLLERS": "1"}},
+		{name: "one workflow poller", env: map[string]string{"PLANMODE_WORKER_WORKFLOWPOLLERS": "1"},
+			wantErr: "worker.workflowPollers must not be 1"},
+		{name: "one workflow task", env: map[string]string{"PLANMODE_WORKER_MAXCONCURRENTWORKFLOWTASKS": "1"},
+			wantErr: "worker.maxConcurrentWorkflowTasks must not be 1"},
+		{name: "negative activity pollers", env: map[string]string{"PLANMODE_WORKER_ACTIVITYPOLLERS": "-2"},
+			wantErr: "worker.activityPollers must not be negative"},
+		{name: "negative activities", env: map[string]string{"PLANMODE_WORKER_MAXCONCURRENTACTIVITIES": "-1"},
+			wantErr: "worker.maxConcurrentActivities must not be negative"},
+		{name: "negative sticky timeout", env: map[string]string{"PLANMODE_WORKER_STICKYTIMEOUT": "-1s"},
+			wantErr: "worker.stickyTimeout must not be negative"},
+		{name: "no sticky cache", env: map[string]string{"PLANMODE_WORKER_STICKYCACHESIZE": "0"},
+			wantErr: "worker.stickyCacheSize must be at least 1"},
+		{name: "sticky cache not a number", env: map[string]string{"PLANMODE_WORKER_STICKYCACHESIZE": "lots"},
+			wantErr: "worker.stickyCacheSize (PLANMODE_WORKER_STICKYCACHESIZE or the file): cannot parse"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, loadCase{env: tc.env})
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
 	}
 }
 

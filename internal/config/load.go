@@ -54,6 +54,9 @@ const (
 	KeyMaxActivities   = "worker.maxConcurrentActivities"
 	KeyMaxWorkflowTask = "worker.maxConcurrentWorkflowTasks"
 	KeyStickyTimeout   = "worker.stickyTimeout"
+	KeyStickyCacheSize = "worker.stickyCacheSize"
+	KeyWorkflowPollers = "worker.workflowPollers"
+	KeyActivityPollers = "worker.activityPollers"
 	KeyWebhookURL      = "notify.webhookURL"
 	KeyWebhookSecret   = "notify.webhookSecret"
 	KeySecretFile      = "notify.webhookSecretFile"
@@ -97,6 +100,7 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeyLogLevel, DefaultLogLevel)
 	v.SetDefault(KeyLogFormat, string(LogText))
 	v.SetDefault(KeySnapshotRetention, DefaultSnapshotRetention)
+	v.SetDefault(KeyStickyCacheSize, DefaultStickyCacheSize)
 	for k, val := range operationsDefaults() {
 		v.SetDefault(k, val)
 	}

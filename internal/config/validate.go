@@ -38,9 +38,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.LLM.problems()...)
 	errs = append(errs, c.Tools.problems()...)
-	if c.Worker.MaxConcurrentActivities < 0 || c.Worker.MaxConcurrentWorkflowTasks < 0 || c.Worker.StickyTimeout < 0 {
-		add("worker limits must not be negative")
-	}
+	errs = append(errs, c.Worker.problems()...)
 	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
 		add("%s %q is not an http(s) URL", KeyWebhookURL, u)
 	}
@@ -96,6 +94,38 @@ func (l LLM) problems() []string {
 		if p := l.Prices[model]; p.Input < 0 || p.Output < 0 {
 			errs = append(errs, fmt.Sprintf("llm.prices.%s must not be negative", model))
 		}
+	}
+	return errs
+}
+
+// problems lists what is wrong with the worker settings. The SDK panics
+// on a workflow task limit or workflow poller count of 1 (the worker would
+// only ever poll its sticky queue), so those are refused here, by key.
+func (w Worker) problems() []string {
+	var errs []string
+	counts := []struct {
+		key    string
+		value  int
+		notOne bool
+	}{
+		{KeyMaxActivities, w.MaxConcurrentActivities, false},
+		{KeyMaxWorkflowTask, w.MaxConcurrentWorkflowTasks, true},
+		{KeyWorkflowPollers, w.WorkflowPollers, true},
+		{KeyActivityPollers, w.ActivityPollers, false},
+	}
+	for _, c := range counts {
+		switch {
+		case c.value < 0:
+			errs = append(errs, fmt.Sprintf("%s must not be negative", c.key))
+		case c.notOne && c.value == 1:
+			errs = append(errs, fmt.Sprintf("%s must not be 1 (0 keeps the SDK's default, else at least 2)", c.key))
+		}
+	}
+	if w.StickyCacheSize < 1 {
+		errs = append(errs, fmt.Sprintf("%s must be at least 1", KeyStickyCacheSize))
+	}
+	if w.StickyTimeout < 0 {
+		errs = append(errs, fmt.Sprintf("%s must not be negative", KeyStickyTimeout))
 	}
 	return errs
 }

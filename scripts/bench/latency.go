@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// operators is how many operators send updates and queries at once.
+const operators = 4
+
+// latencyTarget is the p99 a select-option update should stay within.
+const latencyTarget = 250 * time.Millisecond
+
+// measureLatency runs, for each worker variant on a fresh worker process,
+// plans waiting for a selection beside plans executing, and times the
+// select-option update sent to each waiting plan (which then executes
+// too) and a progress query to a random plan after each.
+func measureLatency(ctx context.Context, r *rig, sz sizes, rep *report) error {
+	for _, v := range sz.LatencyVariants {
+		if err := latencyVariant(ctx, r, sz, rep, v); err != nil {
+			return fmt.Errorf("%s: %w", v.Name, err)
+		}
+	}
+	return nil
+}
+
+// latencyVariant measures one worker variant.
+func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v workerVariant) error {
+	wp, err := r.startWorkerProc(ctx, "latency", v.Settings)
+	if err != nil {
+		return err
+	}
+	defer wp.stop()
+	waiting, err := startWaiting(ctx, r, wp.pc, "select", sz.LatencyPlans)
+	if err != nil {
+		return err
+	}
+	// The busy plans run while the operators work. The variant's worker
+	// stops after: its plans stay open on a queue no worker polls, which
+	// costs the next variant nothing.
+	busy := make([]string, sz.LatencyBusy)
+	for i := range busy {
+		busy[i] = r.id("busy")
+		if _, err := wp.pc.Start(ctx, busy[i], externalRequest(sz.LatencyBusySteps)); err != nil {
+			return err
+		}
+	}
+	all := append(slices.Clone(waiting), busy...)
+	sel, prog, timedOut, err := operate(ctx, wp.pc, waiting, all)
+	if err != nil {
+		return err
+	}
+	kase := fmt.Sprintf("%d+%d plans, %s", sz.LatencyPlans, sz.LatencyBusy, v.Name)
+	p99 := percentile(sel, 99)
+	verdict := "meets ≤ 250 ms"
+	if p99 > latencyTarget {
+		verdict = "misses ≤ 250 ms"
+	}
+	r.logf("latency %s: select p50 %v p99 %v, progress p50 %v p99 %v", v.Name, percentile(sel, 50), p99,
+		percentile(prog, 50), percentile(prog, 99))
+	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)), fmt.Sprintf("%d updates, %d operations timed out (%v)", len(sel), timedOut, opTimeout))
+	rep.add(secLatency, kase, "select p99 ms", ms(p99), verdict)
+	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)), fmt.Sprintf("%d queries", len(prog)))
+	rep.add(secLatency, kase, "progress p99 ms", ms(percentile(prog, 99)), "")
+	return nil
+}
+
+// opTimeout bounds each update and query. One that times out, here or on
+// the SDK's own deadline of a call (10 s for a query), counts with the
+// time it took.
+const opTimeout = 30 * time.Second
+
+// operate sends, from operators goroutines, a select-option update (rank
+// 1) to each of waiting and a progress query to a random plan of all
+// after each, and returns the latencies of both and how many timed out.
+// Any other error ends it.
+func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (sel, prog []time.Duration, timedOut int, err error) {
+	var mu sync.Mutex
+	timed := func(f func(ctx context.Context) error) (time.Duration, error) {
+		octx, cancel := context.WithTimeout(ctx, opTimeout)
+		defer cancel()
+		t0 := time.Now()
+		err := f(octx)
+		took := time.Since(t0)
+		if err != nil && ctx.Err() == nil && isTimeout(err) {
+			mu.Lock()
+			timedOut++
+			mu.Unlock()
+			return took, nil
+		}
+		return took, err
+	}
+	err = runAll(len(waiting), operators, func(i int) error {
+		s, err := timed(func(ctx context.Context) error {
+			_, err := pc.Select(ctx, waiting[i], signals.SelectOptionRequest{Rank: 1, Feedback: "go ahead"})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("select on %s: %w", waiting[i], err)
+		}
+		id := all[rand.IntN(len(all))]
+		p, err := timed(func(ctx context.Context) error {
+			_, err := pc.Progress(ctx, id)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("progress of %s: %w", id, err)
+		}
+		mu.Lock()
+		sel, prog = append(sel, s), append(prog, p)
+		mu.Unlock()
+		return nil
+	})
+	return sel, prog, timedOut, err
+}
+
+// isTimeout reports whether err is a deadline that passed, the caller's
+// or the server's.
+func isTimeout(err error) bool {
+	var de *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de)
+}
+
+// percentile returns the p-th percentile of ds (nearest rank).
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// countWorkflows counts the workflows visibility finds for query.
+func countWorkflows(ctx context.Context, r *rig, query string) (int64, error) {
+	resp, err := r.srv.Client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+		Namespace: r.srv.Namespace, Query: query})
+	if err != nil {
+		return 0, fmt.Errorf("count %q: %w", query, err)
+	}
+	return resp.GetCount(), nil
+}

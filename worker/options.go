@@ -1,0 +1,23 @@
+package main
+
+import (
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/planmode/planmode/internal/config"
+)
+
+// workerOptions applies the worker settings: the sticky cache size through
+// setCacheSize (sdkworker.SetStickyWorkflowCacheSize, which is
+// process-wide and read when a worker is created, so it is set before
+// any), and the rest as the worker's options. Zero counts keep the SDK's
+// defaults; config.Validate has refused the values the SDK panics on.
+func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
+	setCacheSize(w.StickyCacheSize)
+	return sdkworker.Options{
+		MaxConcurrentActivityExecutionSize:     w.MaxConcurrentActivities,
+		MaxConcurrentWorkflowTaskExecutionSize: w.MaxConcurrentWorkflowTasks,
+		MaxConcurrentWorkflowTaskPollers:       w.WorkflowPollers,
+		MaxConcurrentActivityTaskPollers:       w.ActivityPollers,
+		StickyScheduleToStartTimeout:           w.StickyTimeout,
+	}
+}
