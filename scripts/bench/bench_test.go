@@ -20,7 +20,7 @@ var sectionMetrics = map[string][]string{
 	secConcurrency: {"planmode plans/s", "bare plans/s", "ratio", "worker process plans/s",
 		"worker RSS peak MiB", "worker RSS end MiB"},
 	secMemory:  {"worker RSS MiB", "KiB per plan"},
-	secLatency: {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms"},
+	secLatency: {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
 }
 
 // casesOf is how many cases each section reports at sz.

@@ -56,22 +56,30 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 		}
 	}
 	all := append(slices.Clone(waiting), busy...)
-	sel, prog, timedOut, err := operate(ctx, wp.pc, waiting, all)
+	lat, err := operate(ctx, wp.pc, waiting, all)
 	if err != nil {
 		return err
 	}
+	sel, prog, stand := lat.sel, lat.prog, lat.standing
 	kase := fmt.Sprintf("%d+%d plans, %s", sz.LatencyPlans, sz.LatencyBusy, v.Name)
 	p99 := percentile(sel, 99)
 	verdict := "meets ≤ 250 ms"
 	if p99 > latencyTarget {
 		verdict = "misses ≤ 250 ms"
 	}
-	r.logf("latency %s: select p50 %v p99 %v, progress p50 %v p99 %v", v.Name, percentile(sel, 50), p99,
-		percentile(prog, 50), percentile(prog, 99))
-	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)), fmt.Sprintf("%d updates, %d operations timed out (%v)", len(sel), timedOut, opTimeout))
+	r.logf("latency %s: select p50 %v p99 %v, progress p50 %v p99 %v, standing p50 %v p99 %v", v.Name,
+		percentile(sel, 50), p99, percentile(prog, 50), percentile(prog, 99), percentile(stand, 50), percentile(stand, 99))
+	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)),
+		fmt.Sprintf("%d updates, %d timed out (%v)", len(sel), lat.timedOut[opSelect], opTimeout))
 	rep.add(secLatency, kase, "select p99 ms", ms(p99), verdict)
-	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)), fmt.Sprintf("%d queries", len(prog)))
+	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)),
+		fmt.Sprintf("%d queries, %d hit a deadline, %d failed", len(prog), lat.timedOut[opProgress], lat.failed[opProgress]))
 	rep.add(secLatency, kase, "progress p99 ms", ms(percentile(prog, 99)), "")
+	rep.add(secLatency, kase, "standing p50 ms", ms(percentile(stand, 50)),
+		fmt.Sprintf("what show and watch ask: %d, %d from search attributes, %d failed", len(stand), lat.fallbacks,
+			lat.failed[opStanding]))
+	rep.add(secLatency, kase, "standing p99 ms", ms(percentile(stand, 99)),
+		fmt.Sprintf("query timeout %v", signals.DefaultQueryTimeout))
 	return nil
 }
 
@@ -80,28 +88,54 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 // time it took.
 const opTimeout = 30 * time.Second
 
+// The operations an operator times.
+const (
+	opSelect   = "select"
+	opProgress = "progress"
+	opStanding = "standing"
+)
+
+// latencies are the times of each kind of operation, how many of each hit
+// a deadline or failed otherwise, and how many standings came from search
+// attributes.
+type latencies struct {
+	sel, prog, standing []time.Duration
+	timedOut, failed    map[string]int
+	fallbacks           int
+}
+
 // operate sends, from operators goroutines, a select-option update (rank
-// 1) to each of waiting and a progress query to a random plan of all
-// after each, and returns the latencies of both and how many timed out.
-// Any other error ends it.
-func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (sel, prog []time.Duration, timedOut int, err error) {
+// 1) to each of waiting and, after each, a progress query and a standing
+// (signals.Client.Standing, what show and watch ask) to a random plan of
+// all. Any error but a deadline ends it.
+func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (latencies, error) {
 	var mu sync.Mutex
-	timed := func(f func(ctx context.Context) error) (time.Duration, error) {
+	lat := latencies{timedOut: map[string]int{}, failed: map[string]int{}}
+	timed := func(op string, f func(ctx context.Context) error) (time.Duration, error) {
 		octx, cancel := context.WithTimeout(ctx, opTimeout)
 		defer cancel()
 		t0 := time.Now()
 		err := f(octx)
 		took := time.Since(t0)
-		if err != nil && ctx.Err() == nil && isTimeout(err) {
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case isTimeout(err):
 			mu.Lock()
-			timedOut++
+			lat.timedOut[op]++
+			mu.Unlock()
+			return took, nil
+		case op != opSelect:
+			// A read that fails (a worker missing its poll under load) is
+			// counted and reported, not the end of the measurement.
+			mu.Lock()
+			lat.failed[op]++
 			mu.Unlock()
 			return took, nil
 		}
 		return took, err
 	}
-	err = runAll(len(waiting), operators, func(i int) error {
-		s, err := timed(func(ctx context.Context) error {
+	err := runAll(len(waiting), operators, func(i int) error {
+		s, err := timed(opSelect, func(ctx context.Context) error {
 			_, err := pc.Select(ctx, waiting[i], signals.SelectOptionRequest{Rank: 1, Feedback: "go ahead"})
 			return err
 		})
@@ -109,19 +143,31 @@ func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (se
 			return fmt.Errorf("select on %s: %w", waiting[i], err)
 		}
 		id := all[rand.IntN(len(all))]
-		p, err := timed(func(ctx context.Context) error {
+		p, err := timed(opProgress, func(ctx context.Context) error {
 			_, err := pc.Progress(ctx, id)
 			return err
 		})
 		if err != nil {
 			return fmt.Errorf("progress of %s: %w", id, err)
 		}
+		fallback := false
+		st, err := timed(opStanding, func(ctx context.Context) error {
+			s, err := pc.Standing(ctx, id)
+			fallback = s.Source != signals.SourceQuery
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("standing of %s: %w", id, err)
+		}
 		mu.Lock()
-		sel, prog = append(sel, s), append(prog, p)
+		lat.sel, lat.prog, lat.standing = append(lat.sel, s), append(lat.prog, p), append(lat.standing, st)
+		if fallback {
+			lat.fallbacks++
+		}
 		mu.Unlock()
 		return nil
 	})
-	return sel, prog, timedOut, err
+	return lat, err
 }
 
 // isTimeout reports whether err is a deadline that passed, the caller's
