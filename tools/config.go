@@ -54,6 +54,8 @@ type Config struct {
 	// a toolchain under /opt, a prefilled Go module cache. A path inside
 	// the workspace is as writable as the rest of it.
 	ReadOnlyPaths []string
+	// Limits bound what one command or write may consume (tools.limits).
+	Limits Limits
 
 	// bwrap, when set, is the bubblewrap binary to use instead of the
 	// one on the worker's PATH (tests point it at a broken one).
@@ -80,6 +82,7 @@ func (c Config) withDefaults() Config {
 	if c.HeartbeatInterval <= 0 {
 		c.HeartbeatInterval = DefaultHeartbeatInterval
 	}
+	c.Limits = c.Limits.withDefaults()
 	return c
 }
 
