@@ -9,6 +9,17 @@
 // no symlink that leads out), and a regular file with more than one hard
 // link is neither read nor written, since its other names may lie outside.
 //
+// The file tools run in the worker, outside the command sandbox, while a
+// command of a parallel step may be changing the workspace under them. So
+// nothing is checked by name and then opened by name: every open, stat,
+// rename and removal, and every directory a walk goes down into, goes
+// through an [os.Root] on the workspace, which refuses at each component
+// a symlink or ".." leading out, whenever it was put there. What a tool
+// refuses or accepts about a file (regular, one hard link, its size) it
+// learns from the opened descriptor; opens do not block, so a named pipe
+// is refused rather than waited on; writes create a new file and rename
+// it over the old name, never writing into whatever the name leads to.
+//
 // # Commands
 //
 // run_command and run_tests start a program directly, never through a

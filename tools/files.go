@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/planmode/planmode/plan"
@@ -111,20 +113,23 @@ func writeFileTool(cfg Config) Tool {
 }
 
 // writeFile writes content to p through a temporary file in the same
-// directory and a rename, and records the change.
+// directory and a rename, and records the change. A symlink inside the
+// workspace is written through, not over.
 func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
-	abs, err := sb.Resolve(p)
+	r, err := sb.open()
 	if err != nil {
 		return Result{}, err
 	}
-	if abs == sb.Root() {
+	defer r.Close()
+	name, err := sb.resolve(r, p, true)
+	if err != nil {
+		return Result{}, err
+	}
+	if name == "." {
 		return Result{}, Failf("write %s: that is the workspace root, not a file", p)
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real // write through an in-workspace symlink, not over it
-	}
-	change := plan.FileChange{Path: sb.Rel(abs), Op: plan.FileCreated}
-	old, mode, err := existing(sb, abs, maxRead)
+	change := plan.FileChange{Path: filepath.ToSlash(name), Op: plan.FileCreated}
+	old, mode, err := existing(r, name, maxRead)
 	if err != nil {
 		return Result{}, err
 	}
@@ -134,43 +139,38 @@ func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
 		mode = 0o644
 	}
 	change.LinesAdded, change.LinesRemoved = lineDelta(old, content)
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return Result{}, Failf("write %s: create parent directories: %w", p, cleanPathErr(err))
+	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return Result{}, fileErr("write", p, err)
 	}
-	if err := WriteAtomic(abs, strings.NewReader(content), mode); err != nil {
-		return Result{}, Failf("write %s: %w", p, cleanPathErr(err))
+	if err := writeAtomic(r, name, strings.NewReader(content), mode); err != nil {
+		return Result{}, fileErr("write", p, err)
 	}
 	out := fmt.Sprintf("%s %s (%d bytes, +%d -%d lines)", change.Op, change.Path, len(content),
 		change.LinesAdded, change.LinesRemoved)
 	return Result{Output: out, FilesChanged: []plan.FileChange{change}}, nil
 }
 
-// existing returns the current content and mode of abs, or a zero mode when
-// it does not exist. Content of files over maxRead is not read. A file with
-// more than one hard link is refused: writing over its workspace name
-// would be harmless, but reading it to count the changed lines would not
-// (see readRegular).
-func existing(sb *Sandbox, abs string, maxRead int64) (string, fs.FileMode, error) {
-	rel := sb.Rel(abs)
-	fi, err := os.Stat(abs)
+// existing returns the current content and mode of the file name in r,
+// or a zero mode when it does not exist. Content of files over maxRead is
+// not read. A file with more than one hard link is refused: writing over
+// its workspace name would be harmless, but reading it to count the
+// changed lines would not (see openRegular).
+func existing(r *os.Root, name string, maxRead int64) (string, fs.FileMode, error) {
+	rel := filepath.ToSlash(name)
+	f, fi, err := openRegular(r, name, rel, "write")
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", 0, nil
 	}
 	if err != nil {
-		return "", 0, Failf("stat %s: %w", rel, cleanPathErr(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", 0, Failf("%s is not a regular file", rel)
-	}
-	if err := refuseHardLinks("write", rel, fi); err != nil {
 		return "", 0, err
 	}
+	defer f.Close()
 	if fi.Size() > maxRead {
 		return "", fi.Mode().Perm(), nil
 	}
-	data, err := readRegular(abs, rel, maxRead)
+	data, err := io.ReadAll(io.LimitReader(f, maxRead))
 	if err != nil {
-		return "", 0, err
+		return "", 0, fileErr("write", rel, err)
 	}
 	return string(data), fi.Mode().Perm(), nil
 }
@@ -179,23 +179,47 @@ func existing(sb *Sandbox, abs string, maxRead int64) (string, fs.FileMode, erro
 // given mode and renames it over path, so readers never see a half-written
 // file. A failure leaves path as it was and no temporary file behind.
 func WriteAtomic(path string, r io.Reader, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		return err
+	defer root.Close()
+	return writeAtomic(root, filepath.Base(path), r, mode)
+}
+
+// writeAtomic is [WriteAtomic] for the file name in root: the temporary
+// file is created (never opened if it exists) and renamed through root,
+// so neither can land outside it, and the rename replaces the name, never
+// writing into a file a symlink or hard link there leads to.
+func writeAtomic(root *os.Root, name string, r io.Reader, mode fs.FileMode) error {
+	dir, base := filepath.Split(name)
+	var tmp string
+	var f *os.File
+	for try := 0; ; try++ {
+		tmp = filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		var err error
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return err
+		}
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
+	_, err := io.Copy(f, r)
+	if err == nil {
+		err = f.Chmod(mode) // on the descriptor: a name swapped meanwhile is not changed
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return os.Rename(tmp.Name(), path)
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 type deleteFileArgs struct {
@@ -225,29 +249,36 @@ func deleteFileTool(cfg Config) Tool {
 	}
 }
 
-// deleteFile removes p and records the lines it held.
+// deleteFile removes p and records the lines it held. A symlink is
+// removed itself, whatever it leads to.
 func deleteFile(sb *Sandbox, p string, maxRead int64) (Result, error) {
-	abs, err := sb.Resolve(p)
+	r, err := sb.open()
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := os.Lstat(abs)
+	defer r.Close()
+	name, err := sb.resolve(r, p, false)
 	if err != nil {
-		return Result{}, Failf("delete %s: %w", p, cleanPathErr(err))
+		return Result{}, err
+	}
+	afterResolve(name)
+	fi, err := r.Lstat(name)
+	if err != nil {
+		return Result{}, fileErr("delete", p, err)
 	}
 	if fi.IsDir() {
 		return Result{}, Failf("delete %s: is a directory; only files can be deleted", p)
 	}
 	var removed int
 	if fi.Mode().IsRegular() {
-		if old, _, err := existing(sb, abs, maxRead); err == nil {
+		if old, _, err := existing(r, name, maxRead); err == nil {
 			_, removed = lineDelta(old, "")
 		}
 	}
-	if err := os.Remove(abs); err != nil {
-		return Result{}, Failf("delete %s: %w", p, cleanPathErr(err))
+	if err := r.Remove(name); err != nil {
+		return Result{}, fileErr("delete", p, err)
 	}
-	change := plan.FileChange{Path: sb.Rel(abs), Op: plan.FileDeleted, LinesRemoved: removed}
+	change := plan.FileChange{Path: filepath.ToSlash(name), Op: plan.FileDeleted, LinesRemoved: removed}
 	return Result{
 		Output:       fmt.Sprintf("deleted %s (-%d lines)", change.Path, removed),
 		FilesChanged: []plan.FileChange{change},

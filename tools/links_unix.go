@@ -15,3 +15,7 @@ func linkCount(fi fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// openNonblock opens a named pipe without waiting for a writer, and a
+// device without waiting for it to be ready; regular files ignore it.
+const openNonblock = syscall.O_NONBLOCK | syscall.O_NOCTTY

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -61,11 +62,16 @@ func listFilesTool(cfg Config) Tool {
 			if err != nil {
 				return Result{}, err
 			}
-			dir, err := env.Root.Resolve(a.Path)
+			r, err := env.Root.open()
 			if err != nil {
 				return Result{}, err
 			}
-			entries, more, err := listDir(ctx, env, dir, a.Recursive, max)
+			defer r.Close()
+			dir, err := env.Root.resolve(r, a.Path, true)
+			if err != nil {
+				return Result{}, err
+			}
+			entries, more, err := listDir(ctx, r, dir, a.Recursive, max)
 			if err != nil {
 				return Result{}, err
 			}
@@ -77,41 +83,30 @@ func listFilesTool(cfg Config) Tool {
 // errEnough stops a walk once the cap is reached.
 var errEnough = errors.New("enough entries")
 
-// listDir walks dir and returns entries relative to the root.
-func listDir(ctx context.Context, env Env, dir string, recursive bool, max int) ([]string, bool, error) {
-	fi, err := os.Stat(dir)
+// listDir walks the directory dir of r and returns entries relative to
+// the root.
+func listDir(ctx context.Context, r *os.Root, dir string, recursive bool, max int) ([]string, bool, error) {
+	entries, err := readDir(r, dir)
 	if err != nil {
-		return nil, false, Failf("list %s: %w", env.Root.Rel(dir), cleanPathErr(err))
-	}
-	if !fi.IsDir() {
-		return nil, false, Failf("list %s: not a directory", env.Root.Rel(dir))
+		return nil, false, fileErr("list", filepath.ToSlash(dir), err)
 	}
 	var out []string
 	more := false
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are left out
-		}
-		if p == dir {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err = walkEntries(ctx, r, dir, entries, func(name string, d fs.DirEntry) error {
 		if d.IsDir() && skipDir(d.Name()) {
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
 		if len(out) == max {
 			more = true
 			return errEnough
 		}
-		name := env.Root.Rel(p)
+		name = filepath.ToSlash(name)
 		if d.IsDir() {
 			name += "/"
 		}
 		out = append(out, name)
 		if d.IsDir() && !recursive {
-			return filepath.SkipDir
+			return fs.SkipDir
 		}
 		return nil
 	})
@@ -119,6 +114,59 @@ func listDir(ctx context.Context, env Env, dir string, recursive bool, max int) 
 		return nil, false, err
 	}
 	return out, more, nil
+}
+
+// errNotDir is why a name that is not a directory cannot be listed.
+var errNotDir = errors.New("not a directory")
+
+// readDir returns the entries of the directory name of r sorted by name.
+// The directory is opened through r, so a symlink swapped in for it is
+// followed only inside the workspace, and without blocking, so a named
+// pipe swapped in is refused rather than waited on.
+func readDir(r *os.Root, name string) ([]fs.DirEntry, error) {
+	afterResolve(name)
+	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, errNotDir
+	}
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// walkEntries calls fn with the name of each of the entries of the
+// directory dir and goes down into subdirectories, depth first, unless fn
+// returns fs.SkipDir; any other error from fn stops the walk. It never
+// goes down a symlink, and subdirectories that cannot be read are left out.
+func walkEntries(ctx context.Context, r *os.Root, dir string, entries []fs.DirEntry,
+	fn func(name string, d fs.DirEntry) error) error {
+	for _, d := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := filepath.Join(dir, d.Name())
+		err := fn(name, d)
+		if errors.Is(err, fs.SkipDir) || (err == nil && !d.IsDir()) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		sub, err := readDir(r, name)
+		if err != nil {
+			continue
+		}
+		if err := walkEntries(ctx, r, name, sub, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listing renders entries as one per line.
@@ -168,8 +216,13 @@ func searchFilesTool(cfg Config) Tool {
 			if err != nil {
 				return Result{}, err
 			}
+			r, err := env.Root.open()
+			if err != nil {
+				return Result{}, err
+			}
+			defer r.Close()
 			var found []string
-			more, err := walkFiles(ctx, env, g, func(rel, _ string) bool {
+			more, err := walkFiles(ctx, env, r, g, func(rel, _ string) bool {
 				if len(found) == max {
 					return false
 				}
@@ -184,25 +237,19 @@ func searchFilesTool(cfg Config) Tool {
 	}
 }
 
-// walkFiles calls visit with the relative and absolute path of every
-// regular file matching g (all files when g has no segments), skipping .git,
-// until visit returns false; it reports whether it stopped early.
-func walkFiles(ctx context.Context, env Env, g glob, visit func(rel, abs string) bool) (bool, error) {
-	root := env.Root.Root()
+// walkFiles calls visit with the slash path and the name in r of every
+// regular file matching g (all files when g has no segments), skipping
+// .git, until visit returns false; it reports whether it stopped early.
+func walkFiles(ctx context.Context, env Env, r *os.Root, g glob, visit func(rel, name string) bool) (bool, error) {
+	entries, err := readDir(r, ".")
+	if err != nil {
+		return false, fileErr("walk", ".", err)
+	}
 	stopped := false
 	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
+	err = walkEntries(ctx, r, ".", entries, func(name string, d fs.DirEntry) error {
+		if d.IsDir() && skipDir(d.Name()) {
+			return fs.SkipDir
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -210,11 +257,11 @@ func walkFiles(ctx context.Context, env Env, g glob, visit func(rel, abs string)
 		if n++; n%1000 == 0 {
 			env.Beat("walk", n)
 		}
-		rel := env.Root.Rel(p)
+		rel := filepath.ToSlash(name)
 		if !g.match(rel) {
 			return nil
 		}
-		if !visit(rel, p) {
+		if !visit(rel, name) {
 			stopped = true
 			return errEnough
 		}

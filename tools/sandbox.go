@@ -11,14 +11,21 @@ import (
 )
 
 // Sandbox confines file access to one workspace root. Paths given to it are
-// relative to the root, or absolute inside it; Resolve refuses everything
-// else, including paths that reach outside through a symlink.
+// relative to the root, or absolute inside it; everything else is refused,
+// including paths that reach outside through a symlink.
 //
-// The checks run before each access; a process racing the tool to swap a
-// directory for a symlink between the check and the access is outside what
-// the sandbox defends against. Only a command running at the same time
-// (a parallel step's) could mount that race: in the command sandbox every
-// process a command started dies when it ends.
+// Every access goes through an [os.Root] opened on the workspace: the
+// kernel resolves each component of a name relative to the root's
+// descriptor, and a symlink or ".." that would lead out fails the access
+// itself. A process racing a tool (a command of a parallel step swapping
+// a name for a symlink between the tool's look at it and its use) gains
+// nothing: there is no check by name that a later open trusts. Symlinks
+// that stay inside are followed, absolute ones naming a place inside the
+// root too; writes replace a file by renaming a new one over it, so they
+// never write into a file a symlink or hard link swapped in leads to.
+//
+// A Sandbox holds no descriptor: each operation opens the root and closes
+// it again, so a Sandbox needs no closing.
 type Sandbox struct {
 	root string
 }
@@ -50,78 +57,6 @@ func NewSandbox(root string) (*Sandbox, error) {
 // Root returns the absolute, symlink-free workspace root.
 func (s *Sandbox) Root() string { return s.root }
 
-// Resolve returns the absolute path of p inside the workspace. An empty p or
-// "." is the root. It returns a [*ToolError] wrapping a [*PathError] when p
-// holds a NUL byte, leaves the workspace through "..", is absolute outside
-// the root, or resolves through a symlink to a place outside the root. The
-// symlink check runs on the deepest existing ancestor, so a new file under a
-// symlinked directory that points outside is refused too.
-func (s *Sandbox) Resolve(p string) (string, error) {
-	if strings.ContainsRune(p, 0) {
-		return "", rejectPath(p, "contains a NUL byte")
-	}
-	var abs string
-	if filepath.IsAbs(p) {
-		abs = filepath.Clean(p)
-		if !Within(s.root, abs) {
-			// The root may have been named through a symlink (/srv/link/ws).
-			real, ok := realAncestor(abs)
-			if !ok || !Within(s.root, real) {
-				return "", rejectPath(p, "is outside the workspace %s", s.root)
-			}
-			abs = real
-		}
-	} else {
-		rel := filepath.Clean(filepath.FromSlash(p))
-		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return "", rejectPath(p, "leaves the workspace")
-		}
-		abs = filepath.Join(s.root, rel)
-	}
-	if err := s.checkLinks(p, abs); err != nil {
-		return "", err
-	}
-	return abs, nil
-}
-
-// checkLinks resolves the symlinks of abs's deepest existing ancestor and
-// refuses the path when they lead outside the root.
-func (s *Sandbox) checkLinks(p, abs string) error {
-	for cur := abs; ; cur = filepath.Dir(cur) {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			if !Within(s.root, real) {
-				return rejectPath(p, "resolves through a symlink to %s, outside the workspace", real)
-			}
-			return nil
-		}
-		if fi, lerr := os.Lstat(cur); lerr == nil {
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				return rejectPath(p, "goes through the symlink %s whose target does not exist", s.Rel(cur))
-			}
-			return &ToolError{Err: fmt.Errorf("resolve %q: %w", p, err)}
-		}
-		if cur == s.root || cur == filepath.Dir(cur) {
-			return nil
-		}
-	}
-}
-
-// realAncestor resolves the symlinks of abs's deepest existing ancestor
-// and appends the missing rest.
-func realAncestor(abs string) (string, bool) {
-	rest := ""
-	for cur := abs; ; cur = filepath.Dir(cur) {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(real, rest), true
-		}
-		if cur == filepath.Dir(cur) {
-			return "", false
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-	}
-}
-
 // Rel returns abs relative to the root with forward slashes, for messages
 // and file changes; "." for the root itself.
 func (s *Sandbox) Rel(abs string) string {
@@ -132,6 +67,16 @@ func (s *Sandbox) Rel(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
+// open opens the workspace root for one operation; the caller closes it.
+// Failing to open it is a fault of the worker, not of the tool call.
+func (s *Sandbox) open() (*os.Root, error) {
+	r, err := os.OpenRoot(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	return r, nil
+}
+
 // ReadFile reads the file at p, refusing files larger than max bytes
 // (DefaultMaxReadBytes when max <= 0), anything that is not a regular file
 // and a file with more than one hard link. Failures are [*ToolError]s.
@@ -139,45 +84,27 @@ func (s *Sandbox) ReadFile(p string, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = DefaultMaxReadBytes
 	}
-	abs, err := s.Resolve(p)
+	r, err := s.open()
 	if err != nil {
 		return nil, err
 	}
-	return readRegular(abs, p, max)
+	defer r.Close()
+	name, err := s.resolve(r, p, true)
+	if err != nil {
+		return nil, err
+	}
+	return readRegular(r, name, p, max)
 }
 
-// readRegular reads the regular file abs, named p in messages, up to max
-// bytes. It refuses a larger file, anything but a regular file and a file
-// with more than one hard link: a hard link is one more name of the same
-// file, and nothing leads from a file to its other names, so a link inside
-// the workspace may be the only name we see of a file outside it (a
-// secret the worker can read). Symlinks can be followed to check where they
-// lead; hard links cannot, so they are refused. Failures are [*ToolError]s.
-func readRegular(abs, p string, max int64) ([]byte, error) {
-	// Check before opening: opening a named pipe blocks until a writer
-	// comes, which would hang the tool past its cancellation.
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, Failf("read %s: %w", p, cleanPathErr(err))
-	} else if !fi.Mode().IsRegular() {
-		return nil, Failf("read %s: not a regular file", p)
-	}
-	f, err := os.Open(abs)
+// readRegular reads the regular file name of r, called p in messages, up
+// to max bytes. It refuses a larger file, anything but a regular file and
+// a file with more than one hard link. Failures are [*ToolError]s.
+func readRegular(r *os.Root, name, p string, max int64) ([]byte, error) {
+	f, fi, err := openRegular(r, name, p, "read")
 	if err != nil {
-		return nil, Failf("read %s: %w", p, cleanPathErr(err))
-	}
-	defer f.Close()
-	// The checks that matter run on the opened file, so that a name
-	// swapped after the Stat above changes nothing.
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, Failf("read %s: %w", p, cleanPathErr(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, Failf("read %s: not a regular file", p)
-	}
-	if err := refuseHardLinks("read", p, fi); err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	if fi.Size() > max {
 		return nil, Failf("read %s: file is %d bytes, over the %d-byte read limit", p, fi.Size(), max)
 	}
@@ -191,8 +118,39 @@ func readRegular(abs, p string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// openRegular opens name in r for reading and returns it with what fstat
+// says of it, refusing anything but a regular file with one hard link.
+// Every check runs on the opened file, never on a name another process
+// could swap after the check. The open does not block, so a named pipe
+// or a device swapped in is refused rather than waited on.
+//
+// A hard link is one more name of the same file, and nothing leads from a
+// file to its other names, so a link inside the workspace may be the only
+// name we see of a file outside it (a secret the worker can read).
+// Symlinks can be followed to see where they lead; hard links cannot, so
+// they are refused. Failures are [*ToolError]s naming the file p, for op.
+func openRegular(r *os.Root, name, p, op string) (*os.File, fs.FileInfo, error) {
+	afterResolve(name)
+	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, fileErr(op, p, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = Failf("%s %s: not a regular file", op, p)
+	}
+	if err == nil {
+		err = refuseHardLinks(op, p, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, fileErr(op, p, err)
+	}
+	return f, fi, nil
+}
+
 // refuseHardLinks returns a [*ToolError] when the regular file fi has more
-// than one hard link (see readRegular for why).
+// than one hard link (see openRegular for why).
 func refuseHardLinks(op, p string, fi fs.FileInfo) error {
 	if n := linkCount(fi); n > 1 {
 		return Failf("%s %s: the file has %d hard links; a file with more than one name is neither read nor "+
@@ -201,9 +159,40 @@ func refuseHardLinks(op, p string, fi fs.FileInfo) error {
 	return nil
 }
 
+// fileErr turns the failure of op on the workspace path p into a
+// [*ToolError]: a refusal when the root refused a name leading out of it
+// (a symlink swapped in while the tool ran), else the failure itself
+// without the absolute path.
+func fileErr(op, p string, err error) error {
+	if IsToolError(err) {
+		return err
+	}
+	if escapes(err) {
+		return rejectPath(p, "leads outside the workspace")
+	}
+	return Failf("%s %s: %w", op, p, cleanPathErr(err))
+}
+
+// escapes reports whether err is an [os.Root] refusing a name that leads
+// out of it. The os package does not export that error, only its text.
+func escapes(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent"
+}
+
+// testHookAfterResolve, when a test sets it, runs between the resolution
+// of a workspace name and its use, where a racing process could swap it.
+var testHookAfterResolve func(name string)
+
+func afterResolve(name string) {
+	if h := testHookAfterResolve; h != nil {
+		h(filepath.ToSlash(name))
+	}
+}
+
 // Within reports whether the clean absolute path p is root or lies below
-// it: the containment check of the sandbox and of workspaces under a
-// workspace root.
+// it: the containment check of workspaces under a workspace root, and of
+// absolute paths the model names.
 func Within(root, p string) bool {
 	if p == root {
 		return true

@@ -70,9 +70,14 @@ func searchCode(ctx context.Context, env Env, a searchCodeArgs, cfg Config) (Res
 	if err != nil {
 		return Result{}, err
 	}
+	r, err := env.Root.open()
+	if err != nil {
+		return Result{}, err
+	}
+	defer r.Close()
 	var matches []string
-	more, err := walkFiles(ctx, env, g, func(rel, abs string) bool {
-		return grepFile(abs, rel, re, cfg.MaxReadBytes, max, &matches)
+	more, err := walkFiles(ctx, env, r, g, func(rel, name string) bool {
+		return grepFile(r, name, rel, re, cfg.MaxReadBytes, max, &matches)
 	})
 	if err != nil {
 		return Result{}, err
@@ -83,15 +88,12 @@ func searchCode(ctx context.Context, env Env, a searchCodeArgs, cfg Config) (Res
 	return listing(matches, more, max, cfg.MaxOutputBytes), nil
 }
 
-// grepFile appends the matching lines of one file; it returns false once
-// max matches are exceeded.
-func grepFile(abs, rel string, re *regexp.Regexp, maxRead int64, max int, out *[]string) bool {
-	fi, err := os.Stat(abs)
-	if err != nil || fi.Size() > maxRead {
-		return true
-	}
-	// Hard-linked files are skipped as readRegular refuses them.
-	data, err := readRegular(abs, rel, maxRead)
+// grepFile appends the matching lines of the file name of r; it returns
+// false once max matches are exceeded. Files readRegular refuses (too
+// large, hard-linked, swapped for something else than a regular file
+// inside the workspace) are skipped.
+func grepFile(r *os.Root, name, rel string, re *regexp.Regexp, maxRead int64, max int, out *[]string) bool {
+	data, err := readRegular(r, name, rel, maxRead)
 	if err != nil || bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
 		return true
 	}
