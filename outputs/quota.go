@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -120,10 +121,32 @@ func (s *Store) seedLocked() {
 	_ = os.Chmod(s.dir, 0o700)
 	entries, _ := os.ReadDir(s.dir)
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && isPlanFolder(filepath.Join(s.dir, e.Name())) {
 			s.usageLocked(e.Name())
 		}
 	}
+}
+
+// outputFile matches the names of a store's files and of their temporary
+// files (see Store.path and File.open).
+var outputFile = regexp.MustCompile(`^\.?[A-Za-z0-9_][A-Za-z0-9._-]*-(` + string(KindLLM) + `|` + string(KindTool) +
+	`)-[A-Za-z0-9._-]+\.txt(\.[0-9]+\.tmp)?$`)
+
+// isPlanFolder reports whether dir holds nothing but output files, so
+// that removing it removes outputs only: a store set to a folder that
+// holds other things (a home folder, a parent of the snapshots) neither
+// counts nor removes them.
+func isPlanFolder(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !outputFile.MatchString(e.Name()) {
+			return false
+		}
+	}
+	return true
 }
 
 // usageLocked returns folder's usage. A folder first seen after the
@@ -169,7 +192,7 @@ type folderAge struct {
 	mod  time.Time
 }
 
-// idleFoldersLocked lists the store's folders that no file is being
+// idleFoldersLocked lists the store's plan folders that no file is being
 // written in, but keep, oldest first.
 func (s *Store) idleFoldersLocked(keep string) ([]folderAge, error) {
 	entries, err := os.ReadDir(s.dir)
@@ -184,7 +207,7 @@ func (s *Store) idleFoldersLocked(keep string) ([]folderAge, error) {
 		if !e.IsDir() || e.Name() == keep {
 			continue
 		}
-		if u := s.plans[e.Name()]; u != nil && u.writers > 0 {
+		if u := s.plans[e.Name()]; u != nil && u.writers > 0 || !isPlanFolder(filepath.Join(s.dir, e.Name())) {
 			continue
 		}
 		if info, err := e.Info(); err == nil {

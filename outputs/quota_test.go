@@ -274,3 +274,29 @@ func TestConcurrentPlansStayWithinTheCaps(t *testing.T) {
 	defer s.mu.Unlock()
 	assert.Equal(t, diskBytes(t, s.Dir()), s.total, "the running total is what is on disk")
 }
+
+func TestForeignFoldersAreNeverRemoved(t *testing.T) {
+	dir := t.TempDir()
+	// outputs.dir set to a folder that holds other things too.
+	for _, p := range []string{"notes/todo.txt", "snapshots/plan-1/main.go", "photos/a-tool-b.jpg"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(strings.Repeat("f", 60)), 0o644))
+	}
+	s := New(dir)
+	s.MaxBytes = 100
+	for _, name := range []string{"notes", "snapshots", "photos"} {
+		age(t, s, name, 1000*time.Hour)
+	}
+	ref, err := s.Save(Name{Run: "wf", Step: "s", Kind: KindTool}, strings.Repeat("x", 90))
+	require.NoError(t, err)
+	data, err := os.ReadFile(ref)
+	require.NoError(t, err)
+	assert.Len(t, data, 90, "what is not an output is not counted")
+
+	removed, err := s.Prune(time.Now().Add(2000*time.Hour), time.Hour)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wf"}, removed, "only the plan folder expires")
+	for _, p := range []string{"notes/todo.txt", "snapshots/plan-1/main.go", "photos/a-tool-b.jpg"} {
+		assert.FileExists(t, filepath.Join(dir, p))
+	}
+}
