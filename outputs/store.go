@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -29,11 +28,29 @@ const maxNamePart = 96
 // Store keeps full outputs as files named <dir>/<run>/<step>-<kind>-<seq>.txt
 // (see Name). Every file is written beside its final name and renamed
 // into place, so a reader never sees half a file and writing the same
-// name again replaces the whole.
+// name again replaces the whole. Folders are 0700 and files 0600: an
+// output is read through the path its step's result holds, by the
+// worker's user, and by no other.
+//
+// The store is bounded three ways: one file (Limit), one plan's folder
+// (MaxPlanBytes) and the whole store (MaxBytes), which makes room by
+// removing the folders written longest ago; Prune removes expired ones.
+// Set the limits before the first write; a Store is safe for concurrent
+// use after that. The counts are this process's: several workers sharing
+// a folder each learn what is on disk when they first use it and then
+// count their own writes.
 type Store struct {
 	dir string
 	// Limit bounds one file, in bytes; zero means DefaultFileLimit.
 	Limit int64
+	// MaxPlanBytes bounds one plan's folder, in bytes; zero means
+	// DefaultMaxPlanBytes.
+	MaxPlanBytes int64
+	// MaxBytes bounds the whole store, in bytes; zero means
+	// DefaultMaxBytes.
+	MaxBytes int64
+
+	ledger
 }
 
 // New returns a store in dir, made absolute so that the paths it returns
@@ -67,12 +84,17 @@ func (s *Store) limit() int64 {
 	return DefaultFileLimit
 }
 
+// folder returns the name of n's folder in the store.
+func folder(n Name) string {
+	if n.Run == "" {
+		return "plan"
+	}
+	return safeName(n.Run)
+}
+
 // path returns the file of n.
 func (s *Store) path(n Name) string {
-	run, step, seq := n.Run, n.Step, n.Seq
-	if run == "" {
-		run = "plan"
-	}
+	step, seq := n.Step, n.Seq
 	if step == "" {
 		step = "step"
 	}
@@ -80,11 +102,14 @@ func (s *Store) path(n Name) string {
 		seq = "1"
 	}
 	file := fmt.Sprintf("%s-%s-%s.txt", safeName(step), safeName(string(n.Kind)), safeName(seq))
-	return filepath.Join(s.dir, safeName(run), file)
+	return filepath.Join(s.dir, folder(n), file)
 }
 
 // Save writes text whole to the file of n, replacing it atomically, and
-// returns the file's path.
+// returns the file's path. Past a limit the file ends with a note saying
+// what was not kept; when nothing could be kept (the plan's folder or the
+// store is full) it writes nothing and returns an error that wraps
+// ErrFull.
 func (s *Store) Save(n Name, text string) (string, error) {
 	f := s.Begin(n)
 	if _, err := f.Write([]byte(text)); err != nil {
@@ -118,99 +143,4 @@ func safeName(s string) string {
 	}
 	sum := sha256.Sum256([]byte(s))
 	return out[:min(len(out), maxNamePart-9)] + "-" + hex.EncodeToString(sum[:4])
-}
-
-// File is one output being written: a temporary file beside its final
-// name, created on the first write and renamed into place by Commit, so a
-// reader never sees half a file and a retry replaces the whole.
-type File struct {
-	store   *Store
-	name    Name
-	f       *os.File
-	written int64
-	dropped int64
-	err     error
-}
-
-// Begin starts the file of n; nothing touches the disk before a write.
-func (s *Store) Begin(n Name) *File { return &File{store: s, name: n} }
-
-// Write appends p up to the store's limit and counts what goes beyond it.
-// The first error sticks: later writes return it and Commit fails.
-func (o *File) Write(p []byte) (int, error) {
-	if o.err == nil && o.f == nil {
-		o.err = o.open()
-	}
-	if o.err != nil {
-		return 0, o.err
-	}
-	keep := p[:min(int64(len(p)), max(o.store.limit()-o.written, 0))]
-	o.dropped += int64(len(p) - len(keep))
-	n, err := o.f.Write(keep)
-	o.written += int64(n)
-	if err != nil {
-		o.err = fmt.Errorf("write full output: %w", err)
-		return n, o.err
-	}
-	return len(p), nil
-}
-
-// open creates the temporary file in the output's folder.
-func (o *File) open() error {
-	final := o.store.path(o.name)
-	dir := filepath.Dir(final)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("output file: %w", err)
-	}
-	o.f = f
-	return nil
-}
-
-// Commit puts the file in place and returns its path. When nothing was
-// streamed it writes fallback (a tool whose whole output is its result);
-// when the limit cut the stream it ends the file with a note saying so.
-// On failure nothing is left behind.
-func (o *File) Commit(fallback string) (string, error) {
-	if o.f == nil && o.err == nil {
-		_, _ = o.Write([]byte(fallback))
-	}
-	if o.err == nil && o.dropped > 0 {
-		if _, err := fmt.Fprintf(o.f, "\n… [full output stopped at %d bytes; %d more bytes not kept]\n", o.written,
-			o.dropped); err != nil {
-			o.err = fmt.Errorf("write full output: %w", err)
-		}
-	}
-	if o.err != nil {
-		o.Discard()
-		return "", o.err
-	}
-	tmp, final := o.f.Name(), o.store.path(o.name)
-	if err := o.f.Chmod(0o644); err != nil {
-		o.Discard()
-		return "", fmt.Errorf("output file: %w", err)
-	}
-	if err := o.f.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return "", fmt.Errorf("output file: %w", err)
-	}
-	o.f = nil
-	if err := os.Rename(tmp, final); err != nil {
-		_ = os.Remove(tmp)
-		return "", fmt.Errorf("output file: %w", err)
-	}
-	return final, nil
-}
-
-// Discard drops the temporary file, if any; a nil o does nothing.
-func (o *File) Discard() {
-	if o == nil || o.f == nil {
-		return
-	}
-	_ = o.f.Close()
-	_ = os.Remove(o.f.Name())
-	o.f = nil
 }

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -61,11 +60,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger := cfg.Log.NewLogger(stdout)
 	checkSandbox(cfg, logger)
-	if filepath.Dir(cfg.Workspace.Root) == cfg.Workspace.Root {
-		// The root of the file system confines nothing.
-		logger.Warn("workspace.root is the file system's root: the tools can reach every file the worker can; set workspace.root to the folder plans work in",
-			"workspace", cfg.Workspace.Root)
-	}
 
 	opts, err := cfg.ClientOptions(logger)
 	if err != nil {
@@ -97,7 +91,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
 	acts.Prompts = promptSet
 	planworker.Register(w, acts)
-	defer startPruning(ctx, acts.Workspace, cfg.Workspace.SnapshotRetention, logger)()
+	defer startPruning(ctx, pruner{root: acts.Workspace, snapshotRetention: cfg.Workspace.SnapshotRetention,
+		outputs: acts.Outputs, outputsRetention: cfg.Outputs.Retention, logger: logger})()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
@@ -129,35 +124,4 @@ func checkSandbox(cfg config.Config, logger *slog.Logger) {
 	default:
 		logger.Info("commands run isolated", "sandbox", sbx.String())
 	}
-}
-
-// checkWorkspace makes sure the tools have a folder to work in, and that
-// no file holding the worker's secrets lies in it, where a plan's file
-// tools could read it.
-func checkWorkspace(cfg config.Config) error {
-	root := cfg.Workspace.Root
-	fi, err := os.Stat(root)
-	if err != nil {
-		return fmt.Errorf("workspace.root: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("workspace.root %s is not a folder", root)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("workspace.root: %w", err)
-	}
-	for _, f := range cfg.SecretFiles() {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		if tools.Within(realRoot, abs) {
-			return fmt.Errorf("%s lies in workspace.root %s, where plans could read it: move it out or set workspace.root to the folder plans work in", f, root)
-		}
-	}
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -51,7 +52,7 @@ func (b *syncBuffer) String() string {
 func cleanEnv(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, k := range []string{config.KeyAddress, config.KeyTaskQueue, config.KeyLLMBaseURL, config.KeyLLMAPIKey,
-		config.KeyLLMOffline, config.KeyWorkspaceRoot, config.KeyNamespace} {
+		config.KeyLLMOffline, config.KeyWorkspaceRoot, config.KeyNamespace, config.KeySnapshotDir} {
 		t.Setenv(config.EnvName(k), "")
 	}
 	t.Setenv(config.ConfigEnv, "")
@@ -101,25 +102,38 @@ func TestRunFailsClearly(t *testing.T) {
 
 	cases := []struct {
 		name    string
-		args    func() []string
+		args    func(t *testing.T) []string
 		env     map[string]string
 		wantErr []string
 	}{
-		{name: "Temporal unreachable", args: func() []string {
+		{name: "Temporal unreachable", args: func(t *testing.T) []string {
 			return []string{"--address", "127.0.0.1:" + strconv.Itoa(port)}
 		}, wantErr: []string{"cannot reach Temporal at 127.0.0.1:" + strconv.Itoa(port), "make dev-server", "temporal.address"}},
-		{name: "model refuses the key", args: func() []string {
+		{name: "model refuses the key", args: func(t *testing.T) []string {
 			return []string{"--address", testsuite.StartDevServer(t).Address(), "--llm-base-url", refusing.URL()}
 		}, env: map[string]string{"PLANMODE_LLM_APIKEY": "wrong"}, wantErr: []string{"refused the API key", "llm.apiKey"}},
-		{name: "bad configuration", args: func() []string { return []string{"--log-level", "loud"} },
+		{name: "bad configuration", args: func(t *testing.T) []string { return []string{"--log-level", "loud"} },
 			wantErr: []string{`log.level "loud"`}},
-		{name: "missing workspace", args: func() []string { return []string{"--workspace-root", "/nonexistent/planmode"} },
+		{name: "missing workspace", args: func(t *testing.T) []string { return []string{"--workspace-root", "/nonexistent/planmode"} },
 			wantErr: []string{"workspace.root"}},
-		{name: "config file in the workspace", args: func() []string {
+		{name: "config file in the workspace", args: func(t *testing.T) []string {
 			// cleanEnv made the current folder the default workspace root.
 			require.NoError(t, os.WriteFile(config.FileName, []byte("llm:\n  apiKey: sk-canary\n"), 0o600))
 			return nil
 		}, wantErr: []string{config.FileName, "lies in workspace.root", "plans could read it"}},
+		{name: "outputs in the workspace", args: func(t *testing.T) []string {
+			ws := t.TempDir()
+			t.Setenv(config.EnvName(config.KeyOutputsDir), filepath.Join(ws, ".outputs"))
+			return []string{"--workspace-root", ws}
+		}, wantErr: []string{"outputs.dir", "lies in workspace.root", "plans could read it", "PLANMODE_OUTPUTS_DIR"}},
+		{name: "snapshots in the workspace", args: func(t *testing.T) []string {
+			ws := t.TempDir()
+			t.Setenv(config.EnvName(config.KeySnapshotDir), filepath.Join(ws, "snaps"))
+			return []string{"--workspace-root", ws}
+		}, wantErr: []string{"workspace.snapshotDir", "lies in workspace.root"}},
+		{name: "workspace is the file system's root", args: func(t *testing.T) []string {
+			return []string{"--workspace-root", "/"}
+		}, wantErr: []string{"workspace.root / is the file system's root"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +142,7 @@ func TestRunFailsClearly(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var out syncBuffer
-			err := run(context.Background(), tc.args(), &out)
+			err := run(context.Background(), tc.args(t), &out)
 			require.Error(t, err)
 			for _, want := range tc.wantErr {
 				assert.Contains(t, err.Error(), want)
@@ -183,14 +197,4 @@ func TestRunHelpListsTheFlags(t *testing.T) {
 	for _, flag := range []string{"--address", "--task-queue", "--offline", "--workspace-root", "--llm-base-url"} {
 		assert.Contains(t, out.String(), flag)
 	}
-}
-
-func TestRunWarnsWhenTheWorkspaceIsTheFileSystemRoot(t *testing.T) {
-	cleanEnv(t)
-	port, err := devserver.FreePort()
-	require.NoError(t, err)
-	var out syncBuffer
-	err = run(context.Background(), []string{"--workspace-root", "/", "--address", "127.0.0.1:" + strconv.Itoa(port)}, &out)
-	require.Error(t, err, "nothing listens there")
-	assert.Contains(t, out.String(), "workspace.root is the file system's root")
 }

@@ -7,8 +7,11 @@
 // environment, and flags. An environment variable is PLANMODE_ followed by
 // the key upper-cased with "." replaced by "_":
 // PLANMODE_TEMPORAL_ADDRESS=127.0.0.1:7244 sets temporal.address, and
-// PLANMODE_TOOLS_ALLOWCOMMANDS=go,make sets tools.allowCommands. Every key is
-// bound explicitly, so the environment works without a file.
+// PLANMODE_TOOLS_ALLOWCOMMANDS=go,make sets tools.allowCommands and
+// PLANMODE_TOOLS_LIMITS_PROCESSES=64 sets tools.limits.processes. Every key
+// is bound explicitly, so the environment works without a file. Sizes in
+// bytes are plain integers (268435456, not 256MiB); zero takes a limit's
+// default.
 //
 // # Keys
 //
@@ -29,6 +32,7 @@
 //	llm.promptDir               "" (a folder of <name>.tmpl files replacing the embedded prompt templates)
 //	workspace.root              the current folder
 //	workspace.snapshotRetention 168h (snapshots older are removed; 0 keeps them)
+//	workspace.snapshotDir       planmode/snapshots in the user's cache folder
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
 //	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
@@ -37,12 +41,22 @@
 //	tools.network               false (commands get only a loopback network of their own)
 //	tools.env                   (commands' environment: KEY=value, or KEY to pass the worker's value on)
 //	tools.readOnlyPaths         (host paths commands may read besides the system directories)
+//	tools.limits.processes      256 (processes and threads of one command)
+//	tools.limits.cpuTime        10m (CPU time of one command)
+//	tools.limits.memoryBytes    2 GiB (memory of one command)
+//	tools.limits.tmpBytes       256 MiB (a command's private /tmp, in memory)
+//	tools.limits.fileBytes      1 GiB (largest file a command writes)
+//	tools.limits.growthBytes    1 GiB (workspace growth of one tool call)
+//	tools.limits.workspaceBytes 4 GiB (largest workspace the tools grow)
 //	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default; tasks not 1)
 //	worker.workflowPollers, worker.activityPollers  0 (SDK default, 2; workflow pollers not 1)
 //	worker.stickyCacheSize      2000 (runs cached in memory, for the whole process)
 //	worker.stickyTimeout        0 (SDK default, 5s)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
 //	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
+//	outputs.maxPlanBytes        256 MiB (one plan's full outputs; past it no more are kept)
+//	outputs.maxBytes            4 GiB (all full outputs; past it the oldest plans' are removed)
+//	outputs.retention           168h (plans' outputs older are removed; 0 keeps them)
 //	log.level                   info (debug, info, warn, error)
 //	log.format                  text (text, json)
 //	codec.keyFile               (payloads unencrypted) lines keyID:base64key; the first encrypts
@@ -85,6 +99,17 @@ type Outputs struct {
 	// several workers it should be a volume they all mount at the same
 	// path, so that every output reference can be read.
 	Dir string `mapstructure:"dir"`
+	// MaxPlanBytes bounds what one plan's folder holds; past it a file
+	// ends with a note and later ones are not kept. Zero takes
+	// DefaultOutputsMaxPlanBytes.
+	MaxPlanBytes int64 `mapstructure:"maxPlanBytes"`
+	// MaxBytes bounds the whole folder; past it the folders of the plans
+	// written longest ago are removed first. Zero takes
+	// DefaultOutputsMaxBytes.
+	MaxBytes int64 `mapstructure:"maxBytes"`
+	// Retention is how long a plan's folder is kept after its last write;
+	// zero keeps them for ever.
+	Retention time.Duration `mapstructure:"retention"`
 }
 
 // Notify configures the webhooks that tell other services a plan waits for
@@ -175,6 +200,9 @@ type Workspace struct {
 	// (a plan's rollback point) before it removes it; zero keeps them for
 	// ever. Default DefaultSnapshotRetention.
 	SnapshotRetention time.Duration `mapstructure:"snapshotRetention"`
+	// SnapshotDir is where snapshots are kept; Load makes it absolute and
+	// fills DefaultSnapshotDir when unset. It must lie outside Root.
+	SnapshotDir string `mapstructure:"snapshotDir"`
 }
 
 // Tools bounds the tool activities.
@@ -201,6 +229,8 @@ type Tools struct {
 	// ReadOnlyPaths are absolute host paths commands may read, besides the
 	// system directories: a toolchain under /opt, a Go module cache.
 	ReadOnlyPaths []string `mapstructure:"readOnlyPaths"`
+	// Limits bound what one command or write may consume.
+	Limits ToolLimits `mapstructure:"limits"`
 }
 
 // Worker tunes the Temporal worker; zero keeps the SDK's defaults, but

@@ -104,6 +104,9 @@ func NewViper() *viper.Viper {
 	for k, val := range operationsDefaults() {
 		v.SetDefault(k, val)
 	}
+	for k, val := range limitsDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)
@@ -175,6 +178,12 @@ func Load(v *viper.Viper) (Config, error) {
 	if c.Outputs.Dir, err = outputsDir(v, c.Outputs.Dir); err != nil {
 		return c, err
 	}
+	if c.Workspace.SnapshotDir == "" {
+		c.Workspace.SnapshotDir = DefaultSnapshotDir()
+	}
+	if c.Workspace.SnapshotDir, err = filepath.Abs(c.Workspace.SnapshotDir); err != nil {
+		return c, fmt.Errorf("config: %s: %w", KeySnapshotDir, err)
+	}
 	c.Tools.Sandbox = strings.ToLower(strings.TrimSpace(c.Tools.Sandbox))
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
@@ -206,12 +215,22 @@ func decodeMessage(err error) string {
 // DefaultOutputsDir is where full outputs go when outputs.dir is not set:
 // planmode/outputs in the user's cache folder, or in the temporary folder
 // when there is none.
-func DefaultOutputsDir() string {
+func DefaultOutputsDir() string { return cacheDir("outputs") }
+
+// DefaultSnapshotDir is where workspace snapshots go when
+// workspace.snapshotDir is not set: planmode/snapshots in the user's cache
+// folder, or in the temporary folder when there is none, as the workspace
+// package's own default.
+func DefaultSnapshotDir() string { return cacheDir("snapshots") }
+
+// cacheDir returns planmode/name in the user's cache folder, or in the
+// temporary folder when there is none.
+func cacheDir(name string) string {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	return filepath.Join(base, "planmode", "outputs")
+	return filepath.Join(base, "planmode", name)
 }
 
 // outputsDir settles outputs.dir: the default when no source sets it, ""

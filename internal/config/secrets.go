@@ -61,14 +61,55 @@ func readSecretFile(path string) (string, error) {
 
 // SecretFiles lists the files that hold secrets or settings a plan must not
 // read: the configuration file, the secret files, the TLS key and the
-// codec's keys and token. The worker refuses to start when one lies in the
-// workspace, where the file tools could read it.
+// codec's keys and token (see GuardedPaths).
 func (c Config) SecretFiles() []string {
 	var out []string
-	for _, f := range []string{c.File, c.Temporal.APIKeyFile, c.LLM.APIKeyFile, c.Notify.WebhookSecretFile,
-		c.Temporal.TLS.KeyFile, c.Codec.KeyFile, c.Codec.AuthTokenFile} {
-		if f != "" {
-			out = append(out, f)
+	for _, g := range c.GuardedPaths() {
+		if !g.Store {
+			out = append(out, g.Path)
+		}
+	}
+	return out
+}
+
+// GuardedPath is a path the plans' file tools must not reach, and the
+// setting it comes from.
+type GuardedPath struct {
+	// Key is the setting's key, or GuardedConfigFile.
+	Key  string
+	Path string
+	// Store marks a folder the worker writes and prunes (full outputs,
+	// snapshots): the workspace must not lie in it either.
+	Store bool
+}
+
+// GuardedConfigFile is the Key of the configuration file in GuardedPaths:
+// it has no key of its own.
+const GuardedConfigFile = "the configuration file"
+
+// GuardedPaths lists what the worker refuses to start with inside
+// workspace.root, where a plan's file tools could read or change it: the
+// files of SecretFiles, the full outputs' folder and the snapshots'
+// (DefaultSnapshotDir when unset). Unset settings are left out.
+func (c Config) GuardedPaths() []GuardedPath {
+	snapshots := c.Workspace.SnapshotDir
+	if snapshots == "" {
+		snapshots = DefaultSnapshotDir()
+	}
+	var out []GuardedPath
+	for _, g := range []GuardedPath{
+		{Key: GuardedConfigFile, Path: c.File},
+		{Key: KeyTemporalKeyFile, Path: c.Temporal.APIKeyFile},
+		{Key: KeyLLMAPIKeyFile, Path: c.LLM.APIKeyFile},
+		{Key: KeySecretFile, Path: c.Notify.WebhookSecretFile},
+		{Key: KeyTLSKeyFile, Path: c.Temporal.TLS.KeyFile},
+		{Key: KeyCodecKeyFile, Path: c.Codec.KeyFile},
+		{Key: KeyCodecAuthTokenFile, Path: c.Codec.AuthTokenFile},
+		{Key: KeyOutputsDir, Path: c.Outputs.Dir, Store: true},
+		{Key: KeySnapshotDir, Path: snapshots, Store: true},
+	} {
+		if g.Path != "" {
+			out = append(out, g)
 		}
 	}
 	return out

@@ -45,7 +45,11 @@ func (c Config) Validate() error {
 	if err := c.Outputs.problem(); err != "" {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Outputs.capProblems()...)
 	if err := c.Workspace.retentionProblem(); err != "" {
+		errs = append(errs, err)
+	}
+	if err := folderProblem(KeySnapshotDir, c.Workspace.SnapshotDir); err != "" {
 		errs = append(errs, err)
 	}
 	if !slices.Contains(logLevels, c.Log.Level) {
@@ -157,21 +161,26 @@ func (t Tools) problems() []string {
 			errs = append(errs, fmt.Sprintf("%s: %q must be an absolute path other than /", KeyReadOnlyPaths, p))
 		}
 	}
-	return errs
+	return append(errs, t.Limits.problems()...)
 }
 
 // problem says what is wrong with outputs.dir: a path that is not
 // absolute (Load makes it absolute) or names something other than a
 // folder. A folder that does not exist yet is fine: the worker creates it.
-func (o Outputs) problem() string {
-	if o.Dir == "" {
+func (o Outputs) problem() string { return folderProblem(KeyOutputsDir, o.Dir) }
+
+// folderProblem says what is wrong with the folder dir of key: a path that
+// is not absolute (Load makes it absolute) or names something other than
+// a folder. Empty, or a folder that does not exist yet, is fine.
+func folderProblem(key, dir string) string {
+	if dir == "" {
 		return ""
 	}
-	if !filepath.IsAbs(o.Dir) {
-		return fmt.Sprintf("%s %q must be an absolute path", KeyOutputsDir, o.Dir)
+	if !filepath.IsAbs(dir) {
+		return fmt.Sprintf("%s %q must be an absolute path", key, dir)
 	}
-	if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
-		return fmt.Sprintf("%s %q is not a folder", KeyOutputsDir, o.Dir)
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Sprintf("%s %q is not a folder", key, dir)
 	}
 	return ""
 }

@@ -36,10 +36,10 @@ func Register(w sdkworker.Registry, a *activities.Activities) {
 // NewActivities builds the activities from the configuration: the LLM side
 // on model (offline when the offline model answers) with the configured
 // prices, the built-in tools confined to workspace.root with the
-// configured command allowlist and limits, the webhooks, and the folder
-// that keeps the whole of truncated outputs (none when outputs.dir is
-// empty). A caller may set what the configuration does not say (a test's
-// snapshot folder) on the result before registering it.
+// configured command allowlist and limits, the snapshot folder, the
+// webhooks, and the store that keeps the whole of truncated outputs within
+// its caps (none when outputs.dir is empty). A caller may change the
+// result (a test's snapshot folder) before registering it.
 func NewActivities(cfg config.Config, model llm.Config, offline bool) *activities.Activities {
 	a := &activities.Activities{
 		LLMConfig:       model,
@@ -47,14 +47,24 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 		Offline:         offline,
 		Tools:           tools.Builtin(ToolsConfig(cfg.Tools)),
 		ToolOutputLimit: cfg.Tools.MaxOutputBytes,
-		Workspace:       workspace.Root{Dir: cfg.Workspace.Root},
+		Workspace:       workspace.Root{Dir: cfg.Workspace.Root, SnapshotDir: cfg.Workspace.SnapshotDir},
 		Webhook: webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret,
 			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
-	if strings.TrimSpace(cfg.Outputs.Dir) != "" {
-		a.Outputs = outputs.New(cfg.Outputs.Dir)
-	}
+	a.Outputs = OutputStore(cfg.Outputs)
 	return a
+}
+
+// OutputStore maps the configuration onto the full outputs' store, or
+// returns nil when outputs.dir is empty; the store fills what the
+// configuration leaves zero with its defaults.
+func OutputStore(o config.Outputs) *outputs.Store {
+	if strings.TrimSpace(o.Dir) == "" {
+		return nil
+	}
+	s := outputs.New(o.Dir)
+	s.MaxPlanBytes, s.MaxBytes = o.MaxPlanBytes, o.MaxBytes
+	return s
 }
 
 // LoadPrompts loads the prompt templates of llm.promptDir over the
@@ -111,5 +121,14 @@ func ToolsConfig(t config.Tools) tools.Config {
 		Network:        t.Network,
 		Env:            append([]string(nil), t.Env...),
 		ReadOnlyPaths:  append([]string(nil), t.ReadOnlyPaths...),
+		Limits: tools.Limits{
+			Processes:      t.Limits.Processes,
+			CPUTime:        t.Limits.CPUTime,
+			MemoryBytes:    t.Limits.MemoryBytes,
+			TmpBytes:       t.Limits.TmpBytes,
+			FileBytes:      t.Limits.FileBytes,
+			GrowthBytes:    t.Limits.GrowthBytes,
+			WorkspaceBytes: t.Limits.WorkspaceBytes,
+		},
 	}
 }

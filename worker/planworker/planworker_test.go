@@ -12,6 +12,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/tools"
 )
@@ -103,4 +104,41 @@ func TestLoadPromptsRefusesABadFolderAtStart(t *testing.T) {
 	a := NewActivities(cfg, llm.Config{Model: "m"}, true)
 	a.Prompts = set
 	assert.NotSame(t, prompts.Default(), a.Prompts)
+}
+
+func TestConfigLimitDefaultsAreTheTools(t *testing.T) {
+	assert.Equal(t, tools.DefaultProcesses, config.DefaultLimitProcesses)
+	assert.Equal(t, tools.DefaultCPUTime, config.DefaultLimitCPUTime)
+	assert.EqualValues(t, tools.DefaultMemoryBytes, config.DefaultLimitMemoryBytes)
+	assert.EqualValues(t, tools.DefaultTmpBytes, config.DefaultLimitTmpBytes)
+	assert.EqualValues(t, tools.DefaultFileBytes, config.DefaultLimitFileBytes)
+	assert.EqualValues(t, tools.DefaultGrowthBytes, config.DefaultLimitGrowthBytes)
+	assert.EqualValues(t, tools.DefaultWorkspaceBytes, config.DefaultLimitWorkspaceBytes)
+	assert.Equal(t, outputs.DefaultMaxPlanBytes, config.DefaultOutputsMaxPlanBytes)
+	assert.Equal(t, outputs.DefaultMaxBytes, config.DefaultOutputsMaxBytes)
+}
+
+func TestToolsConfigMapsTheLimits(t *testing.T) {
+	limits := config.ToolLimits{Processes: 1, CPUTime: 2 * time.Second, MemoryBytes: 3, TmpBytes: 4, FileBytes: 5,
+		GrowthBytes: 6, WorkspaceBytes: 7}
+	assert.Equal(t, tools.Limits{Processes: 1, CPUTime: 2 * time.Second, MemoryBytes: 3, TmpBytes: 4, FileBytes: 5,
+		GrowthBytes: 6, WorkspaceBytes: 7}, ToolsConfig(config.Tools{Limits: limits}).Limits)
+}
+
+func TestNewActivitiesWiresTheStoresAndTheirCaps(t *testing.T) {
+	cfg := config.Config{
+		Workspace: config.Workspace{Root: t.TempDir(), SnapshotDir: "/srv/snapshots"},
+		Outputs:   config.Outputs{Dir: t.TempDir(), MaxPlanBytes: 10, MaxBytes: 1000},
+	}
+	a := NewActivities(cfg, llm.Config{}, true)
+	assert.Equal(t, "/srv/snapshots", a.Workspace.SnapshotDir)
+	require.NotNil(t, a.Outputs)
+	assert.Equal(t, int64(10), a.Outputs.MaxPlanBytes)
+	assert.Equal(t, int64(1000), a.Outputs.MaxBytes)
+	ref, err := a.Outputs.Save(outputs.Name{Run: "p", Step: "s", Kind: outputs.KindTool}, "more than ten bytes")
+	require.NoError(t, err)
+	data, err := os.ReadFile(ref)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "outputs.maxPlanBytes", "the plan's cap holds")
+	assert.Nil(t, OutputStore(config.Outputs{Dir: " "}), "no folder, no store")
 }

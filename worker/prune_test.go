@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/workspace"
 )
 
@@ -52,7 +53,7 @@ func TestPrunerRemovesExpiredSnapshotsAtStartAndOnEachTick(t *testing.T) {
 	ticks := make(chan time.Time)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	p := snapshotPruner{root: root, retention: 168 * time.Hour, now: clock.Now, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	p := pruner{root: root, snapshotRetention: 168 * time.Hour, now: clock.Now, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	go func() {
 		defer close(done)
 		p.run(ctx, ticks)
@@ -83,11 +84,41 @@ func TestStartPruningWithoutRetentionStartsNothing(t *testing.T) {
 	id, _, err := root.Snapshot(context.Background(), "plan-1", "", nil)
 	require.NoError(t, err)
 	require.NoError(t, os.Chtimes(filepath.Join(snaps, id+".json"), time.Unix(0, 0), time.Unix(0, 0)))
-	stop := startPruning(context.Background(), root, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	stop := startPruning(context.Background(), pruner{root: root, logger: discard})
 	stop()
 	assert.DirExists(t, filepath.Join(snaps, id), "zero retention keeps snapshots for ever")
 
-	stop = startPruning(context.Background(), root, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stop = startPruning(context.Background(), pruner{root: root, snapshotRetention: time.Hour, logger: discard})
 	stop() // waits for the pruner, which pruned once at start
 	assert.NoDirExists(t, filepath.Join(snaps, id), "a retention prunes at start")
+}
+
+func TestPrunerRemovesExpiredOutputs(t *testing.T) {
+	store := outputs.New(t.TempDir())
+	save := func(run string, age time.Duration) string {
+		ref, err := store.Save(outputs.Name{Run: run, Step: "s", Kind: outputs.KindTool}, "output")
+		require.NoError(t, err)
+		at := time.Now().Add(-age)
+		require.NoError(t, os.Chtimes(filepath.Dir(ref), at, at))
+		return ref
+	}
+	old, recent := save("plan-old", 200*time.Hour), save("plan-recent", time.Hour)
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	snaps := t.TempDir()
+	root := workspace.Root{Dir: t.TempDir(), SnapshotDir: snaps}
+	id, _, err := root.Snapshot(context.Background(), "plan-1", "", nil)
+	require.NoError(t, err)
+	require.NoError(t, os.Chtimes(filepath.Join(snaps, id+".json"), time.Unix(0, 0), time.Unix(0, 0)))
+
+	stop := startPruning(context.Background(), pruner{root: root, outputs: store, logger: discard})
+	stop()
+	assert.FileExists(t, old, "a zero retention keeps outputs for ever")
+
+	stop = startPruning(context.Background(), pruner{root: root, outputs: store, outputsRetention: 168 * time.Hour, logger: discard})
+	stop() // waits for the pruner, which pruned once at start
+	assert.NoFileExists(t, old, "an expired plan's outputs go")
+	assert.NoDirExists(t, filepath.Dir(old))
+	assert.FileExists(t, recent, "outputs within the retention stay")
+	assert.DirExists(t, filepath.Join(snaps, id), "snapshots keep their own retention (none here)")
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/planmode/planmode/outputs"
+	"github.com/planmode/planmode/workspace"
+)
+
+// pruneEvery is how often the worker removes expired snapshots and
+// outputs, besides once at start.
+const pruneEvery = time.Hour
+
+// pruner removes the workspace snapshots older than
+// workspace.snapshotRetention and the plans' full outputs last written
+// before outputs.retention; a zero retention keeps that kind for ever.
+// Every worker sharing a snapshot or output folder may run one: removing
+// is idempotent.
+type pruner struct {
+	root              workspace.Root
+	snapshotRetention time.Duration
+	// outputs is the full outputs' store, nil when none is kept.
+	outputs          *outputs.Store
+	outputsRetention time.Duration
+	// now is the clock; tests pass a fake one.
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// idle reports whether p has nothing to prune.
+func (p pruner) idle() bool {
+	return p.snapshotRetention <= 0 && (p.outputs == nil || p.outputsRetention <= 0)
+}
+
+// run prunes at once and then on every tick until ctx ends.
+func (p pruner) run(ctx context.Context, ticks <-chan time.Time) {
+	p.prune()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+			p.prune()
+		}
+	}
+}
+
+// prune removes what expired once and logs what it did; a failure is
+// logged and retried at the next tick.
+func (p pruner) prune() {
+	if p.snapshotRetention > 0 {
+		removed, err := p.root.PruneSnapshots(p.now(), p.snapshotRetention)
+		if len(removed) > 0 {
+			p.logger.Info("removed expired workspace snapshots", "count", len(removed), "retention", p.snapshotRetention, "ids", removed)
+		}
+		if err != nil {
+			p.logger.Warn("could not remove every expired workspace snapshot", "error", err)
+		}
+	}
+	if p.outputs != nil && p.outputsRetention > 0 {
+		removed, err := p.outputs.Prune(p.now(), p.outputsRetention)
+		if len(removed) > 0 {
+			p.logger.Info("removed expired full outputs", "count", len(removed), "retention", p.outputsRetention, "plans", removed)
+		}
+		if err != nil {
+			p.logger.Warn("could not remove every expired full output", "error", err)
+		}
+	}
+}
+
+// startPruning runs p on the wall clock every pruneEvery until ctx ends
+// or the returned stop is called (stop waits for it). A pruner with
+// nothing to prune starts nothing.
+func startPruning(ctx context.Context, p pruner) (stop func()) {
+	if p.idle() {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ticker := time.NewTicker(pruneEvery)
+	done := make(chan struct{})
+	p.now = time.Now
+	go func() {
+		defer close(done)
+		p.run(ctx, ticker.C)
+	}()
+	return func() {
+		cancel()
+		ticker.Stop()
+		<-done
+	}
+}
