@@ -59,6 +59,9 @@ func TestCheckWorkspaceKeepsTheWorkersFilesOutOfIt(t *testing.T) {
 		{name: "codec.keyFile inside", set: func(_ *testing.T, c *config.Config, ws, _ string) {
 			c.Codec.KeyFile = filepath.Join(ws, "codec.keys")
 		}, wantErr: []string{"codec.keyFile", "lies in workspace.root", "PLANMODE_CODEC_KEYFILE"}},
+		{name: "llm.promptDir inside", set: func(_ *testing.T, c *config.Config, ws, _ string) {
+			c.LLM.PromptDir = filepath.Join(ws, "prompts")
+		}, wantErr: []string{"llm.promptDir", "lies in workspace.root"}},
 		{name: "llm.apiKeyFile inside", set: func(_ *testing.T, c *config.Config, ws, _ string) {
 			c.LLM.APIKeyFile = filepath.Join(ws, "key")
 		}, wantErr: []string{"llm.apiKeyFile", "lies in workspace.root"}},

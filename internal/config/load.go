@@ -42,6 +42,7 @@ const (
 	KeyLLMOffline      = "llm.offline"
 	KeyOfflineLatency  = "llm.offlineLatency"
 	KeyLLMPrices       = "llm.prices"
+	KeyPromptDir       = "llm.promptDir"
 	KeyWorkspaceRoot   = "workspace.root"
 	KeyAllowCommands   = "tools.allowCommands"
 	KeyAllowTests      = "tools.allowTests"

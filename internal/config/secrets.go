@@ -59,19 +59,6 @@ func readSecretFile(path string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// SecretFiles lists the files that hold secrets or settings a plan must not
-// read: the configuration file, the secret files, the TLS key and the
-// codec's keys and token (see GuardedPaths).
-func (c Config) SecretFiles() []string {
-	var out []string
-	for _, g := range c.GuardedPaths() {
-		if !g.Store {
-			out = append(out, g.Path)
-		}
-	}
-	return out
-}
-
 // GuardedPath is a path the plans' file tools must not reach, and the
 // setting it comes from.
 type GuardedPath struct {
@@ -105,6 +92,8 @@ func (c Config) GuardedPaths() []GuardedPath {
 		{Key: KeyTLSKeyFile, Path: c.Temporal.TLS.KeyFile},
 		{Key: KeyCodecKeyFile, Path: c.Codec.KeyFile},
 		{Key: KeyCodecAuthTokenFile, Path: c.Codec.AuthTokenFile},
+		// Prompt templates steer every later plan: a plan must not rewrite them.
+		{Key: KeyPromptDir, Path: c.LLM.PromptDir},
 		{Key: KeyOutputsDir, Path: c.Outputs.Dir, Store: true},
 		{Key: KeySnapshotDir, Path: snapshots, Store: true},
 	} {
