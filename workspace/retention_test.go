@@ -22,11 +22,12 @@ func TestPruneSnapshotsRemovesOnlyExpiredOnes(t *testing.T) {
 	root := t.TempDir()
 	snaps := t.TempDir()
 	r := Root{Dir: root, SnapshotDir: snaps}
-	require.NoError(t, os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "shop"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "shop", "a.go"), []byte("a"), 0o644))
 	ctx := context.Background()
-	oldID, _, err := r.Snapshot(ctx, "plan-old", "", nil)
+	oldID, _, err := r.Snapshot(ctx, "plan-old", "shop", nil)
 	require.NoError(t, err)
-	newID, _, err := r.Snapshot(ctx, "plan-new", "", nil)
+	newID, _, err := r.Snapshot(ctx, "plan-new", "shop", nil)
 	require.NoError(t, err)
 	leftover := filepath.Join(snaps, "."+oldID+"-123")
 	require.NoError(t, os.MkdirAll(leftover, 0o755))
@@ -45,9 +46,9 @@ func TestPruneSnapshotsRemovesOnlyExpiredOnes(t *testing.T) {
 	assert.NoDirExists(t, leftover)
 	assert.DirExists(t, filepath.Join(snaps, newID), "a snapshot within the retention stays")
 
-	_, _, err = r.Restore(ctx, oldID, "", nil)
+	_, _, err = r.Restore(ctx, oldID, "shop", nil)
 	assert.ErrorIs(t, err, ErrSnapshot, "an expired snapshot can no longer be restored")
-	_, _, err = r.Restore(ctx, newID, "", nil)
+	_, _, err = r.Restore(ctx, newID, "shop", nil)
 	assert.NoError(t, err)
 
 	removed, err = r.PruneSnapshots(now.Add(2*time.Hour), 168*time.Hour)
@@ -58,7 +59,8 @@ func TestPruneSnapshotsRemovesOnlyExpiredOnes(t *testing.T) {
 func TestPruneSnapshotsKeepsEverythingWithoutRetentionOrFolder(t *testing.T) {
 	snaps := t.TempDir()
 	r := Root{Dir: t.TempDir(), SnapshotDir: snaps}
-	id, _, err := r.Snapshot(context.Background(), "plan-1", "", nil)
+	require.NoError(t, os.Mkdir(filepath.Join(r.Dir, "shop"), 0o755))
+	id, _, err := r.Snapshot(context.Background(), "plan-1", "shop", nil)
 	require.NoError(t, err)
 	takenAt(t, snaps, id, time.Unix(0, 0))
 	removed, err := r.PruneSnapshots(time.Now(), 0)
