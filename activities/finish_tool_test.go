@@ -2,6 +2,7 @@ package activities_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,11 +16,11 @@ import (
 
 func TestRunToolFinishPlanAsksToExit(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"cart.go": "package cart\n"})
-	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
+	a := &activities.Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
 	call := func(args string, readOnly bool) activities.ToolOutput {
 		t.Helper()
 		out, err := a.RunTool(context.Background(), activities.ToolInput{PlanID: "p1", StepID: "s2", ReadOnly: readOnly,
-			Call: activities.ToolCall{ID: "c1", Name: tools.FinishPlan, Arguments: args}})
+			Workspace: ws, Call: activities.ToolCall{ID: "c1", Name: tools.FinishPlan, Arguments: args}})
 		require.NoError(t, err)
 		return out
 	}

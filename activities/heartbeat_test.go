@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -62,9 +63,9 @@ func TestCommandOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	cfg := tools.DefaultConfig()
 	cfg.AllowCommands = []string{"sleep"}
 	require.Equal(t, tools.DefaultHeartbeatInterval, cfg.HeartbeatInterval, "the configured interval is far above the timeout")
-	a := &Activities{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: ws}}
+	a := &Activities{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.RunTool,
-		toolCall("", "run_command", `{"command":"sleep","args":["0.9"]}`))
+		toolCall(ws, "run_command", `{"command":"sleep","args":["0.9"]}`))
 	require.NoError(t, err, "the command heartbeats at a third of the timeout")
 	assert.True(t, out.Success, out.Error)
 }

@@ -274,7 +274,7 @@ func TestReflectionInspectsOnlyWhenTheStepMayHaveLeftSomething(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, model := newScripted(text(goodReflect))
-			a.Workspace = workspace.Root{Dir: ws}
+			a.Workspace = workspace.Root{Dir: filepath.Dir(ws)}
 			_, err := a.Reflect(context.Background(), ReflectInput{Workspace: ws, Result: tt.result,
 				Context: plan.StepContext{Goal: "g", Step: plan.Step{ID: "s1", Title: "Work", Status: tt.status},
 					Position: 1, Total: 2},

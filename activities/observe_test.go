@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,8 +44,8 @@ func TestLLMCallsAndToolsAreSpans(t *testing.T) {
 	require.NoError(t, err)
 
 	ws := t.TempDir()
-	a.Workspace = workspace.Root{Dir: ws}
-	out, err := a.RunTool(ctx, ToolInput{PlanID: "p1", StepID: "s3", Call: ToolCall{ID: "c1", Name: plan.ToolListFiles, Arguments: `{}`}})
+	a.Workspace = workspace.Root{Dir: filepath.Dir(ws)}
+	out, err := a.RunTool(ctx, ToolInput{PlanID: "p1", StepID: "s3", Workspace: ws, Call: ToolCall{ID: "c1", Name: plan.ToolListFiles, Arguments: `{}`}})
 	require.NoError(t, err)
 	require.True(t, out.Success, out.Error)
 

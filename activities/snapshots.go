@@ -2,21 +2,36 @@ package activities
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/planmode/planmode/internal/heartbeat"
 )
 
 // SnapshotWorkspace copies the workspace, .git included, into the snapshot
 // directory under an id derived from the plan id and the workspace, so a
-// retry replaces the same snapshot. A workspace over the snapshot limit is
-// a non-retryable ErrSnapshot error.
+// retry replaces the same snapshot. What it left out (hard-linked files,
+// fifos, symlinks leading outside) is listed in Skipped, at most
+// maxSkippedListed of them. A workspace over the snapshot limit is a
+// non-retryable ErrSnapshot error.
 func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	id, files, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
+	snap, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
 	if err != nil {
 		return SnapshotOutput{}, refusal(err)
 	}
-	return SnapshotOutput{SnapshotID: id, Files: files}, nil
+	out := SnapshotOutput{SnapshotID: snap.ID, Files: snap.Files}
+	for i, s := range snap.Skipped {
+		if i == maxSkippedListed {
+			out.Skipped = append(out.Skipped, fmt.Sprintf("and %d more", len(snap.Skipped)-i))
+			break
+		}
+		out.Skipped = append(out.Skipped, s.String())
+	}
+	return out, nil
 }
+
+// maxSkippedListed bounds the skipped paths a snapshot's output, which
+// lands in the workflow's history, lists.
+const maxSkippedListed = 20
 
 // RestoreWorkspace makes the workspace equal to the snapshot: files
 // modified or deleted since are put back (Restored), files created since

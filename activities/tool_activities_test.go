@@ -42,8 +42,8 @@ func requireAppError(t *testing.T, err error, typ string, msg string) {
 
 func TestRunToolWritesAndReads(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
-	a := &Activities{Workspace: workspace.Root{Dir: ws}}
-	out, err := a.RunTool(context.Background(), toolCall("", "write_file", `{"path":"src/a.go","content":"package a\n"}`))
+	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	out, err := a.RunTool(context.Background(), toolCall(ws, "write_file", `{"path":"src/a.go","content":"package a\n"}`))
 	require.NoError(t, err)
 	assert.True(t, out.Success, out.Error)
 	assert.Equal(t, []plan.FileChange{{Path: "src/a.go", Op: plan.FileCreated, LinesAdded: 1}}, out.FilesChanged)
@@ -56,7 +56,7 @@ func TestRunToolWritesAndReads(t *testing.T) {
 
 func TestRunToolFailuresAreOutputs(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
-	a := &Activities{Workspace: workspace.Root{Dir: ws}}
+	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
 	tests := []struct {
 		name string
 		in   ToolInput
@@ -90,7 +90,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 
 func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
-	a := &Activities{Workspace: workspace.Root{Dir: ws}}
+	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
 	for _, call := range []ToolCall{
 		{Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
 		{Name: "delete_file", Arguments: `{"path":"a.txt"}`},
@@ -123,7 +123,8 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 		want     string // listing when accepted
 		reject   string
 	}{
-		{name: "empty is the root", ws: "", want: "file.txt\nlink\nproj/"},
+		{name: "empty under a root", ws: "", reject: "must be a folder inside workspace.root, not the root"},
+		{name: "the root itself", ws: root, reject: "is the workspace root"},
 		{name: "absolute inside", ws: filepath.Join(root, "proj"), want: "x.txt"},
 		{name: "relative inside", ws: "proj", want: "x.txt"},
 		{name: "absolute outside", ws: outside, reject: "is outside the workspace root"},

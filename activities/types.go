@@ -183,10 +183,12 @@ type SnapshotInput struct {
 	Workspace string `json:"workspace"`
 }
 
-// SnapshotOutput names the saved snapshot.
+// SnapshotOutput names the saved snapshot, and what it left out ("path:
+// reason"): a restore leaves those paths as they are.
 type SnapshotOutput struct {
-	SnapshotID string `json:"snapshotId"`
-	Files      int    `json:"files"`
+	SnapshotID string   `json:"snapshotId"`
+	Files      int      `json:"files"`
+	Skipped    []string `json:"skipped,omitempty"`
 }
 
 // RestoreInput asks to put a snapshot back.

@@ -38,11 +38,13 @@ func (c *fakeClock) Advance(d time.Duration) {
 func TestPrunerRemovesExpiredSnapshotsAtStartAndOnEachTick(t *testing.T) {
 	snaps := t.TempDir()
 	root := workspace.Root{Dir: t.TempDir(), SnapshotDir: snaps}
-	require.NoError(t, os.WriteFile(filepath.Join(root.Dir, "a.go"), []byte("a"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(root.Dir, "shop"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root.Dir, "shop", "a.go"), []byte("a"), 0o644))
 	clock := &fakeClock{now: time.Date(2030, 1, 10, 0, 0, 0, 0, time.UTC)}
 	taken := func(planID string, age time.Duration) string {
-		id, _, err := root.Snapshot(context.Background(), planID, "", nil)
+		snap, err := root.Snapshot(context.Background(), planID, "shop", nil)
 		require.NoError(t, err)
+		id := snap.ID
 		at := clock.Now().Add(-age)
 		require.NoError(t, os.Chtimes(filepath.Join(snaps, id+".json"), at, at))
 		return id
@@ -81,8 +83,10 @@ func TestPrunerRemovesExpiredSnapshotsAtStartAndOnEachTick(t *testing.T) {
 func TestStartPruningWithoutRetentionStartsNothing(t *testing.T) {
 	snaps := t.TempDir()
 	root := workspace.Root{Dir: t.TempDir(), SnapshotDir: snaps}
-	id, _, err := root.Snapshot(context.Background(), "plan-1", "", nil)
+	require.NoError(t, os.Mkdir(filepath.Join(root.Dir, "shop"), 0o755))
+	snap, err := root.Snapshot(context.Background(), "plan-1", "shop", nil)
 	require.NoError(t, err)
+	id := snap.ID
 	require.NoError(t, os.Chtimes(filepath.Join(snaps, id+".json"), time.Unix(0, 0), time.Unix(0, 0)))
 	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
 	stop := startPruning(context.Background(), pruner{root: root, logger: discard})

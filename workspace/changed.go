@@ -3,8 +3,7 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"path/filepath"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -22,29 +21,23 @@ func (r Root) ChangedSince(ctx context.Context, ws string, since time.Time, max 
 	if ws, err = r.Resolve(ws, false); err != nil {
 		return nil, 0, err
 	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, 0, fmt.Errorf("changes in %s: %w", ws, err)
+	}
+	defer root.Close()
 	var files, dirs []string
-	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !fi.ModTime().After(since) {
+	if fi, err := root.Stat("."); err == nil && fi.ModTime().After(since) {
+		dirs = append(dirs, ".")
+	}
+	err = walk(ctx, root, "", func(e *entry) error {
+		if !e.info.ModTime().After(since) {
 			return nil
 		}
-		rel, err := filepath.Rel(ws, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			dirs = append(dirs, filepath.ToSlash(rel))
+		if e.kind() == kindDir {
+			dirs = append(dirs, e.rel)
 		} else {
-			files = append(files, filepath.ToSlash(rel))
+			files = append(files, e.rel)
 		}
 		return nil
 	})

@@ -3,7 +3,7 @@ package workspace
 import (
 	"errors"
 	"io/fs"
-	"path/filepath"
+	"os"
 	"strings"
 
 	"github.com/planmode/planmode/plan"
@@ -30,16 +30,19 @@ func ListFiles(tc plan.TaskContext) (files []string, more bool) {
 	if tc.WorkspaceRoot == "" {
 		return nil, false
 	}
-	err := filepath.WalkDir(tc.WorkspaceRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+	// Through a Root: a symlink swapped in for a folder leads nowhere out.
+	root, err := os.OpenRoot(tc.WorkspaceRoot)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == "." {
 			return nil // best effort: skip what cannot be read
-		}
-		if path == tc.WorkspaceRoot {
-			return nil
 		}
 		if skipEntry(d.Name()) {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -50,10 +53,7 @@ func ListFiles(tc plan.TaskContext) (files []string, more bool) {
 			more = true
 			return errListFull
 		}
-		rel, err := filepath.Rel(tc.WorkspaceRoot, path)
-		if err == nil {
-			files = append(files, filepath.ToSlash(rel))
-		}
+		files = append(files, path)
 		return nil
 	})
 	if err != nil && !errors.Is(err, errListFull) {

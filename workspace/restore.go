@@ -8,224 +8,289 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
 )
 
-// entryKind is what a path is, for comparing a workspace with a snapshot.
-type entryKind int
-
-const (
-	kindOther entryKind = iota
-	kindDir
-	kindFile
-	kindLink
-)
-
-// kindOf classifies a directory entry's type bits.
-func kindOf(t fs.FileMode) entryKind {
-	switch {
-	case t.IsDir():
-		return kindDir
-	case t&fs.ModeSymlink != 0:
-		return kindLink
-	case t.IsRegular():
-		return kindFile
-	}
-	return kindOther
+// snapEntry is one entry of a snapshot: its kind, and a symlink's target.
+type snapEntry struct {
+	kind   entryKind
+	target string
 }
 
-// restoreTree makes ws equal to the snapshot tree snap. First it removes
-// what the snapshot lacks (or holds as another kind of entry), then it puts
-// back every file and symlink that is missing or differs.
-func restoreTree(ctx context.Context, snap, ws string, beat func(...any)) (restored, removed []string, err error) {
-	index, err := indexTree(ctx, snap)
-	if err != nil {
+// restorer makes a workspace equal to a snapshot.
+type restorer struct {
+	ctx      context.Context
+	index    map[string]snapEntry // the snapshot's entries by path
+	skipped  map[string]bool      // what the snapshot left out: left alone
+	beat     func(...any)
+	n        int
+	restored []string
+	removed  []string
+}
+
+// restoreTree makes the workspace ws equal to the snapshot tree snap
+// (whose manifest is m). It reads the whole snapshot first, refusing one
+// with a symlink that leads outside before anything changes; then it
+// removes what the snapshot lacks (or holds as another kind of entry),
+// then puts back every file and symlink that is missing or differs.
+func restoreTree(ctx context.Context, snap, ws *os.Root, m *snapshotManifest, beat func(...any)) (restored,
+	removed []string, err error) {
+	rs := &restorer{ctx: ctx, index: map[string]snapEntry{}, skipped: map[string]bool{}, beat: beat,
+		restored: []string{}, removed: []string{}}
+	for _, s := range m.Skipped {
+		rs.skipped[s.Path] = true
+	}
+	if err := walk(ctx, snap, "", rs.indexEntry); err != nil {
+		var refusal *Refusal
+		if errors.As(err, &refusal) {
+			return nil, nil, err
+		}
 		return nil, nil, fmt.Errorf("restore: read snapshot: %w", err)
 	}
-	removed, err = removeExtras(ctx, ws, index)
-	if err != nil {
+	if err := walk(ctx, ws, "", rs.removeExtra); err != nil {
 		return nil, nil, fmt.Errorf("restore: remove new files: %w", err)
 	}
-	restored, err = putBack(ctx, snap, ws, beat)
-	if err != nil {
+	if err := rs.putBack(snap, ws, ""); err != nil {
 		return nil, nil, fmt.Errorf("restore: put files back: %w", err)
 	}
-	sort.Strings(removed)
-	sort.Strings(restored)
-	return restored, removed, nil
+	sort.Strings(rs.removed)
+	sort.Strings(rs.restored)
+	return rs.restored, rs.removed, nil
 }
 
-// indexTree maps every path below root (slash-separated, relative) to its
-// kind.
-func indexTree(ctx context.Context, root string) (map[string]entryKind, error) {
-	index := map[string]entryKind{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// indexEntry records one entry of the snapshot.
+func (rs *restorer) indexEntry(e *entry) error {
+	if e.err != nil {
+		return e.err
+	}
+	se := snapEntry{kind: e.kind()}
+	if se.kind == kindLink {
+		target, err := e.dir.Readlink(e.name)
 		if err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if linkLeadsOut(e.rel, target) {
+			return refuse(ErrSnapshot, nil, "restore: the snapshot holds %s -> %s, which may lead outside the workspace",
+				e.rel, target)
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
+		se.target = target
+	}
+	rs.index[e.rel] = se
+	return nil
+}
+
+// removeExtra deletes the workspace entry e unless the snapshot holds it
+// as the same kind or skipped it, and lists the files and symlinks
+// removed that the snapshot does not hold at all (one it holds as another
+// kind is put back later and reported as restored). Removals go through
+// the folder e was listed in, so a parent swapped meanwhile changes
+// nothing outside.
+func (rs *restorer) removeExtra(e *entry) error {
+	if rs.skipped[e.rel] {
+		return fs.SkipDir
+	}
+	want, known := rs.index[e.rel]
+	if known && want.kind == e.kind() {
+		if e.err != nil { // a folder swapped while listed: a retry sees the swap
+			return fmt.Errorf("%s: %w", e.rel, e.err)
 		}
-		index[filepath.ToSlash(rel)] = kindOf(d.Type())
 		return nil
-	})
-	return index, err
-}
-
-// removeExtras deletes from ws every entry the snapshot does not hold as
-// the same kind, and returns the files and symlinks removed that the
-// snapshot does not hold at all (one it holds as another kind is put back
-// later and reported as restored).
-func removeExtras(ctx context.Context, ws string, index map[string]entryKind) ([]string, error) {
-	removed := []string{}
-	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(ws, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		kind, known := index[rel]
-		if known && kind == kindOf(d.Type()) {
-			return nil
-		}
-		if d.IsDir() {
-			// Nothing below a directory the snapshot lacks is in the snapshot.
-			files, err := filesUnder(ws, p)
-			if err != nil {
-				return err
-			}
-			removed = append(removed, files...)
-			if err := os.RemoveAll(p); err != nil {
-				return err
-			}
-			return filepath.SkipDir
-		}
-		if !known {
-			removed = append(removed, rel)
-		}
-		return os.Remove(p)
-	})
-	return removed, err
-}
-
-// filesUnder lists the non-directory entries below dir, relative to ws.
-func filesUnder(ws, dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(ws, p)
-		out = append(out, filepath.ToSlash(rel))
-		return err
-	})
-	return out, err
-}
-
-// putBack copies every snapshot entry that is missing from ws or differs,
-// and returns the files and symlinks it wrote.
-func putBack(ctx context.Context, snap, ws string, beat func(...any)) ([]string, error) {
-	restored := []string{}
-	n := 0
-	err := filepath.WalkDir(snap, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(snap, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(ws, rel)
-		if n++; n%beatEvery == 0 && beat != nil {
-			beat("restore", n)
-		}
-		changed, err := restoreEntry(p, target, kindOf(d.Type()))
-		if changed {
-			restored = append(restored, filepath.ToSlash(rel))
-		}
-		return err
-	})
-	return restored, err
-}
-
-// restoreEntry makes target equal to the snapshot entry src and reports
-// whether a file or symlink had to be written.
-func restoreEntry(src, target string, kind entryKind) (bool, error) {
-	switch kind {
-	case kindDir:
-		return false, mkdirLike(src, target)
-	case kindLink:
-		want, err := os.Readlink(src)
-		if err != nil {
-			return false, err
-		}
-		if got, err := os.Readlink(target); err == nil && got == want {
-			return false, nil
-		}
-		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false, err
-		}
-		return true, os.Symlink(want, target)
-	case kindFile:
-		same, err := sameFile(src, target)
-		if err != nil || same {
-			return false, err
-		}
-		return true, copyFile(src, target)
 	}
-	return false, nil
+	hook("remove", e.rel)
+	if e.kind() == kindDir {
+		// Nothing below a folder the snapshot lacks is in the snapshot.
+		if e.err == nil {
+			if err := walk(rs.ctx, e.sub, e.rel, rs.listRemoved); err != nil {
+				return err
+			}
+		}
+		if err := e.dir.RemoveAll(e.name); err != nil {
+			return err
+		}
+		return fs.SkipDir
+	}
+	if !known {
+		rs.removed = append(rs.removed, e.rel)
+	}
+	return e.dir.Remove(e.name)
 }
 
-// sameFile reports whether target exists with the content and permissions
-// of src.
-func sameFile(src, target string) (bool, error) {
-	sfi, err := os.Stat(src)
+// listRemoved lists e as removed unless it is a folder.
+func (rs *restorer) listRemoved(e *entry) error {
+	if e.kind() != kindDir {
+		rs.removed = append(rs.removed, e.rel)
+	}
+	return nil
+}
+
+// putBack copies every entry of the snapshot folder snap (at prefix) that
+// is missing from the workspace folder ws or differs, folder by folder.
+func (rs *restorer) putBack(snap, ws *os.Root, prefix string) error {
+	entries, err := fs.ReadDir(snap.FS(), ".")
 	if err != nil {
-		return false, err
+		return err
 	}
-	tfi, err := os.Lstat(target)
+	for _, de := range entries {
+		if err := rs.ctx.Err(); err != nil {
+			return err
+		}
+		rel := path.Join(prefix, de.Name())
+		want, ok := rs.index[rel]
+		if !ok {
+			return fmt.Errorf("%s: %w", rel, errChanged) // the snapshot changed since it was read
+		}
+		if rs.n++; rs.n%beatEvery == 0 && rs.beat != nil {
+			rs.beat("restore", rs.n)
+		}
+		hook("restore", rel)
+		if err := rs.putEntry(snap, ws, de, rel, want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putEntry puts back one snapshot entry de of the folder snap into ws.
+func (rs *restorer) putEntry(snap, ws *os.Root, de fs.DirEntry, rel string, want snapEntry) error {
+	info, err := de.Info()
+	switch {
+	case err != nil:
+	case want.kind == kindDir:
+		return rs.putDir(snap, ws, de.Name(), rel, info)
+	case want.kind == kindLink:
+		err = rs.putLink(ws, de.Name(), rel, want.target)
+	case want.kind == kindFile:
+		err = rs.putFile(snap, ws, de.Name(), rel, info)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	return nil
+}
+
+// putDir makes name in ws a folder and puts back what the snapshot folder
+// name of snap (listed as info) holds.
+func (rs *restorer) putDir(snap, ws *os.Root, name, rel string, info fs.FileInfo) error {
+	from, err := openDir(snap, name, info)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	defer from.Close()
+	to, err := ensureDir(ws, name, info.Mode().Perm()|0o700)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	defer to.Close()
+	return rs.putBack(from, to, rel)
+}
+
+// ensureDir returns the folder name of dir, created when missing, with
+// permissions perm. Anything else found there was put there since the
+// removals, while the restore ran: errChanged, which a retry fixes.
+func ensureDir(dir *os.Root, name string, perm fs.FileMode) (*os.Root, error) {
+	if err := dir.Mkdir(name, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	info, err := dir.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, errChanged
+	}
+	sub, err := openDir(dir, name, info)
+	if err != nil {
+		return nil, err
+	}
+	if err := chmodDir(sub, perm); err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+// chmodDir sets the permissions of the open folder dir through its own
+// handle.
+func chmodDir(dir *os.Root, perm fs.FileMode) error {
+	f, err := dir.Open(".")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Chmod(perm)
+}
+
+// putLink makes name in ws the symlink to target, through a temporary
+// link and a rename.
+func (rs *restorer) putLink(ws *os.Root, name, rel, target string) error {
+	if got, err := ws.Readlink(name); err == nil && got == target {
+		return nil
+	}
+	tmp := tempName()
+	if err := ws.Symlink(target, tmp); err != nil {
+		return err
+	}
+	if err := ws.Rename(tmp, name); err != nil {
+		ws.Remove(tmp)
+		return err
+	}
+	rs.restored = append(rs.restored, rel)
+	return nil
+}
+
+// putFile makes name in ws a copy of the regular file name in snap
+// (listed as info) unless it already is one, content and permissions.
+func (rs *restorer) putFile(snap, ws *os.Root, name, rel string, info fs.FileInfo) error {
+	src, fi, err := openFile(snap, name, info)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	same, err := sameFile(src, fi, ws, name)
+	if err != nil || same {
+		return err
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := writeAtomic(ws, name, src, fi.Mode().Perm()); err != nil {
+		return err
+	}
+	rs.restored = append(rs.restored, rel)
+	return nil
+}
+
+// sameFile reports whether name in ws is a regular file with the content
+// and permissions of src (whose fstat is fi).
+func sameFile(src *os.File, fi fs.FileInfo, ws *os.Root, name string) (bool, error) {
+	tfi, err := ws.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if !tfi.Mode().IsRegular() || tfi.Size() != sfi.Size() || tfi.Mode().Perm() != sfi.Mode().Perm() {
+	if !tfi.Mode().IsRegular() || tfi.Size() != fi.Size() || tfi.Mode().Perm() != fi.Mode().Perm() {
 		return false, nil
 	}
-	return sameContent(src, target)
+	dst, _, err := openFile(ws, name, tfi)
+	if errors.Is(err, errChanged) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer dst.Close()
+	return sameContent(src, dst)
 }
 
-// sameContent compares two files of equal size chunk by chunk.
-func sameContent(a, b string) (bool, error) {
-	fa, err := os.Open(a)
-	if err != nil {
-		return false, err
-	}
-	defer fa.Close()
-	fb, err := os.Open(b)
-	if err != nil {
-		return false, err
-	}
-	defer fb.Close()
+// sameContent compares two readers of equal length chunk by chunk.
+func sameContent(a, b io.Reader) (bool, error) {
 	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
 	for {
-		na, errA := io.ReadFull(fa, bufA)
-		nb, errB := io.ReadFull(fb, bufB)
+		na, errA := io.ReadFull(a, bufA)
+		nb, errB := io.ReadFull(b, bufB)
 		if na != nb || !bytes.Equal(bufA[:na], bufB[:nb]) {
 			return false, nil
 		}

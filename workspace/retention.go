@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -23,11 +22,15 @@ func (r Root) PruneSnapshots(now time.Time, retention time.Duration) ([]string, 
 	if retention <= 0 {
 		return nil, nil
 	}
-	dir := r.snapshotDir()
-	entries, err := os.ReadDir(dir)
+	store, err := os.OpenRoot(r.snapshotDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("prune snapshots: %w", err)
+	}
+	defer store.Close()
+	entries, err := fs.ReadDir(store.FS(), ".")
 	if err != nil {
 		return nil, fmt.Errorf("prune snapshots: %w", err)
 	}
@@ -39,7 +42,7 @@ func (r Root) PruneSnapshots(now time.Time, retention time.Duration) ([]string, 
 		if !ok {
 			continue
 		}
-		if err := removeSnapshot(dir, e.Name(), id); err != nil {
+		if err := removeSnapshot(store, e.Name(), id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -50,8 +53,8 @@ func (r Root) PruneSnapshots(now time.Time, retention time.Duration) ([]string, 
 }
 
 // expiredSnapshot reports whether the directory entry e is a snapshot's
-// manifest or a leftover temporary copy modified before cutoff, and the
-// snapshot id it stands for. Snapshot trees are pruned with their
+// manifest or a leftover temporary copy or manifest modified before
+// cutoff, and the snapshot id it stands for. Snapshot trees are pruned with their
 // manifest, never on their own: a tree's time is when it was copied from,
 // not when it was taken.
 func expiredSnapshot(e fs.DirEntry, cutoff time.Time) (string, bool) {
@@ -61,27 +64,28 @@ func expiredSnapshot(e fs.DirEntry, cutoff time.Time) (string, bool) {
 		return "", false
 	}
 	switch {
+	case strings.HasPrefix(name, "."):
+		return name, true // a temporary copy (".<id>-*") or manifest (".planmode-*")
 	case !e.IsDir() && strings.HasSuffix(name, ".json"):
 		id := strings.TrimSuffix(name, ".json")
 		return id, validSnapshotID(id)
-	case e.IsDir() && strings.HasPrefix(name, "."):
-		return name, true // a temporary copy (".<id>-*")
 	}
 	return "", false
 }
 
-// removeSnapshot removes the tree dir/id, then its manifest, so a
-// failure halfway leaves a manifest that a later prune retries. Snapshot
-// folders always grant their owner write access (mkdirLike), so a
-// read-only folder of the workspace does not stop the removal.
-func removeSnapshot(dir, name, id string) error {
+// removeSnapshot removes the tree id from the store, then its manifest
+// name, so a failure halfway leaves a manifest that a later prune
+// retries. Snapshot folders always grant their owner write access (see
+// copier.visit), so a read-only folder of the workspace does not stop the
+// removal.
+func removeSnapshot(store *os.Root, name, id string) error {
 	if strings.HasPrefix(name, ".") {
-		return os.RemoveAll(filepath.Join(dir, name))
+		return store.RemoveAll(name)
 	}
-	if err := os.RemoveAll(filepath.Join(dir, id)); err != nil {
+	if err := store.RemoveAll(id); err != nil {
 		return fmt.Errorf("prune snapshot %s: %w", id, err)
 	}
-	if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := store.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("prune snapshot %s: %w", id, err)
 	}
 	return nil

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-
-	"github.com/planmode/planmode/tools"
+	"strings"
 )
 
 // Kinds of refusal, for errors.Is. Both are permanent: no retry moves a
 // workspace back under the root, shrinks it or brings back a snapshot.
 var (
-	// ErrRejected is a workspace that is missing, not a directory or
-	// outside the root.
+	// ErrRejected is a workspace that is missing, not a directory,
+	// outside the root or the root itself.
 	ErrRejected = errors.New("workspace rejected")
 	// ErrSnapshot is a snapshot that cannot be taken (too large, no plan
 	// id, a store that overlaps the workspace) or restored (unknown id,
@@ -54,8 +54,9 @@ func refuse(kind, cause error, format string, args ...any) error {
 // directory.
 type Root struct {
 	// Dir, when set, is the directory every workspace must lie in: a
-	// relative workspace is taken relative to it, an empty one is Dir
-	// itself. Without it a plan must name its workspace.
+	// relative workspace is taken relative to it. A workspace is a folder
+	// inside Dir, never Dir itself, which holds every plan's. Without Dir
+	// a plan may name any folder.
 	Dir string
 	// SnapshotDir is where snapshots are kept; it must not overlap a
 	// workspace. Empty means planmode/snapshots in the user's cache
@@ -68,14 +69,15 @@ type Root struct {
 
 // Resolve returns the absolute, symlink-free workspace a plan names (see
 // Root.Dir). A missing workspace is refused when mustExist, else created
-// (a restore may need to recreate it). Refusals are ErrRejected.
+// (a restore may need to recreate it). Refusals are ErrRejected: no
+// workspace named, one outside Dir, or Dir itself.
 func (r Root) Resolve(ws string, mustExist bool) (string, error) {
 	root := r.Dir
 	switch {
 	case ws == "" && root == "":
 		return "", refuse(ErrRejected, nil, "no workspace: the plan names none and the worker has no workspace root")
 	case ws == "":
-		ws = root
+		return "", refuse(ErrRejected, nil, "no workspace: %s", notTheRoot)
 	case !filepath.IsAbs(ws) && root != "":
 		ws = filepath.Join(root, ws)
 	}
@@ -88,7 +90,10 @@ func (r Root) Resolve(ws string, mustExist bool) (string, error) {
 		if err != nil {
 			return "", refuse(ErrRejected, err, "workspace root %s: %v", root, err)
 		}
-		if !tools.Within(realRoot, real) {
+		if real == realRoot {
+			return "", refuse(ErrRejected, nil, "workspace %s is the workspace root: %s", ws, notTheRoot)
+		}
+		if !inside(filepath.ToSlash(realRoot), filepath.ToSlash(real)) {
 			return "", refuse(ErrRejected, nil, "workspace %s is outside the workspace root %s", ws, realRoot)
 		}
 	}
@@ -106,6 +111,42 @@ func (r Root) Resolve(ws string, mustExist bool) (string, error) {
 		return "", refuse(ErrRejected, nil, "workspace %s is not a directory", ws)
 	}
 	return real, nil
+}
+
+// notTheRoot says why the workspace root is no plan's workspace: a
+// snapshot of it would copy, and a restore rewrite, every plan's files.
+const notTheRoot = "a plan's workspace must be a folder inside workspace.root, not the root that holds every plan's"
+
+// Overlaps reports whether the folders a and b are the same or one lies
+// inside the other. Both are absolute, or both relative to the same
+// folder, slash-separated; they are cleaned first. Paths that cannot be
+// compared without knowing that folder (one absolute and one relative, or
+// a relative one that climbs out with "..") are taken to overlap, so that
+// a caller keeping workspaces apart errs on the side of refusing.
+func Overlaps(a, b string) bool {
+	a, b = path.Clean(filepath.ToSlash(a)), path.Clean(filepath.ToSlash(b))
+	if path.IsAbs(a) != path.IsAbs(b) || climbs(a) || climbs(b) {
+		return true
+	}
+	return inside(a, b) || inside(b, a)
+}
+
+// inside reports whether the clean path p is dir or lies inside it.
+func inside(dir, p string) bool {
+	switch dir {
+	case p:
+		return true
+	case "/":
+		return path.IsAbs(p)
+	case ".":
+		return !path.IsAbs(p) && !climbs(p)
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+// climbs reports whether the clean relative path p leads above its base.
+func climbs(p string) bool {
+	return p == ".." || strings.HasPrefix(p, "../")
 }
 
 // realPath makes p absolute and resolves the symlinks of its deepest

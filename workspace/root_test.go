@@ -14,6 +14,7 @@ func TestResolve(t *testing.T) {
 	root := testkit.Workspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
 	outside := testkit.Workspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
+	require.NoError(t, os.Symlink(".", filepath.Join(root, "self")))
 	r := Root{Dir: root}
 
 	tests := []struct {
@@ -21,7 +22,11 @@ func TestResolve(t *testing.T) {
 		want     string
 		reject   string
 	}{
-		{name: "empty is the root", ws: "", want: root},
+		{name: "empty under a root", ws: "", reject: "must be a folder inside workspace.root, not the root"},
+		{name: "the root itself", ws: root, reject: "is the workspace root"},
+		{name: "the root as dot", ws: ".", reject: "is the workspace root"},
+		{name: "the root by a detour", ws: "proj/..", reject: "is the workspace root"},
+		{name: "a symlink to the root", ws: "self", reject: "is the workspace root"},
 		{name: "absolute inside", ws: filepath.Join(root, "proj"), want: filepath.Join(root, "proj")},
 		{name: "relative inside", ws: "proj", want: filepath.Join(root, "proj")},
 		{name: "absolute outside", ws: outside, reject: "is outside the workspace root"},
@@ -53,4 +58,33 @@ func TestResolve(t *testing.T) {
 	require.NoError(t, err, "a workspace that need not exist is created")
 	assert.Equal(t, gone, got)
 	assert.DirExists(t, gone)
+}
+
+func TestOverlaps(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"/ws/shop", "/ws/shop", true},
+		{"/ws/shop", "/ws/shop/sub", true},
+		{"/ws/shop/sub", "/ws/shop", true},
+		{"/ws/shop", "/ws/shopping", false},
+		{"/ws/shop", "/ws/cart", false},
+		{"/ws/shop/", "/ws/shop", true},
+		{"/ws/shop/../cart", "/ws/cart/x", true},
+		{"/", "/ws", true},
+		{"shop", "shop/sub", true},
+		{"shop", "cart", false},
+		{"shop", "shopping", false},
+		{".", "shop", true},
+		{"", "shop", true},
+		{"a/b", "a/c", false},
+		{"../x", "a", true},
+		{"shop", "/ws/shop", true},
+		{"/ws/cart", "shop", true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Overlaps(tt.a, tt.b), "Overlaps(%q, %q)", tt.a, tt.b)
+		assert.Equal(t, tt.want, Overlaps(tt.b, tt.a), "Overlaps(%q, %q)", tt.b, tt.a)
+	}
 }

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/planmode/planmode/tools"
 )
 
 // DefaultSnapshotLimit is the largest workspace a snapshot copies when
@@ -25,38 +23,70 @@ const DefaultSnapshotLimit = 200 << 20
 // heartbeats.
 const beatEvery = 500
 
+// Snapshot is what Root.Snapshot took.
+type Snapshot struct {
+	// ID names the snapshot for Root.Restore.
+	ID string
+	// Files counts the files and symlinks copied.
+	Files int
+	// Skipped lists what was left out and why, in walk order. A restore
+	// leaves these paths as it finds them.
+	Skipped []Skip
+}
+
+// Skip is a path a snapshot left out, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// String returns "path: reason".
+func (s Skip) String() string { return s.Path + ": " + s.Reason }
+
 // Snapshot copies the workspace ws (see Resolve), .git included, into the
 // snapshot directory under an id derived from planID and the workspace, so
-// that taking it again replaces the same snapshot. It returns the id and
-// the number of files and symlinks copied. beat, when not nil, is called
-// every few hundred files. A workspace over the snapshot limit, or an
-// empty planID, is an ErrSnapshot refusal.
-func (r Root) Snapshot(ctx context.Context, planID, ws string, beat func(...any)) (id string, files int,
-	err error) {
+// that taking it again replaces the same snapshot. Symlinks are copied as
+// symlinks. It leaves out, and lists in Skipped, what the file tools
+// refuse too: files with more than one hard link (another name may lie
+// outside the workspace), symlinks leading outside, anything but regular
+// files, folders and symlinks, and entries swapped while it ran. beat,
+// when not nil, is called every few hundred files. A workspace over the
+// snapshot limit, or an empty planID, is an ErrSnapshot refusal.
+func (r Root) Snapshot(ctx context.Context, planID, ws string, beat func(...any)) (Snapshot, error) {
 	if strings.TrimSpace(planID) == "" {
-		return "", 0, refuse(ErrSnapshot, nil, "snapshot: the plan id is empty")
+		return Snapshot{}, refuse(ErrSnapshot, nil, "snapshot: the plan id is empty")
 	}
-	if ws, err = r.Resolve(ws, true); err != nil {
-		return "", 0, err
-	}
-	dir, err := r.store(ws)
+	ws, err := r.Resolve(ws, true)
 	if err != nil {
-		return "", 0, err
+		return Snapshot{}, err
 	}
-	id = snapshotID(planID, ws)
-	files, err = takeSnapshot(ctx, ws, dir, id, planID, r.limit(), beat)
+	store, err := r.openStore(ws)
 	if err != nil {
-		return "", 0, err
+		return Snapshot{}, err
 	}
-	return id, files, nil
+	defer store.Close()
+	src, err := os.OpenRoot(ws)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("snapshot: %w", err)
+	}
+	defer src.Close()
+	snap := Snapshot{ID: snapshotID(planID, ws)}
+	m := snapshotManifest{PlanID: planID, Workspace: ws}
+	if err := takeSnapshot(ctx, src, store, snap.ID, &m, r.limit(), beat); err != nil {
+		return Snapshot{}, err
+	}
+	snap.Files, snap.Skipped = m.Files, m.Skipped
+	return snap, nil
 }
 
 // Restore makes the workspace ws (see Resolve; recreated when it is gone)
-// equal to snapshot id: files modified or deleted since are put back
-// (restored), files created since are removed (removed), both sorted.
-// Running it again changes nothing, so retries are safe. beat, when not
-// nil, is called every few hundred files. An invalid or unknown id, or a
-// snapshot of another workspace, is an ErrSnapshot refusal.
+// equal to snapshot id, leaving alone what the snapshot skipped: files
+// modified or deleted since are put back (restored), files created since
+// are removed (removed), both sorted. Running it again changes nothing, so
+// retries are safe; one that fails because a folder was swapped while it
+// ran is fixed by a retry. beat, when not nil, is called every few hundred
+// files. An invalid or unknown id, a snapshot of another workspace or one
+// holding a symlink that leads outside is an ErrSnapshot refusal.
 func (r Root) Restore(ctx context.Context, id, ws string, beat func(...any)) (restored, removed []string,
 	err error) {
 	if !validSnapshotID(id) {
@@ -65,32 +95,43 @@ func (r Root) Restore(ctx context.Context, id, ws string, beat func(...any)) (re
 	if ws, err = r.Resolve(ws, false); err != nil {
 		return nil, nil, err
 	}
-	dir, err := r.store(ws)
+	store, err := r.openStore(ws)
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := openSnapshot(dir, id, ws)
+	defer store.Close()
+	tree, m, err := openSnapshot(store, id, ws)
 	if err != nil {
 		return nil, nil, err
 	}
-	return restoreTree(ctx, snap, ws, beat)
+	defer tree.Close()
+	dst, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("restore: %w", err)
+	}
+	defer dst.Close()
+	return restoreTree(ctx, tree, dst, m, beat)
 }
 
-// store returns the snapshot directory, created, after checking it does
+// openStore opens the snapshot directory, created, after checking it does
 // not overlap the workspace.
-func (r Root) store(ws string) (string, error) {
+func (r Root) openStore(ws string) (*os.Root, error) {
 	dir := r.snapshotDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
+		return nil, fmt.Errorf("snapshot directory: %w", err)
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", fmt.Errorf("snapshot directory: %w", err)
+		return nil, fmt.Errorf("snapshot directory: %w", err)
 	}
-	if tools.Within(ws, real) || tools.Within(real, ws) {
-		return "", refuse(ErrSnapshot, nil, "the snapshot directory %s overlaps the workspace %s", real, ws)
+	if Overlaps(ws, real) {
+		return nil, refuse(ErrSnapshot, nil, "the snapshot directory %s overlaps the workspace %s", real, ws)
 	}
-	return real, nil
+	store, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot directory: %w", err)
+	}
+	return store, nil
 }
 
 // snapshotDir returns the directory snapshots are kept in: SnapshotDir,
@@ -115,12 +156,14 @@ func (r Root) limit() int64 {
 }
 
 // snapshotManifest is stored beside a snapshot tree (<id>.json) so a
-// restore can refuse to put one workspace's files into another.
+// restore can refuse to put one workspace's files into another, and
+// leaves alone what the snapshot skipped.
 type snapshotManifest struct {
 	PlanID    string `json:"planId"`
 	Workspace string `json:"workspace"`
 	Files     int    `json:"files"`
 	Bytes     int64  `json:"bytes"`
+	Skipped   []Skip `json:"skipped,omitempty"`
 }
 
 // unsafeIDChars are replaced in the plan id part of a snapshot id.
@@ -146,162 +189,36 @@ func validSnapshotID(id string) bool {
 	return snapshotIDPattern.MatchString(id) && id != "." && id != ".."
 }
 
-// takeSnapshot copies ws into dir/id through a temporary directory,
-// replacing an earlier copy, and writes the manifest. It returns the
-// number of files and symlinks copied.
-func takeSnapshot(ctx context.Context, ws, dir, id, planID string, limit int64, beat func(...any)) (int, error) {
-	files, size, err := measure(ctx, ws)
-	if err != nil {
-		return 0, err
-	}
-	if size > limit {
-		return 0, refuse(ErrSnapshot, nil, "workspace %s holds %d MiB, over the %d MiB snapshot limit",
-			ws, size>>20, limit>>20)
-	}
-	tmp, err := os.MkdirTemp(dir, "."+id+"-*")
-	if err != nil {
-		return 0, fmt.Errorf("snapshot %s: %w", id, err)
-	}
-	defer os.RemoveAll(tmp) // gone after the rename; cleans up a failure
-	if err := copyTree(ctx, ws, tmp, beat); err != nil {
-		return 0, fmt.Errorf("snapshot %s: %w", id, err)
-	}
-	final := filepath.Join(dir, id)
-	if err := os.RemoveAll(final); err != nil {
-		return 0, fmt.Errorf("snapshot %s: replace the earlier copy: %w", id, err)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		return 0, fmt.Errorf("snapshot %s: %w", id, err)
-	}
-	m := snapshotManifest{PlanID: planID, Workspace: ws, Files: files, Bytes: size}
+// writeManifest stores m as snapshot id's manifest; its modification time
+// is when the snapshot was taken (see PruneSnapshots).
+func writeManifest(store *os.Root, id string, m *snapshotManifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return 0, fmt.Errorf("snapshot %s: manifest: %w", id, err)
+		return err
 	}
-	if err := tools.WriteAtomic(filepath.Join(dir, id+".json"), bytes.NewReader(data), 0o644); err != nil {
-		return 0, fmt.Errorf("snapshot %s: manifest: %w", id, err)
-	}
-	return files, nil
+	return writeAtomic(store, id+".json", bytes.NewReader(data), 0o644)
 }
 
-// openSnapshot returns the tree of snapshot id after checking it was taken
-// of ws.
-func openSnapshot(dir, id, ws string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, id+".json"))
+// openSnapshot returns the tree of snapshot id and its manifest, after
+// checking it was taken of ws.
+func openSnapshot(store *os.Root, id, ws string) (*os.Root, *snapshotManifest, error) {
+	data, err := store.ReadFile(id + ".json")
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", refuse(ErrSnapshot, err, "snapshot %s not found in %s", id, dir)
+		return nil, nil, refuse(ErrSnapshot, err, "snapshot %s not found in %s", id, store.Name())
 	}
 	if err != nil {
-		return "", fmt.Errorf("open snapshot %s: %w", id, err)
+		return nil, nil, fmt.Errorf("open snapshot %s: %w", id, err)
 	}
 	var m snapshotManifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return "", refuse(ErrSnapshot, err, "snapshot %s: unreadable manifest", id)
+		return nil, nil, refuse(ErrSnapshot, err, "snapshot %s: unreadable manifest", id)
 	}
 	if m.Workspace != ws {
-		return "", refuse(ErrSnapshot, nil, "snapshot %s was taken of %s, not of %s", id, m.Workspace, ws)
+		return nil, nil, refuse(ErrSnapshot, nil, "snapshot %s was taken of %s, not of %s", id, m.Workspace, ws)
 	}
-	tree := filepath.Join(dir, id)
-	if fi, err := os.Stat(tree); err != nil || !fi.IsDir() {
-		return "", refuse(ErrSnapshot, err, "snapshot %s: its files are missing from %s", id, dir)
-	}
-	return tree, nil
-}
-
-// measure counts the files and symlinks under root and their bytes.
-func measure(ctx context.Context, root string) (int, int64, error) {
-	var files int
-	var size int64
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			size += fi.Size()
-			files++
-		} else if d.Type()&fs.ModeSymlink != 0 {
-			files++
-		}
-		return nil
-	})
+	tree, err := store.OpenRoot(id)
 	if err != nil {
-		return 0, 0, fmt.Errorf("measure workspace %s: %w", root, err)
+		return nil, nil, refuse(ErrSnapshot, err, "snapshot %s: its files are missing from %s", id, store.Name())
 	}
-	return files, size, nil
-}
-
-// copyTree copies src into the existing directory dst: directories, regular
-// files with their permissions and symlinks as symlinks (never followed).
-// Sockets, devices and pipes are left out.
-func copyTree(ctx context.Context, src, dst string, beat func(...any)) error {
-	n := 0
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if n++; n%beatEvery == 0 && beat != nil {
-			beat("snapshot", n)
-		}
-		switch {
-		case d.IsDir():
-			return mkdirLike(p, target)
-		case d.Type()&fs.ModeSymlink != 0:
-			return copySymlink(p, target)
-		case d.Type().IsRegular():
-			return copyFile(p, target)
-		}
-		return nil
-	})
-}
-
-// mkdirLike creates dir with src's permissions (owner access kept so the
-// tree can be filled and removed).
-func mkdirLike(src, dir string) error {
-	fi, err := os.Stat(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return os.Chmod(dir, fi.Mode().Perm()|0o700)
-}
-
-// copySymlink recreates the symlink src at dst.
-func copySymlink(src, dst string) error {
-	target, err := os.Readlink(src)
-	if err != nil {
-		return err
-	}
-	return os.Symlink(target, dst)
-}
-
-// copyFile copies a regular file with its permissions through a temporary
-// file and a rename, so an interrupted copy never leaves half a file.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	return tools.WriteAtomic(dst, in, fi.Mode().Perm())
+	return tree, &m, nil
 }

@@ -72,9 +72,11 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	before := treeState(t, ws)
 
-	id, files, err := r.Snapshot(ctx, "plan-1", ws, nil)
+	snap, err := r.Snapshot(ctx, "plan-1", ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 7, files, "six files and a symlink")
+	assert.Equal(t, 7, snap.Files, "six files and a symlink")
+	assert.Empty(t, snap.Skipped)
+	id := snap.ID
 	assert.True(t, strings.HasPrefix(id, "plan-1-"), id)
 
 	// Modify, delete, create, change a mode, retarget a link, swap a file for a directory.
@@ -111,14 +113,15 @@ func TestSnapshotRestoreRoundTrip(t *testing.T) {
 func TestSnapshotIsReplacedOnRetry(t *testing.T) {
 	r, ws := snapshotFixture(t)
 	ctx := context.Background()
-	first, firstFiles, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
+	first, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "late.txt"), []byte("late"), 0o644))
-	second, secondFiles, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
+	snap, err := r.Snapshot(ctx, "plan/2 x", ws, nil)
 	require.NoError(t, err)
-	assert.Equal(t, first, second, "the id depends on the plan and workspace only")
+	second := snap.ID
+	assert.Equal(t, first.ID, second, "the id depends on the plan and workspace only")
 	assert.Regexp(t, `^plan_2_x-[0-9a-f]{8}$`, second)
-	assert.Equal(t, firstFiles+1, secondFiles)
+	assert.Equal(t, first.Files+1, snap.Files)
 
 	state := treeState(t, ws)
 	require.NoError(t, os.Remove(filepath.Join(ws, "late.txt")))
@@ -150,7 +153,7 @@ func TestSnapshotRefusals(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
 	snapshot := func(r Root, planID string) error {
-		_, _, err := r.Snapshot(ctx, planID, ws, nil)
+		_, err := r.Snapshot(ctx, planID, ws, nil)
 		return err
 	}
 	requireRefusal(t, snapshot(Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}, "p"), ErrSnapshot,
@@ -165,8 +168,9 @@ func TestSnapshotRefusals(t *testing.T) {
 func TestRestoreRefusals(t *testing.T) {
 	r, ws := snapshotFixture(t)
 	ctx := context.Background()
-	id, _, err := r.Snapshot(ctx, "p", ws, nil)
+	snap, err := r.Snapshot(ctx, "p", ws, nil)
 	require.NoError(t, err)
+	id := snap.ID
 	other := filepath.Join(filepath.Dir(ws), "other")
 	require.NoError(t, os.Mkdir(other, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(other, "keep.txt"), []byte("keep"), 0o644))
@@ -195,8 +199,9 @@ func TestRestoreRecreatesDeletedWorkspace(t *testing.T) {
 	r, ws := snapshotFixture(t)
 	ctx := context.Background()
 	before := treeState(t, ws)
-	id, _, err := r.Snapshot(ctx, "p", ws, nil)
+	snap, err := r.Snapshot(ctx, "p", ws, nil)
 	require.NoError(t, err)
+	id := snap.ID
 	require.NoError(t, os.RemoveAll(ws))
 
 	restored, removed, err := r.Restore(ctx, id, ws, nil)
