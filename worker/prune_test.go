@@ -111,8 +111,10 @@ func TestPrunerRemovesExpiredOutputs(t *testing.T) {
 	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
 	snaps := t.TempDir()
 	root := workspace.Root{Dir: t.TempDir(), SnapshotDir: snaps}
-	id, _, err := root.Snapshot(context.Background(), "plan-1", "", nil)
+	require.NoError(t, os.Mkdir(filepath.Join(root.Dir, "shop"), 0o755))
+	snap, err := root.Snapshot(context.Background(), "plan-1", "shop", nil)
 	require.NoError(t, err)
+	id := snap.ID
 	require.NoError(t, os.Chtimes(filepath.Join(snaps, id+".json"), time.Unix(0, 0), time.Unix(0, 0)))
 
 	stop := startPruning(context.Background(), pruner{root: root, outputs: store, logger: discard})
