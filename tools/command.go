@@ -39,6 +39,9 @@ func (r runner) run(ctx context.Context, env Env, name string, args []string) (R
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s: %w", name, err)
 	}
+	// Detecting the sandbox, measuring the workspace and starting the
+	// command take a while before the first heartbeat of the wait.
+	env.Beat(name, "starting")
 	base, err := env.Root.measure()
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s: %w", name, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 )
 
 // A command's first process is a shell that waits at a gate: it reads a
@@ -108,6 +109,12 @@ func (s CommandSandbox) start(cmd *exec.Cmd, g *gate) (*started, error) {
 	if err := s.admit(cmd.Process.Pid, st.cg); err != nil {
 		g.close() // the shell reads no line and exits
 		_ = cmd.Cancel()
+		if errors.Is(err, syscall.ESRCH) {
+			// Killed before it was let in (a timeout, a
+			// cancellation): nothing of the command ran, and Wait
+			// says why.
+			return st, nil
+		}
 		<-done
 		return nil, errors.Join(err, st.release())
 	}

@@ -137,14 +137,14 @@ func TestWorkspaceGrowthStopsTheCommand(t *testing.T) {
 	}{
 		{name: "killed while it grows", limits: Limits{GrowthBytes: 8 * mib},
 			script: "head -c 67108864 /dev/zero > big; sleep 30", left: "big",
-			want: []string{"over the limit of 8 MiB (tools.limits.growthBytes)", "the workspace now holds "}},
+			want: []string{"over the limit of 8 MiB (tools.limits.growthBytes)", "(0 bytes before the command)"}},
 		{name: "found when it ends", limits: Limits{GrowthBytes: 8 * mib},
 			script: "head -c 67108864 /dev/zero > big", left: "big",
-			want: []string{"over the limit of 8 MiB (tools.limits.growthBytes)", "the workspace now holds 64 MiB"}},
+			want: []string{"over the limit of 8 MiB (tools.limits.growthBytes)", "(0 bytes before the command)"}},
 		{name: "the whole workspace", limits: Limits{WorkspaceBytes: 8 * mib},
 			files:  map[string]string{"old": strings.Repeat("x", 4*mib)},
 			script: "head -c 6291456 /dev/zero > new; sleep 30", left: "new",
-			want: []string{"over the limit of 8 MiB (tools.limits.workspaceBytes)", "the workspace now holds 10 MiB"}},
+			want: []string{"over the limit of 8 MiB (tools.limits.workspaceBytes)", "(4 MiB before the command)"}},
 	}
 	for name, mech := range limitMechanisms(t) {
 		for _, tt := range tests {
@@ -157,6 +157,9 @@ func TestWorkspaceGrowthStopsTheCommand(t *testing.T) {
 				}
 				assert.Less(t, took, limitTimeout/2, "the command was stopped, not left to its timeout")
 				assert.FileExists(t, filepath.Join(sb.Root(), tt.left), "removing the files is the plan's rollback's")
+				now, merr := sb.measure()
+				require.NoError(t, merr)
+				assert.Contains(t, err.Error(), "the workspace now holds "+byteSize(now)+" (", "the error says what is left")
 			})
 		}
 	}
