@@ -35,14 +35,17 @@ type runner struct {
 // tools.sandbox not none) it returns an error wrapping [ErrNoSandbox]: a
 // fault of the worker's setup.
 func (r runner) run(ctx context.Context, env Env, name string, args []string) (Result, error) {
-	sbx, err := r.sandbox.get(r.cfg)
-	if err != nil {
-		return Result{}, fmt.Errorf("run %s: %w", name, err)
-	}
-	// Detecting the sandbox, measuring the workspace and starting the
-	// command take a while before the first heartbeat of the wait.
-	env.Beat(name, "starting")
-	base, err := env.Root.measure()
+	// Detecting the sandbox (on the first run) and measuring the
+	// workspace take a while: they heartbeat too.
+	var sbx CommandSandbox
+	var base int64
+	err := r.beatWhile(env, name, func() (err error) {
+		if sbx, err = r.sandbox.get(r.cfg); err != nil {
+			return err
+		}
+		base, err = env.Root.measure()
+		return err
+	})
 	if err != nil {
 		return Result{}, fmt.Errorf("run %s: %w", name, err)
 	}
@@ -143,6 +146,24 @@ func (r runner) wait(env Env, done <-chan error, name string, start time.Time) e
 			return err
 		case <-tick.C:
 			env.Beat(name, time.Since(start).Round(time.Second).String())
+		}
+	}
+}
+
+// beatWhile runs f, heartbeating as a running command does until it
+// returns, and returns its error.
+func (r runner) beatWhile(env Env, name string, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	env.Beat(name, "starting")
+	tick := time.NewTicker(r.beatInterval(env))
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			env.Beat(name, "starting")
 		}
 	}
 }
