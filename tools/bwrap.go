@@ -18,12 +18,14 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // (for tools.network), the dynamic linker's cache, time zones, and
 // Debian's alternatives (/usr/bin/awk leads through /etc/alternatives).
 // The rest of /etc stays out, for it may hold secrets: shadow,
-// ssl/private, a planmode configuration, credentials of services.
+// ssl/private, a planmode configuration, credentials of services, and
+// gitconfig, whose credential helpers reach the host's secrets: the
+// sandbox has sandboxGitconfig in its place.
 var etcEntries = []string{
 	"alternatives", "ca-certificates", "ca-certificates.conf", "ssl/certs", "ssl/openssl.cnf", "pki/tls/certs",
 	"passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv.conf", "gai.conf", "services", "protocols",
 	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "mime.types", "os-release",
-	"debian_version", "gitconfig",
+	"debian_version",
 }
 
 // systemMounts returns bubblewrap's arguments that show the system
@@ -82,7 +84,13 @@ func (s CommandSandbox) bwrapArgs(root string) []string {
 		// No capabilities, even for a worker that runs as root.
 		"--cap-drop", "ALL")
 	args = append(args, s.mounts...)
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	args = append(args, "--proc", "/proc", "--dev", "/dev")
+	if s.tmpSize {
+		// /tmp is held in memory: bounded, a write past its size fails
+		// with ENOSPC inside the command.
+		args = append(args, "--size", strconv.FormatInt(s.limits.TmpBytes, 10))
+	}
+	args = append(args, "--tmpfs", "/tmp", "--file", strconv.Itoa(gitconfigFD), "/etc/gitconfig")
 	for _, p := range s.readOnly {
 		args = append(args, "--ro-bind", p, p)
 	}
@@ -101,3 +109,9 @@ func (s CommandSandbox) sees(dir string) bool {
 	}
 	return false
 }
+
+// sandboxGitconfig is the sandbox's /etc/gitconfig, in place of the
+// host's: an author for commits in the workspace, and nothing that leads
+// to credentials.
+const sandboxGitconfig = "# planmode: the command sandbox's git configuration; the host's is not shown.\n" +
+	"[user]\n\tname = planmode\n\temail = planmode@localhost\n"

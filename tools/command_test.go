@@ -290,3 +290,25 @@ func TestRunTestsGoModule(t *testing.T) {
 	requireToolError(t, err, "command go test ./... exited with code 1")
 	assert.Contains(t, res.Output, "two is not three")
 }
+
+func TestRunTestsDetectionStaysInside(t *testing.T) {
+	outside := t.TempDir()
+	files := map[string]string{"package.json": `{"scripts":{"test":"CANARY"}}`, "Makefile": "test:\n\tCANARY\n"}
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(outside, name), []byte(content), 0o644))
+	}
+	for name, content := range files {
+		t.Run(name+" leading out", func(t *testing.T) {
+			sb := newWorkspace(t, nil)
+			require.NoError(t, os.Symlink(filepath.Join(outside, name), filepath.Join(sb.Root(), name)))
+			_, err := TestCommand(sb.Root(), Config{})
+			requireToolError(t, err, "no test command found")
+		})
+		t.Run(name+" leading inside", func(t *testing.T) {
+			sb := newWorkspace(t, map[string]string{"sub/" + name: content})
+			require.NoError(t, os.Symlink(filepath.Join("sub", name), filepath.Join(sb.Root(), name)))
+			_, err := TestCommand(sb.Root(), Config{})
+			require.NoError(t, err)
+		})
+	}
+}

@@ -60,6 +60,10 @@ type Config struct {
 	// bwrap, when set, is the bubblewrap binary to use instead of the
 	// one on the worker's PATH (tests point it at a broken one).
 	bwrap string
+	// limitsVia, when set, forces how Limits are enforced instead of the
+	// best way this host offers (tests try the fallback on a host with
+	// cgroups).
+	limitsVia limitMechanism
 }
 
 // DefaultConfig returns the default configuration: no commands allowed,

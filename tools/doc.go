@@ -34,15 +34,74 @@
 // configuration, outputs, snapshots and home are not there. Its
 // environment is declared ([Config.Env]): nothing of the worker's is
 // inherited but the directories of PATH it can see and LANG, HOME is the
-// workspace and caches (XDG_CACHE_HOME) go to the private /tmp. It has no network unless [Config.Network] is set. On a
-// timeout, a cancellation or the worker's death the whole sandbox dies,
-// every process in it. Without a working sandbox commands are refused,
-// unless the operator chose [SandboxNone].
+// workspace and caches (XDG_CACHE_HOME) go to the private /tmp. It has no
+// network unless [Config.Network] is set. On a timeout, a cancellation or
+// the worker's death the whole sandbox dies, every process in it. Without
+// a working sandbox commands are refused, unless the operator chose
+// [SandboxNone].
 //
-// What the sandbox does not bound: CPU, memory, disk and process counts
-// (a command may exhaust the machine until its timeout); the workspace
-// itself, which a command may rewrite or fill whole, .git and its hooks
-// included; and repetition: an activity that failed midway, or whose
+// The sandbox's /etc holds chosen entries of the host's, and its own
+// gitconfig (an author for commits, nothing of the host's credential
+// helpers).
+//
+// # Limits
+//
+// [Config.Limits] (tools.limits) bounds what one command may consume; a
+// command that passes a limit is killed, and fails with a [*ToolError]
+// naming the limit and its setting (tools.limits.processes, …); the
+// worker's own resource limits are never touched. A command's first
+// process is a shell outside the sandbox that waits at a gate until the
+// worker has put it under its limits (resource limits with prlimit(2), and
+// its cgroup), then execs bubblewrap; so every process the command ever
+// starts is held by them. How each limit is enforced, with the mechanism
+// [DetectCommandSandbox] finds at start ([CommandSandbox.String] names it):
+//
+//   - Processes and memory: with cgroup v2 delegated to the worker (the
+//     pids and memory controllers available in its own cgroup, which it
+//     may write; the worker moves itself into a leaf, planmode-worker,
+//     the way systemd's Delegate= asks), or with the v1 pids and memory
+//     hierarchies writable by the worker, each command gets a cgroup of its
+//     own under the worker's, with pids.max and a memory limit (no swap
+//     beyond it), removed once the command ended. Bubblewrap's own two
+//     processes count among the processes, threads too. A fork refused at
+//     the limit, or a process killed by the kernel at the memory limit,
+//     ends the command. The memory limit covers the private /tmp, which is
+//     held in memory.
+//   - Without such a cgroup: the watchdog counts the tasks of the
+//     command's process tree in /proc every 100ms and kills it past the
+//     limit (a fork bomb may briefly pass it; a worker that is not root
+//     also sets RLIMIT_NPROC, which the kernel ignores for root), and
+//     memory is RLIMIT_AS, address space per process: a program that
+//     reserves much more than it uses (some runtimes do) needs a higher
+//     limit, and a failed allocation is named only when the program's
+//     output says so.
+//   - CPU time (RLIMIT_CPU, per process: SIGXCPU, then SIGKILL a second
+//     later) and file size (RLIMIT_FSIZE: SIGXFSZ) are rlimits on every
+//     host; core dumps are off. They are named when the command died of
+//     them; a program that reports its child's death its own way (make)
+//     shows it in its output.
+//   - /tmp is a tmpfs of TmpBytes (bubblewrap's --size, 0.8 and later):
+//     a write past it fails with ENOSPC inside the command. An older
+//     bubblewrap leaves its size to the memory cgroup, or, without one,
+//     unbounded; [CommandSandbox.String] says so.
+//   - The workspace: a watchdog measures it (the sizes of its regular
+//     files, by an lstat walk that never follows a symlink and stops after
+//     a million entries) every 250ms, less often when the walk takes long,
+//     and kills the command once it grew by more than GrowthBytes or
+//     passed WorkspaceBytes; its size once the command ended decides too.
+//     The files a command left stay (rolling back is the plan's), and the
+//     error says how much the workspace holds. write_file refuses a write
+//     over FileBytes or one that would pass either workspace limit.
+//
+// What the limits do not bound: the time between two looks of the
+// watchdog (a fast writer may put a few hundred MiB in the workspace, a
+// fork bomb without cgroups a few hundred processes, before it is killed);
+// disk outside the workspace, which the sandbox cannot write; the network,
+// when tools.network lets it. Unsandboxed (tools.sandbox none) the same
+// limits apply, but for /tmp, and a process that leaves the command's
+// process group escapes the watchdog's count. Nor do they bound the
+// workspace's content: a command may rewrite it whole, .git and its hooks
+// included. And repetition: an activity that failed midway, or whose
 // worker died, runs its command again, so a command should be safe to
 // repeat (write to a fresh file and rename it, check before creating).
 //

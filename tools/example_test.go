@@ -72,10 +72,13 @@ func ExampleDetectCommandSandbox() {
 	case err != nil:
 		fmt.Println("bad tools settings:", err)
 	case !sbx.Isolated():
-		fmt.Println("WARNING:", sbx)
+		// A worker logs sbx itself, which also says how commands are
+		// limited here (tools.limits): by a cgroup, or rlimits and a
+		// watchdog.
+		fmt.Println("WARNING: commands are not isolated; tools.sandbox is", sbx.Mode())
 	default:
 		fmt.Println("command sandbox:", sbx)
 	}
 	// Output:
-	// WARNING: none: commands run as the worker, NOT isolated: they can read every file and process environment the worker can (its secrets included) and use its network (tools.sandbox is none)
+	// WARNING: commands are not isolated; tools.sandbox is none
 }

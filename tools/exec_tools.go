@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -99,24 +98,28 @@ var makeTestTarget = regexp.MustCompile(`(?m)^test\s*:`)
 
 // TestCommand returns the command run_tests runs in root: cfg.TestCommand
 // when set, else go test ./... for a go.mod, npm test for a package.json
-// with a test script, make test for a Makefile with a test target. It
-// returns a [*ToolError] when none applies.
+// with a test script, make test for a Makefile with a test target. The
+// files are read through the workspace root, as the file tools read them:
+// one that is, or is swapped for, a symlink leading out, a named pipe or a
+// file with more than one hard link counts as absent. It returns a
+// [*ToolError] when none applies.
 func TestCommand(root string, cfg Config) ([]string, error) {
 	if len(cfg.TestCommand) > 0 {
 		return cfg.TestCommand, nil
 	}
-	if exists(filepath.Join(root, "go.mod")) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	defer r.Close()
+	if _, ok := readSmall(r, "go.mod"); ok {
 		return []string{"go", "test", "./..."}, nil
 	}
-	if hasTestScript(filepath.Join(root, "package.json")) {
+	if data, ok := readSmall(r, "package.json"); ok && hasTestScript(data) {
 		return []string{"npm", "test"}, nil
 	}
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-		p := filepath.Join(root, name)
-		if !exists(p) {
-			continue
-		}
-		if data, err := os.ReadFile(p); err == nil && makeTestTarget.Match(data) {
+		if data, ok := readSmall(r, name); ok && makeTestTarget.Match(data) {
 			return []string{"make", "test"}, nil
 		}
 	}
@@ -124,21 +127,18 @@ func TestCommand(root string, cfg Config) ([]string, error) {
 		"and no Makefile with a test target, and no test command is configured")
 }
 
-// exists reports whether a regular file exists at p.
-func exists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+// detectReadBytes bounds what run_tests' detection reads of a file.
+const detectReadBytes = 1 << 20
+
+// readSmall reads the regular file name of r, as read_file would; ok is
+// false for anything it refuses.
+func readSmall(r *os.Root, name string) ([]byte, bool) {
+	data, err := readRegular(r, name, name, detectReadBytes)
+	return data, err == nil
 }
 
 // hasTestScript reports whether a package.json defines scripts.test.
-func hasTestScript(p string) bool {
-	if !exists(p) { // a named pipe would block the read
-		return false
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return false
-	}
+func hasTestScript(data []byte) bool {
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`
 	}

@@ -107,15 +107,16 @@ func writeFileTool(cfg Config) Tool {
 			if err := required("path", a.Path); err != nil {
 				return Result{}, err
 			}
-			return writeFile(env.Root, a.Path, a.Content, cfg.MaxReadBytes)
+			return writeFile(env.Root, a.Path, a.Content, cfg)
 		},
 	}
 }
 
 // writeFile writes content to p through a temporary file in the same
 // directory and a rename, and records the change. A symlink inside the
-// workspace is written through, not over.
-func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
+// workspace is written through, not over. A write that would pass
+// cfg.Limits is refused.
+func writeFile(sb *Sandbox, p, content string, cfg Config) (Result, error) {
 	r, err := sb.open()
 	if err != nil {
 		return Result{}, err
@@ -129,8 +130,11 @@ func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
 		return Result{}, Failf("write %s: that is the workspace root, not a file", p)
 	}
 	change := plan.FileChange{Path: filepath.ToSlash(name), Op: plan.FileCreated}
-	old, mode, err := existing(r, name, maxRead)
+	old, mode, size, err := existing(r, name, cfg.MaxReadBytes)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := admitWrite(r, cfg.Limits, p, int64(len(content)), size); err != nil {
 		return Result{}, err
 	}
 	if mode != 0 {
@@ -150,29 +154,58 @@ func writeFile(sb *Sandbox, p, content string, maxRead int64) (Result, error) {
 	return Result{Output: out, FilesChanged: []plan.FileChange{change}}, nil
 }
 
-// existing returns the current content and mode of the file name in r,
-// or a zero mode when it does not exist. Content of files over maxRead is
-// not read. A file with more than one hard link is refused: writing over
+// existing returns the current content, mode and size of the file name
+// in r, or a zero mode when it does not exist. Content of files over
+// maxRead is not read. A file with more than one hard link is refused: writing over
 // its workspace name would be harmless, but reading it to count the
 // changed lines would not (see openRegular).
-func existing(r *os.Root, name string, maxRead int64) (string, fs.FileMode, error) {
+func existing(r *os.Root, name string, maxRead int64) (string, fs.FileMode, int64, error) {
 	rel := filepath.ToSlash(name)
 	f, fi, err := openRegular(r, name, rel, "write")
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", 0, nil
+		return "", 0, 0, nil
 	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	defer f.Close()
 	if fi.Size() > maxRead {
-		return "", fi.Mode().Perm(), nil
+		return "", fi.Mode().Perm(), fi.Size(), nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRead))
 	if err != nil {
-		return "", 0, fileErr("write", rel, err)
+		return "", 0, 0, fileErr("write", rel, err)
 	}
-	return string(data), fi.Mode().Perm(), nil
+	return string(data), fi.Mode().Perm(), fi.Size(), nil
+}
+
+// admitWrite returns a [*ToolError] when writing n bytes to p in r, over a
+// file of old bytes, would pass l: a file over the file size limit, more
+// growth than one call may make, or a workspace over its size. A write
+// that does not grow the workspace passes, even over its size: it may be
+// the cleanup.
+func admitWrite(r *os.Root, l Limits, p string, n, old int64) error {
+	if n > l.FileBytes {
+		return Failf("write %s: %s is over the file size limit of %s (tools.limits.fileBytes)", p, byteSize(n),
+			byteSize(l.FileBytes))
+	}
+	growth := n - old
+	switch {
+	case growth <= 0:
+		return nil
+	case growth > l.GrowthBytes:
+		return Failf("write %s: the write would grow the workspace by %s, over the limit of %s "+
+			"(tools.limits.growthBytes)", p, byteSize(growth), byteSize(l.GrowthBytes))
+	}
+	size, err := measureRoot(r)
+	if err != nil {
+		return err
+	}
+	if size+growth > l.WorkspaceBytes {
+		return Failf("write %s: the workspace holds %s, and the write would take it to %s, over the limit of %s "+
+			"(tools.limits.workspaceBytes)", p, byteSize(size), byteSize(size+growth), byteSize(l.WorkspaceBytes))
+	}
+	return nil
 }
 
 // WriteAtomic writes what r holds to a temporary file beside path with the
@@ -271,7 +304,7 @@ func deleteFile(sb *Sandbox, p string, maxRead int64) (Result, error) {
 	}
 	var removed int
 	if fi.Mode().IsRegular() {
-		if old, _, err := existing(r, name, maxRead); err == nil {
+		if old, _, _, err := existing(r, name, maxRead); err == nil {
 			_, removed = lineDelta(old, "")
 		}
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,15 @@ type CommandSandbox struct {
 	// every host directory the sandbox shows, for PATH.
 	readOnly []string
 	visible  []string
+	// limits bound every command; via says how, cgroups where their
+	// cgroups go (with via a cgroup) and noCgroup why there is none.
+	limits   Limits
+	via      limitMechanism
+	cgroups  cgroups
+	noCgroup string
+	// tmpSize is set when bubblewrap can size the private /tmp (--size,
+	// bubblewrap 0.8 and later).
+	tmpSize bool
 }
 
 // DetectCommandSandbox checks cfg's sandbox settings and finds the sandbox
@@ -76,10 +86,12 @@ func DetectCommandSandbox(cfg Config) (CommandSandbox, error) {
 	if err := cfg.checkSandbox(); err != nil {
 		return CommandSandbox{}, err
 	}
+	limited := detectLimits(cfg)
 	if cfg.Sandbox == SandboxNone {
-		return CommandSandbox{mode: SandboxNone, network: true}, nil
+		limited.mode, limited.network = SandboxNone, true
+		return limited, nil
 	}
-	s, err := detectBwrap(cfg)
+	s, err := detectBwrap(cfg, limited)
 	if err != nil {
 		return CommandSandbox{}, fmt.Errorf("%w (tools.sandbox is %s): %v. Install bubblewrap (Debian: apt-get install "+
 			"bubblewrap) and allow unprivileged user namespaces (in a container: a seccomp profile that permits "+
@@ -89,9 +101,29 @@ func DetectCommandSandbox(cfg Config) (CommandSandbox, error) {
 	return s, nil
 }
 
+// detectLimits finds how commands will be limited: the cgroup hierarchy
+// the worker may use, else rlimits and a watchdog.
+func detectLimits(cfg Config) CommandSandbox {
+	s := CommandSandbox{limits: cfg.Limits.withDefaults(), via: limitsByRlimits}
+	if cfg.limitsVia == limitsByRlimits {
+		s.noCgroup = "cgroups not tried"
+		return s
+	}
+	c, err := detectCgroups()
+	switch {
+	case err != nil:
+		s.noCgroup = err.Error()
+	case c.version == 2:
+		s.via, s.cgroups = limitsByCgroup2, c
+	default:
+		s.via, s.cgroups = limitsByCgroup1, c
+	}
+	return s
+}
+
 // detectBwrap finds bubblewrap and the strictest set of its options that
-// works here.
-func detectBwrap(cfg Config) (CommandSandbox, error) {
+// works here, for the sandbox s of detectLimits.
+func detectBwrap(cfg Config, s CommandSandbox) (CommandSandbox, error) {
 	path := cfg.bwrap
 	if path == "" {
 		p, err := exec.LookPath("bwrap")
@@ -99,6 +131,8 @@ func detectBwrap(cfg Config) (CommandSandbox, error) {
 			return CommandSandbox{}, errors.New("bwrap is not on the worker's PATH")
 		}
 		path = p
+	} else if _, err := exec.LookPath(path); err != nil {
+		return CommandSandbox{}, err
 	}
 	mounts, visible := systemMounts()
 	readOnly := make([]string, 0, len(cfg.ReadOnlyPaths))
@@ -111,10 +145,13 @@ func detectBwrap(cfg Config) (CommandSandbox, error) {
 			visible = append(visible, real)
 		}
 	}
-	s := CommandSandbox{mode: SandboxBwrap, bwrap: path, network: cfg.Network, mounts: mounts,
-		readOnly: readOnly, visible: visible}
+	s.mode, s.bwrap, s.network, s.mounts, s.readOnly, s.visible = SandboxBwrap, path, cfg.Network, mounts,
+		readOnly, visible
 	if out, err := exec.Command(path, "--version").Output(); err == nil {
 		s.version = strings.TrimSpace(string(out))
+	}
+	if help, err := exec.Command(path, "--help").Output(); err == nil {
+		s.tmpSize = strings.Contains(string(help), "--size")
 	}
 	// The strictest variant that works wins; each further one is weaker.
 	var err error
@@ -142,13 +179,22 @@ func (s CommandSandbox) probe() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	cmd, err := s.command(ctx, dir, s.env(Config{}, dir, os.LookupEnv), "true", nil)
+	cmd, g, err := s.command(ctx, dir, s.env(Config{}, dir, os.LookupEnv), "true", nil)
 	if err != nil {
 		return err
 	}
-	out, err := cmd.CombinedOutput()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	st, err := s.start(cmd, g)
 	if err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
+		return err
+	}
+	err = <-st.done
+	if rerr := st.release(); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		if msg := strings.TrimSpace(out.String()); msg != "" {
 			return fmt.Errorf("%v: %s", err, msg)
 		}
 		return err
@@ -162,7 +208,8 @@ func (s CommandSandbox) Mode() SandboxMode { return s.mode }
 // Isolated reports whether commands run isolated from the worker.
 func (s CommandSandbox) Isolated() bool { return s.mode == SandboxBwrap }
 
-// String describes the sandbox for the worker's log.
+// String describes the sandbox, and how it limits commands, for the
+// worker's log.
 func (s CommandSandbox) String() string {
 	switch s.mode {
 	case SandboxBwrap:
@@ -189,12 +236,43 @@ func (s CommandSandbox) String() string {
 		}
 		return fmt.Sprintf("%s (%s): commands get their own PID, mount, IPC and UTS namespaces, a private /proc "+
 			"and /tmp, %s, the declared environment, read-only system directories%s, the workspace as the only "+
-			"writable place%s; %s", name, s.bwrap, net, ro, users, death)
+			"writable place%s; %s; %s", name, s.bwrap, net, ro, users, death, s.limitsString())
 	case SandboxNone:
 		return "none: commands run as the worker, NOT isolated: they can read every file and process environment " +
-			"the worker can (its secrets included) and use its network (tools.sandbox is none)"
+			"the worker can (its secrets included) and use its network (tools.sandbox is none); " + s.limitsString()
 	}
 	return "no sandbox detected: commands are refused"
+}
+
+// limitsString says how the sandbox enforces tools.limits.
+func (s CommandSandbox) limitsString() string {
+	l := s.limits
+	var procs string
+	switch s.via {
+	case limitsByCgroup2, limitsByCgroup1:
+		procs = fmt.Sprintf("%d processes and %s of memory per command, by a cgroup of its own under %s",
+			l.Processes, byteSize(l.MemoryBytes), s.cgroups.pids)
+		if s.cgroups.memory != s.cgroups.pids {
+			procs += " and " + s.cgroups.memory
+		}
+	default:
+		procs = fmt.Sprintf("%d processes per command, by a watchdog that counts them every %s, and %s of "+
+			"address space per process (RLIMIT_AS): no cgroup (%s)", l.Processes, processPoll,
+			byteSize(l.MemoryBytes), s.noCgroup)
+	}
+	tmp := fmt.Sprintf("a /tmp of %s", byteSize(l.TmpBytes))
+	switch {
+	case s.mode == SandboxNone:
+		tmp = "the host's /tmp"
+	case !s.tmpSize && s.cgroups.version != 0:
+		tmp = "a /tmp bounded only by the memory limit (this bubblewrap has no --size)"
+	case !s.tmpSize:
+		tmp = "an UNBOUNDED /tmp held in memory (this bubblewrap has no --size, and no cgroup bounds memory)"
+	}
+	return fmt.Sprintf("limits (tools.limits) by %s: %s; %s of CPU time and files of %s at most per process "+
+		"(rlimits); %s; the workspace may grow by %s per command up to %s, watched every %s or more",
+		s.via, procs, l.CPUTime, byteSize(l.FileBytes), tmp, byteSize(l.GrowthBytes), byteSize(l.WorkspaceBytes),
+		workspacePoll)
 }
 
 // checkSandbox reports a bad tools.sandbox, tools.env or

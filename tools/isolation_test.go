@@ -181,7 +181,7 @@ func TestCommandsAreRefusedWithoutASandbox(t *testing.T) {
 
 func TestZeroCommandSandboxRunsNothing(t *testing.T) {
 	var s CommandSandbox
-	_, err := s.command(t.Context(), t.TempDir(), []string{"PATH=/usr/bin:/bin"}, "true", nil)
+	_, _, err := s.command(t.Context(), t.TempDir(), []string{"PATH=/usr/bin:/bin"}, "true", nil)
 	require.Error(t, err)
 	assert.Contains(t, s.String(), "refused")
 	assert.False(t, IsToolError(err), "a fault of the worker, not the agent's")

@@ -1,6 +1,9 @@
 package tools
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults of [Limits]: generous for builds and test runs, small enough
 // that one command cannot take the worker's machine down with it.
@@ -20,9 +23,10 @@ type Limits struct {
 	// Processes bounds the processes and threads alive at once in one
 	// command's sandbox: a fork bomb ends the command, not the host.
 	Processes int
-	// CPUTime bounds the CPU time of one command's processes.
+	// CPUTime bounds the CPU time of each of one command's processes.
 	CPUTime time.Duration
-	// MemoryBytes bounds the memory of one command.
+	// MemoryBytes bounds the memory of one command: of all its processes
+	// together with a cgroup, of each one's address space without.
 	MemoryBytes int64
 	// TmpBytes is the size of the sandbox's private /tmp, which is held in
 	// memory.
@@ -62,4 +66,83 @@ func (l Limits) withDefaults() Limits {
 		l.WorkspaceBytes = DefaultWorkspaceBytes
 	}
 	return l
+}
+
+// limitMechanism is how processes and memory are bounded.
+type limitMechanism string
+
+// Limit mechanisms, best first.
+const (
+	limitsByCgroup2 limitMechanism = "cgroup v2"
+	limitsByCgroup1 limitMechanism = "cgroup v1"
+	limitsByRlimits limitMechanism = "rlimits and a watchdog"
+)
+
+// limitBreach is a limit a command passed. It ends the command, which
+// fails with a [*ToolError] that names the limit and its setting.
+type limitBreach struct {
+	msg string
+	// workspace is set for the workspace's limits: the error then says
+	// what the workspace holds once the command ended.
+	workspace bool
+}
+
+func (b *limitBreach) Error() string { return b.msg }
+
+func processBreach(l Limits) *limitBreach {
+	return &limitBreach{msg: fmt.Sprintf("the command passed the limit of %d processes (tools.limits.processes)",
+		l.Processes)}
+}
+
+// memoryBreach says a process was killed at the memory limit; guessed
+// says the limit is an address space one and the command failed the way
+// programs fail when an allocation does.
+func memoryBreach(l Limits, guessed bool) *limitBreach {
+	if guessed {
+		return &limitBreach{msg: fmt.Sprintf("the command failed short of memory: each of its processes may "+
+			"reserve up to the memory limit of %s (tools.limits.memoryBytes) of address space", byteSize(l.MemoryBytes))}
+	}
+	return &limitBreach{msg: fmt.Sprintf("the command passed the memory limit of %s (tools.limits.memoryBytes) "+
+		"and a process of it was killed", byteSize(l.MemoryBytes))}
+}
+
+func cpuBreach(l Limits) *limitBreach {
+	return &limitBreach{msg: fmt.Sprintf("a process of the command passed the CPU time limit of %s "+
+		"(tools.limits.cpuTime) and was killed", l.CPUTime)}
+}
+
+func fileBreach(l Limits) *limitBreach {
+	return &limitBreach{msg: fmt.Sprintf("the command tried to write a file over the file size limit of %s "+
+		"(tools.limits.fileBytes) and was killed", byteSize(l.FileBytes))}
+}
+
+// workspaceBreach returns the workspace limit that a workspace of size
+// bytes passes, having held base before the command; nil when none. A
+// workspace already over its limit may shrink: only growth past it counts.
+func workspaceBreach(l Limits, base, size int64) *limitBreach {
+	switch {
+	case size-base > l.GrowthBytes:
+		return &limitBreach{workspace: true, msg: fmt.Sprintf("the command grew the workspace by %s, over "+
+			"the limit of %s (tools.limits.growthBytes)", byteSize(size-base), byteSize(l.GrowthBytes))}
+	case size > l.WorkspaceBytes && size > base:
+		return &limitBreach{workspace: true, msg: fmt.Sprintf("the workspace reached %s, over the limit of %s "+
+			"(tools.limits.workspaceBytes)", byteSize(size), byteSize(l.WorkspaceBytes))}
+	}
+	return nil
+}
+
+// byteSize renders n bytes for messages: "64 MiB", "1.5 GiB", "512 bytes".
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		switch {
+		case n >= u.size && n%u.size == 0:
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		case n >= u.size:
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

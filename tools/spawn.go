@@ -93,22 +93,24 @@ func (s CommandSandbox) lookPath(name, path string) (string, error) {
 }
 
 // command returns the command that runs name with args in the workspace
-// root, with env as its whole environment, in the sandbox. A program that
-// cannot be found is a [*ToolError].
-func (s CommandSandbox) command(ctx context.Context, root string, env []string, name string, args []string) (*exec.Cmd, error) {
+// root, with env as its whole environment, in the sandbox, behind the
+// gate it returns (see gateScript): [CommandSandbox.start] starts it. A
+// program that cannot be found is a [*ToolError].
+func (s CommandSandbox) command(ctx context.Context, root string, env []string, name string, args []string) (*exec.Cmd, *gate, error) {
 	if s.mode != SandboxBwrap && s.mode != SandboxNone {
-		return nil, errors.New("commands cannot run: no command sandbox was detected (tools.DetectCommandSandbox)")
+		return nil, nil, errors.New("commands cannot run: no command sandbox was detected (tools.DetectCommandSandbox)")
 	}
 	if root == "/" {
-		return nil, errors.New("commands cannot run in the workspace /: the whole filesystem would be theirs")
+		return nil, nil, errors.New("commands cannot run in the workspace /: the whole filesystem would be theirs")
 	}
 	prog, err := s.lookPath(name, envValue(env, "PATH"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var cmd *exec.Cmd
-	switch s.mode {
-	case SandboxBwrap:
+	// Unsandboxed, the gate execs the program found, which sees that
+	// path as its name.
+	argv := []string{prog}
+	if s.mode == SandboxBwrap {
 		// bubblewrap itself runs with the command's environment, not
 		// the worker's: its processes' environ shows in the sandbox's
 		// /proc. Passing it this way, rather than with --setenv, also
@@ -116,18 +118,21 @@ func (s CommandSandbox) command(ctx context.Context, root string, env []string, 
 		// the host can read.
 		// The name, not prog: bubblewrap finds it in the same PATH and
 		// the program sees the name it was called by.
-		cmd = exec.CommandContext(ctx, s.bwrap, append(append(s.bwrapArgs(root), name), args...)...)
-	default:
-		cmd = exec.CommandContext(ctx, prog, args...)
-		cmd.Args[0] = name
+		argv = append(append([]string{s.bwrap}, s.bwrapArgs(root)...), name)
 	}
+	g, err := newGate(s.mode == SandboxBwrap)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, gateShell, append(append([]string{"-c", gateScript, "planmode-gate"}, argv...), args...)...)
+	cmd.ExtraFiles = g.child
 	cmd.Dir = root
 	cmd.Env = env
 	isolate(cmd)
 	if s.ownPID {
 		ownPIDNamespace(cmd)
 	}
-	return cmd, nil
+	return cmd, g, nil
 }
 
 // envList is an environment being built: later values of a name replace

@@ -203,3 +203,21 @@ func TestSearchCodeSwappedForSymlink(t *testing.T) {
 	}
 	unchanged()
 }
+
+func TestRunTestsDetectionSwappedForSymlink(t *testing.T) {
+	outside := t.TempDir()
+	files := map[string]string{"package.json": `{"scripts":{"test":"CANARY"}}`, "Makefile": "test:\n\tCANARY\n"}
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(outside, name), []byte(content), 0o644))
+	}
+	for name := range files {
+		t.Run(name, func(t *testing.T) {
+			sb := newWorkspace(t, map[string]string{name: "{}\n"})
+			swapped := swapOn(t, sb, name, name, filepath.Join(outside, name))
+			got, err := TestCommand(sb.Root(), Config{})
+			require.True(t, *swapped, "the hook ran")
+			assert.Nil(t, got, "run_tests read the file outside")
+			requireToolError(t, err, "no test command found")
+		})
+	}
+}
