@@ -25,6 +25,7 @@ import (
 )
 
 func main() {
+	sealInheritedFiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout)
