@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,10 +42,10 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	queue := testsuite.TaskQueue(t)
-	ws := t.TempDir()
-	require.NoError(t, devserver.CopyDemoWorkspace(ws))
+	root := t.TempDir()
+	require.NoError(t, devserver.CopyDemoWorkspace(filepath.Join(root, "shop")))
 	go func() {
-		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", queue, "--workspace-root", ws}, &out)
+		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", queue, "--workspace-root", root}, &out)
 	}()
 
 	require.Eventually(t, func() bool { code, _ := get(base + "/readyz"); return code == http.StatusOK },
@@ -55,7 +56,7 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	// A plan run on this worker shows in planmode's own series.
 	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
 	wr, err := pc.Start(ctx, "metrics-"+queue, signals.StartRequest{Goal: "Add a percentage discount to the cart total",
-		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
+		Workspace: "shop", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
 	require.NoError(t, err)
 	var res signals.Result
 	require.NoError(t, wr.Get(ctx, &res))

@@ -73,6 +73,7 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 		for {
 			var v converter.RawValue
 			ch.Receive(ctx, &v)
+			r.signalsThisRun++
 			raw, err := signalJSON(v)
 			if err != nil && !r.feat.recordUndecodable {
 				var ok bool

@@ -86,6 +86,17 @@ const (
 	// ran (plan.Plan.CompactResult), so queries, the continue-as-new state
 	// and the Result stay bounded per step.
 	boundedHistoryChange = "bounded-history"
+	// workspaceLeaseChange: a plan that names no workspace works in a
+	// folder of its own (plan.DefaultWorkspace), and a plan leases its
+	// workspace from the PlanWorkspaces registry before clarifying
+	// (AcquireWorkspace), refused or waiting while another open plan
+	// holds it, and releases it when it ends; a first run refuses a
+	// request with an unknown field; and a run continues as new after
+	// signals.MaxSignalsPerRun signals, at a step boundary or while it
+	// waits for a selection, its workspace or a resume. Runs from before
+	// have none of it; new runs record this marker beside
+	// boundedHistoryChange's.
+	workspaceLeaseChange = "workspace-lease"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -109,6 +120,8 @@ type features struct {
 	fallbackRescue          bool
 	exactCounts             bool
 	boundedHistory          bool
+	// lease brings everything workspaceLeaseChange names.
+	lease bool
 }
 
 // resolveFeatures decides, once per run and before anything else, which
@@ -117,6 +130,13 @@ type features struct {
 // (foreignCheckpointChange, defaultParallelismChange) are left to
 // resolveFor.
 func resolveFeatures(ctx workflow.Context) features {
+	f := resolveEarlier(ctx)
+	f.lease = workflow.GetVersion(ctx, workspaceLeaseChange, workflow.DefaultVersion, 1) == 1
+	return f
+}
+
+// resolveEarlier resolves the changes up to boundedHistoryChange.
+func resolveEarlier(ctx workflow.Context) features {
 	if workflow.GetVersion(ctx, boundedHistoryChange, workflow.DefaultVersion, 1) == 1 {
 		return features{
 			refuseForeignCheckpoint: true, defaultParallelism: true,
