@@ -293,16 +293,17 @@ func (h *harness) selectAt(d time.Duration) {
 }
 
 // beforeLease makes h's run one that began before workspaceLeaseChange
-// (but after boundedHistoryChange).
+// but after boundedHistoryChange: it finds the latter's marker only.
 func (h *harness) beforeLease() {
 	h.env.OnGetVersion(workspaceLeaseChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(boundedHistoryChange, workflow.DefaultVersion, 1).Return(workflow.Version(1))
 }
 
 // before makes h's run one that began before the changes ids: it finds
-// none of their markers, nor boundedHistoryChange's, which stands for
-// every change before it.
+// none of their markers, nor boundedHistoryChange's or
+// workspaceLeaseChange's, which stand for every change before them.
 func (h *harness) before(ids ...string) {
-	for _, id := range append([]string{boundedHistoryChange}, ids...) {
+	for _, id := range append([]string{workspaceLeaseChange, boundedHistoryChange}, ids...) {
 		h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
 }

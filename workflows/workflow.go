@@ -323,7 +323,8 @@ func (r *run) leaseFailed(ctx workflow.Context, err error) (signals.Result, erro
 		return signals.Result{}, err
 	case errors.As(err, &refused):
 		countPlanFinished(ctx, signals.StatusFailed)
-		return signals.Result{}, invalidRequest(refused)
+		// The message says it all; the refusal is not repeated as a cause.
+		return signals.Result{}, temporal.NewNonRetryableApplicationError(refused.msg, signals.ErrorTypeInvalidRequest, nil)
 	}
 	return r.finish(ctx, signals.StatusFailed, fmt.Errorf("lease workspace: %w", err))
 }

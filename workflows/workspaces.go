@@ -41,15 +41,17 @@ type registry struct {
 	st signals.WorkspaceRegistry
 	// inputs counts the acquires and releases this run handled.
 	inputs int
+	// releases is the release-workspace signal channel.
+	releases workflow.ReceiveChannel
 }
 
 // planWorkspaces is PlanWorkspaces continuing as new after perRun inputs.
 func planWorkspaces(ctx workflow.Context, st signals.WorkspaceRegistry, perRun int) error {
-	g := &registry{st: st}
+	g := &registry{st: st, releases: signals.ReleaseWorkspace.Channel(ctx)}
 	if g.st.Leases == nil {
 		g.st.Leases = map[string]signals.WorkspaceLease{}
 	}
-	ch := signals.ReleaseWorkspace.Channel(ctx)
+	ch := g.releases
 	if err := g.register(ctx); err != nil {
 		return err
 	}
@@ -89,9 +91,11 @@ func (g *registry) register(ctx workflow.Context) error {
 
 // validateAcquire refuses a workspace that overlaps one another plan
 // holds, naming that plan, and refuses to grow the leases past
-// maxLeaseBytes. It only reads state.
+// maxLeaseBytes. It only reads state. A release signalled in the same
+// workflow task may not have been applied yet: while one waits, the
+// handler judges instead, after applying it.
 func (g *registry) validateAcquire(_ workflow.Context, req signals.WorkspaceLeaseRequest) error {
-	if holder, busy := g.holder(req); busy {
+	if holder, busy := g.holder(req); busy && g.releases.Len() == 0 {
 		return signals.WorkspaceBusy(req, holder)
 	}
 	if g.bytes()+leaseBytes(req.Key, req.PlanID, req.RunID) > maxLeaseBytes {
@@ -117,8 +121,15 @@ func (g *registry) holder(req signals.WorkspaceLeaseRequest) (signals.WorkspaceL
 // answers the lease it holds.
 func (g *registry) acquire(ctx workflow.Context, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, error) {
 	g.inputs++
-	// The validator does not run on replay; the check is repeated so the
-	// handler never overlaps leases whatever it is given.
+	for {
+		var v converter.RawValue
+		if !g.releases.ReceiveAsync(&v) {
+			break
+		}
+		g.releaseSignal(ctx, v)
+	}
+	// The validator does not run on replay, and let a request through
+	// while a release waited: the check is repeated here.
 	if holder, busy := g.holder(req); busy {
 		return signals.WorkspaceLease{}, signals.WorkspaceBusy(req, holder)
 	}

@@ -140,3 +140,18 @@ func keys(ls []signals.WorkspaceLease) []string {
 	}
 	return out
 }
+
+func TestRegistryAppliesAReleaseSentWithTheNextAcquire(t *testing.T) {
+	h := registryHarness(t, 1000)
+	var next *outcome[signals.WorkspaceLease]
+	h.at(time.Second, func() { lease(h, "a", "A") })
+	h.at(2*time.Second, func() {
+		// In one workflow task: A's release, then B's acquire.
+		h.env.SignalWorkflow(signals.ReleaseWorkspace.Name, signals.WorkspaceLeaseRequest{Key: "a", PlanID: "A", RunID: "r-A"})
+		next = lease(h, "a", "B")
+	})
+	h.at(3*time.Second, func() { h.env.CancelWorkflow() })
+	h.env.ExecuteWorkflow(signals.WorkspacesWorkflowType, signals.WorkspaceRegistry{})
+
+	assert.Equal(t, "B", requireAccepted(t, next).PlanID)
+}
