@@ -154,3 +154,18 @@ func TestSignalCapContinuesTheWorkspaceWait(t *testing.T) {
 	assert.True(t, h2.f.acquireIn[0].Own, "its own folder is still created when missing")
 	assert.Equal(t, 1, h2.f.count("Clarify"))
 }
+
+func TestAFloodInOneTaskIsServedWhole(t *testing.T) {
+	h := newHarness(t)
+	const n = 2*signalsBetweenYields + 10
+	h.at(time.Minute, func() { flood(h, n) })
+	h.at(2*time.Minute, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
+	h.registerRun(withSignalLimit(n + 10))
+	h.env.ExecuteWorkflow(signals.WorkflowType, manualReq())
+
+	res := h.result()
+	assert.Equal(t, signals.StatusCompleted, res.Status, "the selection after the flood lands")
+	p := query(h, signals.PendingQuery)
+	require.Len(t, p.Rejected, maxRejected, "the last rejections are kept")
+	assert.Contains(t, p.Rejected[0].Reason, "both given")
+}
