@@ -15,6 +15,8 @@
 //     workspace resolves, which also takes and restores the snapshots of
 //     SnapshotWorkspace and RestoreWorkspace;
 //   - Notify delivers webhooks with package webhook;
+//   - AcquireWorkspace leases a plan's workspace from the PlanWorkspaces
+//     registry of its task queue, so open plans never share files;
 //   - truncated outputs are kept whole by package outputs.
 //
 // Failures are temporal ApplicationErrors whose type says what went wrong
@@ -26,6 +28,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/openai"
@@ -95,6 +99,12 @@ type Activities struct {
 	// Webhook delivers Notify's events: its URL is the receiver of plans
 	// that name none; see webhook.Sender for its defaults.
 	Webhook webhook.Sender
+	// Client reaches the workspace registry for AcquireWorkspace; nil
+	// means the client of the worker that runs the activity.
+	Client client.Client
+
+	// leases stands in for the registry in tests.
+	leases leaseRegistry
 
 	// adapter is the LLM built from LLMConfig, once.
 	adapter     llm.Client

@@ -12,7 +12,6 @@ import (
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workspace"
 )
 
 // The LLM activities. Each returns its usage (tokens, calls, cost) in its
@@ -27,7 +26,7 @@ import (
 // Questions are dropped when not allowed; a reply with no goal keeps the
 // task's own.
 func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
-	files, more := workspace.ListFiles(in.Task.Context)
+	files, more := a.listFiles(in.Task.Context)
 	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
 	msgs, err := a.Prompts.Clarify(in.Prompts, data)

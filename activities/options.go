@@ -90,9 +90,23 @@ func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool
 	return OptionsOutput{Options: []plan.Option{opt}, FromTemplate: t.Name}, true, nil
 }
 
+// listFiles lists the task's workspace for a prompt, resolved under the
+// workspace root first: a relative workspace is the root's, not the
+// worker's current folder, and one the root refuses lists nothing.
+func (a *Activities) listFiles(tc plan.TaskContext) ([]string, bool) {
+	if len(tc.CurrentFiles) == 0 && tc.WorkspaceRoot != "" {
+		ws, err := a.Workspace.Resolve(tc.WorkspaceRoot, true)
+		if err != nil {
+			return nil, false
+		}
+		tc.WorkspaceRoot = ws
+	}
+	return workspace.ListFiles(tc)
+}
+
 // planData fills the plan templates' data.
 func (a *Activities) planData(in OptionsInput, count int) prompts.PlanData {
-	files, more := workspace.ListFiles(in.Task.Context)
+	files, more := a.listFiles(in.Task.Context)
 	d := prompts.PlanData{Task: in.Task, Goal: taskFor(in).Goal, Count: count, MaxSteps: in.MaxSteps,
 		Feedback: in.Feedback, Invalid: in.Invalid, Files: files, MoreFiles: more}
 	for _, p := range in.Previous {

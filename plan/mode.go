@@ -16,6 +16,9 @@ type Phase string
 
 // Phases, in the order a run passes through them.
 const (
+	// PhaseAwaitingWorkspace: another open plan holds the workspace and
+	// the request said to wait for it (onBusy wait).
+	PhaseAwaitingWorkspace Phase = "awaiting-workspace"
 	PhaseClarifying        Phase = "clarifying"
 	PhasePlanning          Phase = "planning"
 	PhaseAwaitingSelection Phase = "awaiting-selection"

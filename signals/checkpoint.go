@@ -11,10 +11,11 @@ import (
 // keeps every value that must survive continue-as-new in one Checkpoint and
 // hands it on whole, so a field added here is carried without more code.
 // It lives here because the workflow's input carries it, and its JSON is in
-// recorded histories: never rename a tag. A run continues as new only at a
-// step boundary of the executing phase, so the checkpoint holds the options,
-// the selected plan with its results and history, and what the run still
-// owes people (skip confirmations, rejected inputs, a pause).
+// recorded histories: never rename a tag. A run continues as new at a step
+// boundary of the executing phase, or while it waits for a selection, its
+// workspace or a resume, so the checkpoint holds the options, the selected
+// plan with its results and history, the workspace lease, and what the run
+// still owes people (skip confirmations, rejected inputs, a pause).
 type Checkpoint struct {
 	// Runs counts the runs before this one in the chain.
 	Runs      int        `json:"runs"`
@@ -51,17 +52,25 @@ type Checkpoint struct {
 	PausedAt  *time.Time    `json:"pausedAt,omitempty"`
 	// MaxConcurrent is the most steps that ran at once.
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
+	// Lease is the run's lease on its workspace, once acquired; the last
+	// run of the chain releases it.
+	Lease *WorkspaceLease `json:"lease,omitempty"`
 }
 
 // checkpointProblems lists what makes a request's checkpoint unusable. A
-// run continues as new only while executing a selected plan, so a
-// checkpoint without a plan was not written by a run: refusing it here
-// fails the start with a reason instead of crashing every workflow task.
+// run continues as new while executing a selected plan, or while it waits
+// for a selection among its options or for its workspace; any other
+// checkpoint was not written by a run: refusing it here fails the start
+// with a reason instead of crashing every workflow task.
 func checkpointProblems(cp *Checkpoint) []string {
 	if cp == nil {
 		return nil
 	}
-	if cp.Plan == nil {
+	switch {
+	case cp.Plan != nil:
+	case cp.Phase == plan.PhaseAwaitingSelection && len(cp.Options.Options) > 0 && cp.Options.SelectedID == "":
+	case cp.Phase == plan.PhaseAwaitingWorkspace && cp.Lease == nil:
+	default:
 		return []string{"checkpoint carries no plan: callers leave checkpoint empty"}
 	}
 	return nil

@@ -19,6 +19,15 @@ func TestCheckpointValidation(t *testing.T) {
 		{"none", nil, ""},
 		{"with a plan", &Checkpoint{Runs: 1, Plan: &plan.Plan{ID: "p"}}, ""},
 		{"without a plan", &Checkpoint{Runs: 1}, "checkpoint carries no plan"},
+		{"awaiting a selection", &Checkpoint{Runs: 1, Phase: plan.PhaseAwaitingSelection,
+			Options: OptionsView{Options: []plan.Option{{ID: "r1-o1"}}}}, ""},
+		{"awaiting a selection without options", &Checkpoint{Runs: 1, Phase: plan.PhaseAwaitingSelection},
+			"checkpoint carries no plan"},
+		{"awaiting a selection made", &Checkpoint{Runs: 1, Phase: plan.PhaseAwaitingSelection,
+			Options: OptionsView{Options: []plan.Option{{ID: "r1-o1"}}, SelectedID: "r1-o1"}}, "checkpoint carries no plan"},
+		{"awaiting the workspace", &Checkpoint{Runs: 1, Phase: plan.PhaseAwaitingWorkspace}, ""},
+		{"awaiting a workspace it holds", &Checkpoint{Runs: 1, Phase: plan.PhaseAwaitingWorkspace,
+			Lease: &WorkspaceLease{Key: "a"}}, "checkpoint carries no plan"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +51,7 @@ func TestCheckpointJSONTags(t *testing.T) {
 		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
 		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
 		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty", "pausedFor,omitempty",
-		"pausedAt,omitempty", "maxConcurrent,omitempty",
+		"pausedAt,omitempty", "maxConcurrent,omitempty", "lease,omitempty",
 	}
 	typ := reflect.TypeOf(Checkpoint{})
 	got := make([]string, 0, typ.NumField())

@@ -77,4 +77,13 @@ const (
 	MaxEdits = 50
 	// MaxEditBytes bounds the edits of one edit-plan request, as JSON.
 	MaxEditBytes = 64 << 10
+
+	// MaxSignalsPerRun is how many signals one run receives before it
+	// continues as new at its next safe point (a wait for a selection,
+	// the workspace or a resume, or a step boundary). The server refuses
+	// every signal to a run past its history.maximumSignalsPerExecution
+	// (10,000 by default), legitimate ones included; a continuation
+	// starts counting afresh. The margin leaves room for the signals that
+	// arrive before the run reaches a safe point.
+	MaxSignalsPerRun = 9000
 )

@@ -122,7 +122,10 @@ type Awaiting string
 
 // Awaiting values.
 const (
-	AwaitingNone          Awaiting = "none"
+	AwaitingNone Awaiting = "none"
+	// AwaitingWorkspace: another open plan holds the workspace and the
+	// request said to wait (onBusy wait); nobody needs to answer.
+	AwaitingWorkspace     Awaiting = "workspace"
 	AwaitingSelection     Awaiting = "selection"
 	AwaitingClarification Awaiting = "clarification"
 	AwaitingConfirmation  Awaiting = "confirmation"

@@ -196,6 +196,7 @@ type Rejection struct {
 // Pending answers the pending query.
 type Pending struct {
 	Awaiting          Awaiting              `json:"awaiting"`
+	Workspace         *WorkspaceWait        `json:"workspace,omitempty"`
 	Selection         *SelectionRequest     `json:"selection,omitempty"`
 	Clarification     *ClarificationRequest `json:"clarification,omitempty"`
 	SkipConfirmations []SkipConfirmation    `json:"skipConfirmations,omitempty"`

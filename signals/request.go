@@ -105,7 +105,17 @@ type StartRequest struct {
 	Requirements []string      `json:"requirements,omitempty"`
 	Constraints  []string      `json:"constraints,omitempty"`
 	Priority     plan.Priority `json:"priority,omitempty"`
-	Workspace    string        `json:"workspace,omitempty"`
+	// Workspace is the folder the plan works in, under the worker's
+	// workspace.root (relative to it, or absolute inside it). Empty means
+	// the plan's own folder there, plan.DefaultWorkspace of its workflow
+	// id, created when the plan starts. No two open plans share files: a
+	// workspace that is, holds or lies inside another open plan's is
+	// refused, or waited for (OnBusy).
+	Workspace string `json:"workspace,omitempty"`
+	// OnBusy is what the plan does when another open plan holds its
+	// workspace: refuse (the default: it fails at once with
+	// ErrorTypeInvalidRequest naming that plan) or wait until it is free.
+	OnBusy BusyPolicy `json:"onBusy,omitempty"`
 	// Template names a built-in plan template (plan.TemplateNames), or
 	// plan.TemplateAuto to let the goal choose one; empty plans with the
 	// model. Validate refuses any other name.
@@ -137,7 +147,25 @@ type StartRequest struct {
 	// Checkpoint carries a run's state across continue-as-new; callers leave
 	// it empty.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+
+	// unknown is the first field of the JSON this request was decoded
+	// from that it does not have, if any (see UnknownFields).
+	unknown string
 }
+
+// BusyPolicy is what a plan does when its workspace is held by another
+// open plan.
+type BusyPolicy string
+
+// Busy policies.
+const (
+	// OnBusyRefuse fails the plan at once, naming the plan that holds the
+	// workspace.
+	OnBusyRefuse BusyPolicy = "refuse"
+	// OnBusyWait waits until the workspace is free, trying again with a
+	// backoff of up to a minute; PlanAwaiting says "workspace" meanwhile.
+	OnBusyWait BusyPolicy = "wait"
+)
 
 // Defaults used when a StartRequest leaves a field zero.
 const (
@@ -195,6 +223,9 @@ func (r StartRequest) WithDefaults() StartRequest {
 	}
 	if r.Budget.OnExceed == "" {
 		r.Budget.OnExceed = BudgetStop
+	}
+	if r.OnBusy == "" {
+		r.OnBusy = OnBusyRefuse
 	}
 	return r
 }

@@ -135,6 +135,11 @@ func choiceProblems(r StartRequest) []string {
 	default:
 		errs = append(errs, fmt.Sprintf("budget.onExceed %q: want stop or pause", short(string(r.Budget.OnExceed))))
 	}
+	switch r.OnBusy {
+	case "", OnBusyRefuse, OnBusyWait:
+	default:
+		errs = append(errs, fmt.Sprintf("onBusy %q: want refuse or wait", short(string(r.OnBusy))))
+	}
 	return errs
 }
 

@@ -23,7 +23,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/planmode/planmode/codec"
@@ -169,13 +168,9 @@ func startCodecWorker(t *testing.T, keyFile, marker string) *planWorker {
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t),
-		llm: offline.New(offline.WithBrain(markingBrain(marker)))}
+	pw := newPlanWorker(t, srv, offline.New(offline.WithBrain(markingBrain(marker))))
 	t.Cleanup(pw.llm.Close)
-	w := sdkworker.New(c, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	pw.poll(t, c)
 	return pw
 }
 

@@ -144,16 +144,18 @@ func (wp *workerProcess) kill() {
 }
 
 // workerRig returns the shared dev server, the worker binary and the
-// environment of an offline worker process on a task queue and a copy of
-// the demo workspace of its own, with settings (config keys to values) on
-// top.
+// environment of an offline worker process on a task queue, whose
+// workspace root of its own holds a copy of the demo workspace
+// (workspace, the path plans name), with settings (config keys to values)
+// on top.
 func workerRig(t *testing.T, settings map[string]string) (srv *devserver.DevServer, bin string, env []string, queue, workspace string) {
 	t.Helper()
 	srv, bin = StartDevServer(t), buildWorker(t)
-	queue, workspace = TaskQueue(t), copyDemoWorkspace(t)
+	queue = TaskQueue(t)
+	root, workspace := copyDemoWorkspace(t)
 	all := map[string]string{
 		config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace, config.KeyTaskQueue: queue,
-		config.KeyWorkspaceRoot: workspace, config.KeyLLMOffline: "true", config.KeyLogLevel: "info",
+		config.KeyWorkspaceRoot: root, config.KeyLLMOffline: "true", config.KeyLogLevel: "info",
 	}
 	for k, v := range settings {
 		all[k] = v

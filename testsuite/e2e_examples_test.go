@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -110,7 +112,7 @@ func startExampleRig(t *testing.T) *exampleRig {
 	require.NoError(t, devserver.CopyDemoWorkspace(ws))
 	llm := offline.New(offline.WithBrain(askToSkip(offline.NewOfflineBrain())))
 	t.Cleanup(llm.Close)
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: ws, llm: llm}
+	pw := &planWorker{srv: srv, queue: TaskQueue(t), root: root, workspace: ws, llm: llm}
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
 	registerOffline(w, llm, root, t.TempDir())
 	require.NoError(t, w.Start())
@@ -164,7 +166,7 @@ func (r *exampleRig) prepare(t *testing.T, f fixture, id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	req := signals.StartRequest{Goal: "Add a percentage discount to the cart total", Workspace: exampleWorkspace}
+	req := signals.StartRequest{Goal: "Add a percentage discount to the cart total", Workspace: r.fixtureWorkspace(t, id)}
 	switch f {
 	case noPlan:
 	case awaitingSelection:
@@ -207,6 +209,20 @@ func (r *exampleRig) prepare(t *testing.T, f fixture, id string) {
 	default:
 		t.Fatalf("unknown fixture %q", f)
 	}
+}
+
+// fixtureWorkspace returns the folder the fixture plan id works in: a
+// copy of the demo workspace of its own under the root, made once. Two
+// open plans never share a workspace, and the plans the examples start
+// work in exampleWorkspace, or in folders of their own.
+func (r *exampleRig) fixtureWorkspace(t *testing.T, id string) string {
+	t.Helper()
+	name := path.Join("fixtures", plan.DefaultWorkspace(id))
+	dir := filepath.Join(r.pw.root, filepath.FromSlash(name))
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		require.NoError(t, devserver.CopyDemoWorkspace(dir))
+	}
+	return name
 }
 
 // followUps check what a command's example did beyond answering: an

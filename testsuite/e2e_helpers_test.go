@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/internal/config"
@@ -21,12 +22,23 @@ import (
 )
 
 // planWorker is a PlanMode worker on its own task queue, with the offline
-// model on loopback and a copy of the demo workspace.
+// model on loopback and a workspace root that holds a copy of the demo
+// workspace (workspace, an absolute path inside root). Plans name the
+// workspace: one that names none gets a folder of its own under root.
 type planWorker struct {
 	srv       *devserver.DevServer
 	queue     string
+	root      string
 	workspace string
 	llm       *offline.Server
+}
+
+// newPlanWorker returns a planWorker on srv with model, a fresh queue and
+// a fresh root with the demo workspace in it; nothing polls yet.
+func newPlanWorker(t *testing.T, srv *devserver.DevServer, model *offline.Server) *planWorker {
+	t.Helper()
+	root, ws := copyDemoWorkspace(t)
+	return &planWorker{srv: srv, queue: TaskQueue(t), root: root, workspace: ws, llm: model}
 }
 
 // startPlanWorker starts a worker wired as the planmode worker wires it,
@@ -34,14 +46,19 @@ type planWorker struct {
 func startPlanWorker(t *testing.T) *planWorker {
 	t.Helper()
 	srv := StartDevServer(t)
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: offline.New()}
+	pw := newPlanWorker(t, srv, offline.New())
 	t.Cleanup(pw.llm.Close)
+	pw.poll(t, srv.Client)
+	return pw
+}
 
-	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
+// poll starts a worker of pw's queue on c, stopped when t ends.
+func (pw *planWorker) poll(t *testing.T, c client.Client) {
+	t.Helper()
+	w := sdkworker.New(c, pw.queue, sdkworker.Options{})
+	registerOffline(w, pw.llm, pw.root, t.TempDir())
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return pw
 }
 
 // registerOffline registers on w what the planmode worker registers, with
@@ -57,12 +74,15 @@ func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshot
 	planworker.Register(w, a)
 }
 
-// copyDemoWorkspace copies demo/workspace into a fresh folder.
-func copyDemoWorkspace(t *testing.T) string {
+// copyDemoWorkspace copies demo/workspace into the folder "workspace" of
+// a fresh workspace root, and returns the root and that folder. The root
+// itself is never a plan's workspace: it holds every plan's folder.
+func copyDemoWorkspace(t *testing.T) (root, ws string) {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "workspace")
-	require.NoError(t, devserver.CopyDemoWorkspace(dst))
-	return dst
+	root = filepath.Join(t.TempDir(), "root")
+	ws = filepath.Join(root, "workspace")
+	require.NoError(t, devserver.CopyDemoWorkspace(ws))
+	return root, ws
 }
 
 // cliResult is what one CLI invocation printed and returned.

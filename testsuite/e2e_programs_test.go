@@ -33,12 +33,13 @@ func buildProgram(t *testing.T, pkg string, flags ...string) string {
 
 // TestGoClientProgramRuns builds the program docs/clients.md shows
 // (starter/goclient, which a test there keeps equal to the doc) and runs
-// it against a worker, whose workspace root is the demo workspace (the
-// program names no workspace): it drives its plan to a completed result. The
+// it against a worker whose workspace root holds the demo workspace as
+// shop, the folder the program names: it drives its plan to a completed result. The
 // program waits for its pause signal to show in the progress query, so a
 // refused pause would stop it at the timeout.
 func TestGoClientProgramRuns(t *testing.T) {
 	pw := startPlanWorker(t)
+	require.NoError(t, devserver.CopyDemoWorkspace(filepath.Join(pw.root, "shop")))
 	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
 	bin := buildProgram(t, "./starter/goclient")
 	id := "plan-goclient-" + pw.queue

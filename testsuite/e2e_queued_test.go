@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/signals"
@@ -23,7 +22,7 @@ import (
 func TestCLIShowsAQueuedPlanAndWatchWaitsForItsWorker(t *testing.T) {
 	isolate(t)
 	srv := StartDevServer(t)
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: offline.New()}
+	pw := newPlanWorker(t, srv, offline.New())
 	t.Cleanup(pw.llm.Close)
 	id := "queued-" + pw.queue
 
@@ -64,10 +63,7 @@ func TestCLIShowsAQueuedPlanAndWatchWaitsForItsWorker(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "queued, waiting for a worker") },
 		30*time.Second, 20*time.Millisecond)
 
-	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	pw.poll(t, srv.Client)
 	select {
 	case <-done:
 	case <-time.After(2 * time.Minute):

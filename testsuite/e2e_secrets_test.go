@@ -20,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
@@ -200,10 +201,13 @@ func (r *attackRig) runAttacks(ctx context.Context, t *testing.T) (signals.Resul
 		t.Logf("a plan in the configuration's folder: %v", err)
 		return results[toolAttackGoal], len(results)
 	}
-	res, err := pc.Result(ctx, id)
-	require.NoError(t, err)
-	assert.Equal(t, signals.StatusFailed, res.Status, "a workspace outside workspace.root is refused")
-	t.Logf("a plan in the configuration's folder: %s", res.Error)
+	// Refused before anything touches it: an invalid request, no Result.
+	_, err := pc.Result(ctx, id)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app, "a workspace outside workspace.root is refused")
+	assert.Equal(t, signals.ErrorTypeInvalidRequest, app.Type())
+	assert.Contains(t, app.Message(), "outside the workspace root")
+	t.Logf("a plan in the configuration's folder: %s", app.Message())
 	return results[toolAttackGoal], len(results) + 1
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
@@ -236,4 +237,37 @@ func refuseByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 		"--name", signals.SelectOption.Name, "--input", mustJSON(t, signals.SelectOptionRequest{Rank: 99}))
 	require.Error(t, err, "rank 99 is refused")
 	assert.Contains(t, err.Error(), "rejected: no option has rank 99")
+}
+
+// TestTemporalCLIStartWithAnUnknownFieldIsRefused starts a plan from the
+// Temporal CLI with a misspelt field: the run fails at once as an invalid
+// request naming the field, instead of running without it (here, in the
+// default folder rather than the workspace meant). The same request spelt
+// right runs.
+func TestTemporalCLIStartWithAnUnknownFieldIsRefused(t *testing.T) {
+	t.Parallel()
+	pw := startPlanWorker(t)
+	srv, id := pw.srv, "plan-typo-"+pw.queue
+	_, err := temporalCLI(t, srv, "workflow", "start", "--type", signals.WorkflowType, "--task-queue", pw.queue,
+		"--workflow-id", id, "--input", `{"goal":"Add a percentage discount to the cart total","worksapce":"workspace"}`)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = srv.Client.GetWorkflow(ctx, id, "").Get(ctx, nil)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.Equal(t, signals.ErrorTypeInvalidRequest, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.Contains(t, app.Message(), `unknown field "worksapce"`)
+
+	ok := "plan-spelt-" + pw.queue
+	_, err = temporalCLI(t, srv, "workflow", "start", "--type", signals.WorkflowType, "--task-queue", pw.queue,
+		"--workflow-id", ok, "--input", `{"goal":"Add a percentage discount to the cart total","workspace":"workspace"}`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		p, err := tryCLIQuery(t, srv, ok, signals.PendingQuery)
+		return err == nil && p.Awaiting == signals.AwaitingSelection
+	}, 30*time.Second, 50*time.Millisecond, "the request spelt right runs to its selection")
+	require.NoError(t, srv.Client.TerminateWorkflow(ctx, ok, "", "test over"))
 }

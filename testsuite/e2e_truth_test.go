@@ -10,7 +10,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
@@ -26,13 +25,9 @@ func startTruthWorker(t *testing.T, opts ...offline.ServerOption) *planWorker {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.NoError(t, signals.EnsureSearchAttributes(ctx, srv.Client, srv.Namespace))
-	pw := &planWorker{srv: srv, queue: TaskQueue(t), workspace: copyDemoWorkspace(t), llm: offline.New(opts...)}
+	pw := newPlanWorker(t, srv, offline.New(opts...))
 	t.Cleanup(pw.llm.Close)
-
-	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.workspace, t.TempDir())
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	pw.poll(t, srv.Client)
 	return pw
 }
 
@@ -98,13 +93,15 @@ func TestCancelledPlansAreFoundCanceled(t *testing.T) {
 	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
 	goal := "Add a percentage discount to the cart total"
 
+	// Each in a folder of its own: the second starts before the first has
+	// ended and released its workspace.
 	byRequest := "plan-cancel-" + pw.queue
-	_, err := pc.StartAndGetOptions(ctx, byRequest, signals.StartRequest{Goal: goal, Workspace: pw.workspace})
+	_, err := pc.StartAndGetOptions(ctx, byRequest, signals.StartRequest{Goal: goal})
 	require.NoError(t, err)
 	require.NoError(t, pc.Cancel(ctx, byRequest))
 
 	byTimeout := "plan-timeout-" + pw.queue
-	_, err = pc.Start(ctx, byTimeout, signals.StartRequest{Goal: goal, Workspace: pw.workspace,
+	_, err = pc.Start(ctx, byTimeout, signals.StartRequest{Goal: goal,
 		Selection: signals.SelectionPolicy{Mode: signals.SelectManual, Timeout: plan.Duration(time.Second), OnTimeout: signals.OnTimeoutCancel}})
 	require.NoError(t, err)
 

@@ -43,8 +43,7 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	done := make(chan error, 1)
 	queue := testsuite.TaskQueue(t)
 	root := t.TempDir()
-	ws := filepath.Join(root, "shop")
-	require.NoError(t, devserver.CopyDemoWorkspace(ws))
+	require.NoError(t, devserver.CopyDemoWorkspace(filepath.Join(root, "shop")))
 	go func() {
 		done <- run(ctx, []string{"--address", srv.Address(), "--task-queue", queue, "--workspace-root", root}, &out)
 	}()
@@ -57,7 +56,7 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	// A plan run on this worker shows in planmode's own series.
 	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
 	wr, err := pc.Start(ctx, "metrics-"+queue, signals.StartRequest{Goal: "Add a percentage discount to the cart total",
-		Workspace: ws, Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
+		Workspace: "shop", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
 	require.NoError(t, err)
 	var res signals.Result
 	require.NoError(t, wr.Get(ctx, &res))

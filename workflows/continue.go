@@ -6,47 +6,84 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// shouldContinueAsNew reports whether the history is long enough to start
-// afresh: the server suggests it, or the history passed the run's limit.
-// A run that has not finished a step yet never continues, so a standing
-// suggestion cannot loop.
+// shouldContinueAsNew reports whether the run should start afresh at this
+// step boundary: it received signals.MaxSignalsPerRun signals (the
+// server refuses signals past its own limit), the server suggests it, or
+// the history passed the run's limit. A run that has not finished a step
+// yet never continues for its history, so a standing suggestion cannot
+// loop; a continuation counts its signals from zero.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
-	if r.exec.stepsThisRun == 0 || r.nextReady() == "" {
+	if r.nextReady() == "" {
+		return false
+	}
+	if r.signalCapReached() {
+		return true
+	}
+	if r.exec.stepsThisRun == 0 {
 		return false
 	}
 	info := workflow.GetInfo(ctx)
 	return info.GetContinueAsNewSuggested() || (r.opts.historyLimit > 0 && info.GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
 
-// maybeContinueAsNew continues as new at a step boundary when the history
-// grew long, carrying the whole state in the request's Checkpoint. It
-// first lets running update and signal handlers finish, drains the signal
-// channels and lets webhook deliveries end, so no input or event is lost.
-// It returns nil when the run goes on here, or the continue-as-new error.
+// signalCapReached reports whether this run received its share of
+// signals (runOptions.signalLimit).
+func (r *run) signalCapReached() bool {
+	return r.feat.lease && r.opts.signalLimit > 0 && r.signalsThisRun >= r.opts.signalLimit
+}
+
+// continueDue reports whether a run that waits (for its workspace, a
+// selection or a resume) should continue as new: it received its share
+// of signals, or its history reached the run's limit. A new run's history
+// is short, so this cannot loop.
+func (r *run) continueDue(ctx workflow.Context) bool {
+	if !r.feat.lease {
+		return false
+	}
+	return r.signalCapReached() ||
+		(r.opts.historyLimit > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= r.opts.historyLimit)
+}
+
+// maybeContinueAsNew continues as new at a step boundary when
+// shouldContinueAsNew says so, unless something holds the run (a pause, a
+// skip confirmation, a halt). It returns nil when the run goes on here,
+// or the continue-as-new error.
 func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 	if !r.shouldContinueAsNew(ctx) {
 		return nil
 	}
+	return r.continueAsNew(ctx, func() bool {
+		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.halted()
+	})
+}
+
+// continueAsNew continues as new carrying the whole state in the
+// request's Checkpoint. It first lets running update and signal handlers
+// finish, drains the signal channels and lets webhook deliveries end, so
+// no input or event is lost; when stay then holds (a handler changed the
+// picture while it waited) it returns nil and the run carries on here.
+// Otherwise it returns the continue-as-new error.
+func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	err := workflow.Await(ctx, func() bool {
 		return workflow.AllHandlersFinished(ctx) && r.signalsRunning == 0 && r.channelsEmpty() && r.notifying == 0
 	})
 	if err != nil {
 		return err
 	}
-	if r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.halted() {
-		// A handler changed the picture while we waited: carry on here.
+	if stay() {
 		return nil
 	}
 	next := r.req
 	r.compactAll()
 	cp := r.checkpoint()
 	next.Checkpoint = &cp
-	if r.feat.boundedHistory {
+	if r.feat.boundedHistory && r.st.Plan != nil {
 		// The checkpoint holds the plan: a plan handed in with the
 		// request is not carried a second time.
 		next.Plan = nil
 	}
-	workflow.GetLogger(ctx).Info("continuing as new", "runs", cp.Runs, "history", workflow.GetInfo(ctx).GetCurrentHistoryLength())
+	workflow.GetLogger(ctx).Info("continuing as new", "runs", cp.Runs, "phase", cp.Phase,
+		"history", workflow.GetInfo(ctx).GetCurrentHistoryLength(), "signals", r.signalsThisRun)
 	return workflow.NewContinueAsNewError(ctx, signals.WorkflowType, next)
 }
 

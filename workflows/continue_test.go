@@ -27,10 +27,7 @@ func (h *harness) continued() *harness {
 // continued as new with; the run must end that way.
 func (h *harness) runToContinue(req signals.StartRequest, opts ...runOption) signals.StartRequest {
 	h.t.Helper()
-	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, opts...)
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.registerRun(opts...)
 	h.env.ExecuteWorkflow(signals.WorkflowType, req)
 	require.True(h.t, h.env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
@@ -101,10 +98,7 @@ func TestContinueAsNewWhenServerSuggests(t *testing.T) {
 func TestNoContinueAsNewBelowLimit(t *testing.T) {
 	h := newHarness(t)
 	h.env.SetCurrentHistoryLength(50)
-	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, withHistoryLimit(100))
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.registerRun(withHistoryLimit(100))
 	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
 
 	require.NoError(t, h.env.GetWorkflowError())

@@ -195,7 +195,9 @@ func TestRollback(t *testing.T) {
 }
 
 func TestRollbackWithoutWorkspaceIsRejected(t *testing.T) {
+	// Only a run from before default workspaces can have none.
 	h := newHarness(t)
+	h.beforeLease()
 	var o *outcome[signals.RollbackResponse]
 	h.at(30*time.Second, func() { o = rollbackUpdate(h) })
 	h.run(autoReq())

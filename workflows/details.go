@@ -75,6 +75,9 @@ func (r *run) waitDeadline(a signals.Awaiting) string {
 		return fmt.Sprintf(" until %s, then %s", stamp(*r.st.Options.SelectionTimeout), r.req.Selection.OnTimeout)
 	case a == signals.AwaitingClarification && r.clarify.deadline != nil:
 		return fmt.Sprintf(" until %s, then proceeds with the answers given", stamp(*r.clarify.deadline))
+	case a == signals.AwaitingWorkspace && r.workspaceWait != nil:
+		return fmt.Sprintf(" `%s`, held by %s since %s", inline(r.workspaceWait.Workspace, textWidth),
+			inline(r.workspaceWait.HeldBy, textWidth), stamp(r.workspaceWait.Since))
 	}
 	return ""
 }

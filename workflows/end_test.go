@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -158,10 +157,7 @@ func TestHistoryBudgetStopsALongAgentStep(t *testing.T) {
 	h.env.SetCurrentHistoryLength(100)
 	// Three turns run; then the history is past the budget.
 	h.at(3*stepTime-stepTime/2, func() { h.env.SetCurrentHistoryLength(600) })
-	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, withHistoryBudget(500, 0))
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.registerRun(withHistoryBudget(500, 0))
 	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
 	res := h.result()
 
@@ -185,10 +181,7 @@ func TestHistoryBudgetStopsRetriesBySize(t *testing.T) {
 	h.f.onePlan(s)
 	h.f.llmStep = func(activities.StepInput) (plan.StepResult, error) { return plan.StepResult{Error: "flaky"}, nil }
 	h.at(2*stepTime+stepTime/2, func() { h.env.SetCurrentHistorySize(2 << 20) })
-	h.register()
-	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
-		return planMode(ctx, req, withHistoryBudget(0, 1<<20))
-	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.registerRun(withHistoryBudget(0, 1<<20))
 	h.env.ExecuteWorkflow(signals.WorkflowType, autoReq())
 	res := h.result()
 

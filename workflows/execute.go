@@ -110,11 +110,22 @@ func (r *run) drainFinished(ctx workflow.Context) error {
 	return nil
 }
 
-// awaitResume holds the run at a step boundary until it is resumed.
+// awaitResume holds the run at a step boundary until it is resumed. The
+// wait is a safe point to continue as new (continueDue), unless a budget
+// or an open skip confirmation holds the run too.
 func (r *run) awaitResume(ctx workflow.Context) error {
 	r.st.Plan.Status = plan.PlanPaused
 	r.publish(ctx)
-	if err := workflow.Await(ctx, func() bool { return !r.st.Paused }); err != nil {
+	err := workflow.Await(ctx, func() bool { return !r.st.Paused || r.continueDue(ctx) })
+	if err == nil && r.st.Paused {
+		err = r.continueAsNew(ctx, func() bool {
+			return !r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.halted() || r.exec.budgetPaused
+		})
+		if err == nil {
+			err = workflow.Await(ctx, func() bool { return !r.st.Paused })
+		}
+	}
+	if err != nil {
 		return err
 	}
 	r.st.Plan.Status = plan.PlanRunning

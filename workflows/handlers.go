@@ -73,6 +73,7 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 		for {
 			var v converter.RawValue
 			ch.Receive(ctx, &v)
+			r.signalsThisRun++
 			raw, err := signalJSON(v)
 			if err != nil && !r.feat.recordUndecodable {
 				var ok bool
@@ -87,13 +88,36 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 			}
 			if err != nil {
 				by := callerOf(raw) //workflowcheck:ignore (decoding the payload only)
-				r.record(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
+				r.keep(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
 					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
+				// A flood arrives in one workflow task: the details
+				// show its last rejection, rendered once.
+				if !r.feat.lease || ch.Len() == 0 {
+					r.publish(ctx)
+				}
 			}
 			r.signalsRunning--
+			if r.feat.lease && r.signalsThisRun%signalsBetweenYields == 0 {
+				yield(ctx)
+			}
 		}
 	})
 	return nil
+}
+
+// signalsBetweenYields is how many signals a handler coroutine serves
+// before it lets the others run: thousands of signals may arrive in one
+// workflow task, and the SDK fails a task whose coroutine runs for a
+// second without yielding.
+const signalsBetweenYields = 256
+
+// yield blocks the calling coroutine until a coroutine it starts has run:
+// every other runnable coroutine runs meanwhile, and no command is
+// recorded.
+func yield(ctx workflow.Context) {
+	baton := workflow.NewChannel(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) { baton.Send(ctx, struct{}{}) })
+	baton.Receive(ctx, nil)
 }
 
 // signalJSON returns a signal's payload as JSON: a JSON payload's bytes,
@@ -160,16 +184,21 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 	return err
 }
 
-// record keeps a refused input for the pending query, the last
-// maxRejected only.
+// record keeps a refused input (see keep) and publishes it.
 func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
+	r.keep(ctx, rej)
+	r.publish(ctx)
+}
+
+// keep keeps a refused input for the pending query, the last maxRejected
+// only.
+func (r *run) keep(ctx workflow.Context, rej signals.Rejection) {
 	rej.Reason = plan.TruncateBytes(rej.Reason, maxRejectedReason)
 	r.st.Rejected = append(r.st.Rejected, rej)
 	if n := len(r.st.Rejected); n > maxRejected {
 		r.st.Rejected = append([]signals.Rejection(nil), r.st.Rejected[n-maxRejected:]...)
 	}
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
-	r.publish(ctx)
 }
 
 // registerQueries registers the read-only queries.

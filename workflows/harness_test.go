@@ -96,6 +96,28 @@ func (h *harness) registerTools() {
 		record(f, "Notify", &f.notifyIn, in)
 		return f.notify(in)
 	})
+	env.OnActivity(a.AcquireWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+		record(f, "AcquireWorkspace", &f.acquireIn, in)
+		return f.acquire(in)
+	})
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, signals.ReleaseWorkspace.Name, mock.Anything).Return(
+		func(_, id, _, _ string, arg any) error {
+			var req signals.WorkspaceLeaseRequest
+			convert(h.t, arg, &req)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.released = append(f.released, release{registry: id, req: req})
+			return nil
+		})
+}
+
+// registerRun registers PlanMode with run options (lower thresholds) and
+// the fakes; run the workflow by its type name.
+func (h *harness) registerRun(opts ...runOption) {
+	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
+		return planMode(ctx, req, opts...)
+	}, workflow.RegisterOptions{Name: signals.WorkflowType})
+	h.register()
 }
 
 // autoReq is a request that selects the recommended option at once. It
@@ -270,11 +292,18 @@ func (h *harness) selectAt(d time.Duration) {
 	h.at(d, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
 }
 
+// beforeLease makes h's run one that began before workspaceLeaseChange
+// but after boundedHistoryChange: it finds the latter's marker only.
+func (h *harness) beforeLease() {
+	h.env.OnGetVersion(workspaceLeaseChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(boundedHistoryChange, workflow.DefaultVersion, 1).Return(workflow.Version(1))
+}
+
 // before makes h's run one that began before the changes ids: it finds
-// none of their markers, nor boundedHistoryChange's, which stands for
-// every change before it.
+// none of their markers, nor boundedHistoryChange's or
+// workspaceLeaseChange's, which stand for every change before them.
 func (h *harness) before(ids ...string) {
-	for _, id := range append([]string{boundedHistoryChange}, ids...) {
+	for _, id := range append([]string{workspaceLeaseChange, boundedHistoryChange}, ids...) {
 		h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // stepTime is how long every mocked step activity takes on the workflow
@@ -34,6 +35,7 @@ type fakes struct {
 	snapshot  func(activities.SnapshotInput) (activities.SnapshotOutput, error)
 	restore   func(activities.RestoreInput) (activities.RestoreOutput, error)
 	notify    func(activities.NotifyInput) (activities.NotifyOutput, error)
+	acquire   func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error)
 
 	clarifyIn   []activities.ClarifyInput
 	optionsIn   []activities.OptionsInput
@@ -43,6 +45,16 @@ type fakes struct {
 	summarizeIn []activities.SummarizeInput
 	toolIn      []activities.ToolInput
 	notifyIn    []activities.NotifyInput
+	acquireIn   []activities.AcquireWorkspaceInput
+	// released are the lease releases the run signalled, with the
+	// registry's workflow id.
+	released []release
+}
+
+// release is a release-workspace signal the run sent.
+type release struct {
+	registry string
+	req      signals.WorkspaceLeaseRequest
 }
 
 // newFakes returns fakes for a happy path: the goal is kept, two valid
@@ -83,6 +95,10 @@ func newFakes() *fakes {
 		},
 		notify: func(activities.NotifyInput) (activities.NotifyOutput, error) {
 			return activities.NotifyOutput{Sent: true, StatusCode: 204}, nil
+		},
+		acquire: func(in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+			return activities.AcquireWorkspaceOutput{Lease: signals.WorkspaceLease{Key: in.Workspace, PlanID: in.PlanID,
+				RunID: in.RunID}}, nil
 		},
 	}
 }

@@ -45,6 +45,8 @@ func (r *run) awaiting() signals.Awaiting {
 	switch {
 	case r.st.Phase.Terminal():
 		return signals.AwaitingNone
+	case r.workspaceWait != nil:
+		return signals.AwaitingWorkspace
 	case r.clarify.waiting:
 		return signals.AwaitingClarification
 	case r.sel.waiting && !r.sel.refining:
@@ -195,7 +197,7 @@ func (r *run) planView() signals.PlanView {
 
 // pending answers the pending query.
 func (r *run) pending() signals.Pending {
-	p := signals.Pending{Awaiting: r.awaiting(), Paused: r.st.Paused, Rejected: r.st.Rejected}
+	p := signals.Pending{Awaiting: r.awaiting(), Paused: r.st.Paused, Rejected: r.st.Rejected, Workspace: r.workspaceWait}
 	if r.sel.waiting {
 		p.Selection = &signals.SelectionRequest{
 			Revision:  r.st.Options.Revision,

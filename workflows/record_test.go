@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -31,10 +33,13 @@ const recordEnv = "PLANMODE_RECORD_HISTORY"
 // Recorded histories the replay tests replay: a completed run recorded
 // before plans ended Failed or Canceled, a failed and a cancelled run
 // recorded since, with one marker per change, and the completed run's
-// scenario again with the one marker of boundedHistoryChange.
+// scenario again with the one marker of boundedHistoryChange, and again
+// with the one marker of workspaceLeaseChange (its workspace leased from
+// PlanWorkspaces and released at the end).
 var (
 	historyFile          = filepath.Join("testdata", "planmode-history.json")
 	boundedHistoryFile   = filepath.Join("testdata", "planmode-bounded-history.json")
+	leaseHistoryFile     = filepath.Join("testdata", "planmode-lease-history.json")
 	failedHistoryFile    = filepath.Join("testdata", "planmode-failed-history.json")
 	cancelledHistoryFile = filepath.Join("testdata", "planmode-cancelled-history.json")
 )
@@ -101,15 +106,37 @@ func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (acti
 	return activities.RestoreOutput{Restored: []string{"a.go"}}, nil
 }
 
+// AcquireWorkspace leases the workspace from the registry as the
+// activity does, the workspace itself as the key.
+func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+	c := activity.GetClient(ctx)
+	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{ID: in.Registry, TaskQueue: in.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING}, signals.WorkspacesWorkflowType, signals.WorkspaceRegistry{})
+	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: signals.AcquireWorkspace.Name,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+			Args:         []any{signals.WorkspaceLeaseRequest{Key: in.Workspace, PlanID: in.PlanID, RunID: in.RunID}}}})
+	var out activities.AcquireWorkspaceOutput
+	if err == nil {
+		err = h.Get(ctx, &out.Lease)
+	}
+	return out, err
+}
+
 // TestRecordHistory runs one full PlanMode on a dev server — a clarifying
 // question, a selection, a skip confirmation, an edit, a pause and a
 // resume, a rollback — and writes its history to testdata for the replay
 // test. It runs only when recordEnv is set.
 func TestRecordHistory(t *testing.T) { recordFull(t, historyFile) }
 
-// TestRecordBoundedHistory records TestRecordHistory's scenario under the
-// current code, which records boundedHistoryChange's marker only.
+// TestRecordBoundedHistory recorded TestRecordHistory's scenario when the
+// code recorded boundedHistoryChange's marker only; it now records what
+// TestRecordLeaseHistory does.
 func TestRecordBoundedHistory(t *testing.T) { recordFull(t, boundedHistoryFile) }
+
+// TestRecordLeaseHistory records TestRecordHistory's scenario under the
+// current code, which records workspaceLeaseChange's marker only.
+func TestRecordLeaseHistory(t *testing.T) { recordFull(t, leaseHistoryFile) }
 
 // recordFull records TestRecordHistory's scenario in file.
 func recordFull(t *testing.T, file string) {
@@ -170,7 +197,7 @@ func TestRecordCancelledHistory(t *testing.T) {
 const recordQueue = "planmode-record"
 
 // recorder dials the dev server recordEnv names, or skips t, and starts a
-// worker with PlanMode, PlanNotify and acts as its activities, stopped
+// worker with PlanMode, PlanNotify, PlanWorkspaces and acts as its activities, stopped
 // when t ends.
 func recorder(t *testing.T, acts scripted) (client.Client, context.Context) {
 	t.Helper()
@@ -187,6 +214,7 @@ func recorder(t *testing.T, acts scripted) (client.Client, context.Context) {
 	w := worker.New(c, recordQueue, worker.Options{})
 	w.RegisterWorkflow(PlanMode)
 	w.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
+	w.RegisterWorkflowWithOptions(PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType})
 	w.RegisterActivity(&acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

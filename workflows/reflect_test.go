@@ -141,8 +141,12 @@ func TestReflectionGetsThePlansWorkspace(t *testing.T) {
 			h.f.mu.Lock()
 			defer h.f.mu.Unlock()
 			require.NotEmpty(t, h.f.reflectIn)
+			want := ws
+			if ws == "" {
+				want = plan.DefaultWorkspace("default-test-workflow-id")
+			}
 			for _, in := range h.f.reflectIn {
-				assert.Equal(t, ws, in.Workspace, "reflection may inspect only the plan's own workspace")
+				assert.Equal(t, want, in.Workspace, "reflection may inspect only the plan's own workspace")
 			}
 		})
 	}

@@ -17,10 +17,12 @@ import (
 // when no run of the old code can still be open. The completed run
 // predates the change ids of versions.go and replays their old paths; the
 // failed and the cancelled run replay the new ones, resolved one id each;
-// the bounded run replays them resolved by boundedHistoryChange alone. Each replays under its
-// recorded workflow and run ids, which name its webhook children.
+// the bounded run replays them resolved by boundedHistoryChange alone, the
+// lease run resolved by workspaceLeaseChange alone, its workspace leased
+// and released. Each replays under its recorded workflow and run ids,
+// which name its webhook children.
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile, boundedHistoryFile} {
+	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile, boundedHistoryFile, leaseHistoryFile} {
 		t.Run(file, func(t *testing.T) {
 			f, err := os.Open(file)
 			require.NoError(t, err)

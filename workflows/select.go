@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,8 +21,10 @@ func (e *selectionCancelled) Error() string { return e.reason }
 // selectPhase waits for a selection according to the policy: auto takes
 // the recommended option at once; manual waits for select-option, with an
 // optional timeout whose outcome is the recommended option or a
-// cancellation. A refine restarts the wait with a full timeout.
-func (r *run) selectPhase(ctx workflow.Context) error {
+// cancellation. A refine restarts the wait with a full timeout. The wait
+// is a safe point to continue as new (continueDue): then it returns the
+// continue-as-new error.
+func (r *run) selectPhase(ctx workflow.Context) (err error) {
 	if r.req.Selection.Mode == signals.SelectAuto {
 		o, _ := r.recommended()
 		r.st.Options.SelectedID = o.ID
@@ -31,14 +34,17 @@ func (r *run) selectPhase(ctx workflow.Context) error {
 	r.setPhase(ctx, plan.PhaseAwaitingSelection)
 	r.sel.waiting = true
 	defer func() {
+		var can *workflow.ContinueAsNewError
+		if errors.As(err, &can) {
+			return // the continuation waits on
+		}
 		r.sel.waiting = false
 		r.st.Options.SelectionTimeout = nil
 		r.publish(ctx)
 	}()
-	notified := 0
 	for r.st.Options.SelectedID == "" {
-		if notified != r.st.Options.Revision {
-			notified = r.st.Options.Revision
+		if r.sel.notified != r.st.Options.Revision {
+			r.sel.notified = r.st.Options.Revision
 			r.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
 				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: r.pending().Selection,
 			})
@@ -55,10 +61,13 @@ func (r *run) selectPhase(ctx workflow.Context) error {
 }
 
 // awaitSelection waits for a selection, a new revision or the timeout; a
-// refine in progress holds the timeout off. It reports a timeout.
+// refine in progress holds the timeout off. It reports a timeout. When the
+// run should continue as new it does, unless a selection came first.
 func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 	rev := r.st.Options.Revision
-	changed := func() bool { return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining }
+	changed := func() bool {
+		return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining || r.continueDue(ctx)
+	}
 	t := r.req.Selection.Timeout.D()
 	ok := true
 	var err error
@@ -67,12 +76,27 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 		err = workflow.Await(ctx, changed)
 	} else {
 		dl := workflow.Now(ctx).Add(t)
+		if r.sel.deadline != nil {
+			// A continuation waits for the deadline its first wait set.
+			dl, t = *r.sel.deadline, r.sel.deadline.Sub(workflow.Now(ctx))
+			r.sel.deadline = nil
+		}
 		r.st.Options.SelectionTimeout = &dl
 		r.publish(ctx)
-		ok, err = workflow.AwaitWithTimeout(ctx, t, changed)
+		if t <= 0 {
+			ok = changed()
+		} else {
+			ok, err = workflow.AwaitWithTimeout(ctx, t, changed)
+		}
 	}
 	if err != nil || !ok {
 		return !ok, err
+	}
+	if r.continueDue(ctx) && r.st.Options.SelectedID == "" {
+		// A refine that ran meanwhile stays here to announce its options.
+		return false, r.continueAsNew(ctx, func() bool {
+			return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev
+		})
 	}
 	if r.sel.refining {
 		r.st.Options.SelectionTimeout = nil

@@ -95,12 +95,14 @@ func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, err
 
 // close reports the end of the run and lets running updates (a refine, a
 // rollback, await-options) answer and webhook deliveries start (older
-// runs: finish) before the workflow returns; validators refuse new inputs
-// from here on.
+// runs: finish) before the workflow returns, then releases the workspace
+// lease; validators refuse new inputs from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
 	countPlanFinished(ctx, res.Status)
 	r.notifyEnd(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notifying == 0 })
+	// Last: a rollback that was running has finished with the workspace.
+	r.releaseWorkspace(ctx)
 }
 
 // settleCancelled waits for running steps to see the cancellation, then

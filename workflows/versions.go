@@ -13,13 +13,13 @@ import (
 // records a marker and gets the new one.
 //
 // Each marker costs a run two events (the marker and the
-// TemporalChangeVersion upsert), so the newest id, boundedHistoryChange,
+// TemporalChangeVersion upsert), so the newest id, workspaceLeaseChange,
 // stands for every change before it too: a run that records it has them
 // all and records no other. Runs that began before it still find their
-// own markers, one per change, and replay as they ran. The SDK matches
-// version markers by id, not by their place among the commands, so the
-// order of the calls does not matter. The next change gets its own id
-// again; the one after it may fold the two.
+// own markers (boundedHistoryChange, which stood for every change before
+// it, or one per change before that) and replay as they ran. The SDK
+// matches version markers by id, not by their place among the commands,
+// so the order of the calls does not matter.
 const (
 	// endTruthfullyChange: a failed plan ends Failed, with a PlanFailed
 	// application error carrying the Result, and a cancelled plan ends
@@ -86,6 +86,17 @@ const (
 	// ran (plan.Plan.CompactResult), so queries, the continue-as-new state
 	// and the Result stay bounded per step.
 	boundedHistoryChange = "bounded-history"
+	// workspaceLeaseChange: a plan that names no workspace works in a
+	// folder of its own (plan.DefaultWorkspace), and a plan leases its
+	// workspace from the PlanWorkspaces registry before clarifying
+	// (AcquireWorkspace), refused or waiting while another open plan
+	// holds it, and releases it when it ends; a first run refuses a
+	// request with an unknown field; and a run continues as new after
+	// signals.MaxSignalsPerRun signals, at a step boundary or while it
+	// waits for a selection, its workspace or a resume. Runs from before
+	// have none of it. New runs record this marker only: it stands for
+	// boundedHistoryChange and every change before.
+	workspaceLeaseChange = "workspace-lease"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -109,6 +120,8 @@ type features struct {
 	fallbackRescue          bool
 	exactCounts             bool
 	boundedHistory          bool
+	// lease brings everything workspaceLeaseChange names.
+	lease bool
 }
 
 // resolveFeatures decides, once per run and before anything else, which
@@ -117,14 +130,19 @@ type features struct {
 // (foreignCheckpointChange, defaultParallelismChange) are left to
 // resolveFor.
 func resolveFeatures(ctx workflow.Context) features {
+	if workflow.GetVersion(ctx, workspaceLeaseChange, workflow.DefaultVersion, 1) == 1 {
+		f := allBefore()
+		f.lease = true
+		return f
+	}
+	return resolveEarlier(ctx)
+}
+
+// resolveEarlier resolves the changes of a run from before
+// workspaceLeaseChange.
+func resolveEarlier(ctx workflow.Context) features {
 	if workflow.GetVersion(ctx, boundedHistoryChange, workflow.DefaultVersion, 1) == 1 {
-		return features{
-			refuseForeignCheckpoint: true, defaultParallelism: true,
-			endTruthfully: true, progressDone: true, goalAttr: true, notifyChild: true, historyBudget: true,
-			recordUndecodable: true, deadline: true, budgetEveryCall: true, skipHoldsDependents: true,
-			progressWork: true, notifyState: true, toolLimits: true, fallbackRescue: true, exactCounts: true,
-			boundedHistory: true,
-		}
+		return allBefore()
 	}
 	on := func(id string) bool {
 		return workflow.GetVersion(ctx, id, workflow.DefaultVersion, 1) == 1
@@ -144,6 +162,17 @@ func resolveFeatures(ctx workflow.Context) features {
 		toolLimits:          on(toolLimitsChange),
 		fallbackRescue:      on(fallbackRescueChange),
 		exactCounts:         on(exactCountsChange),
+	}
+}
+
+// allBefore is every change up to boundedHistoryChange.
+func allBefore() features {
+	return features{
+		refuseForeignCheckpoint: true, defaultParallelism: true,
+		endTruthfully: true, progressDone: true, goalAttr: true, notifyChild: true, historyBudget: true,
+		recordUndecodable: true, deadline: true, budgetEveryCall: true, skipHoldsDependents: true,
+		progressWork: true, notifyState: true, toolLimits: true, fallbackRescue: true, exactCounts: true,
+		boundedHistory: true,
 	}
 }
 

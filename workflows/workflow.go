@@ -38,6 +38,11 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	if err := refuseForeignCheckpoint(ctx, req, feat); err != nil {
 		return signals.Result{}, err
 	}
+	if feat.lease && workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		if err := req.UnknownFields(); err != nil {
+			return signals.Result{}, invalidRequest(err)
+		}
+	}
 	r := newRun(ctx, req, feat, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
@@ -75,6 +80,9 @@ const defaultHistoryLimit = 10000
 type runOptions struct {
 	historyLimit int
 	budget       historyBudget
+	// signalLimit is how many signals a run receives before it continues
+	// as new at its next safe point.
+	signalLimit int
 }
 
 // runOption changes one run option.
@@ -83,6 +91,11 @@ type runOption func(*runOptions)
 // withHistoryLimit sets the history length that triggers continue-as-new.
 func withHistoryLimit(n int) runOption {
 	return func(o *runOptions) { o.historyLimit = n }
+}
+
+// withSignalLimit sets how many signals make a run continue as new.
+func withSignalLimit(n int) runOption {
+	return func(o *runOptions) { o.signalLimit = n }
 }
 
 // withHistoryBudget sets the history length and size (bytes) past which a
@@ -120,10 +133,13 @@ type run struct {
 
 	// signalsRunning counts signal handlers in progress, so that
 	// continue-as-new waits for them as AllHandlersFinished does for
-	// updates.
+	// updates; signalsThisRun counts the signals this run received.
 	signalsRunning int
-	channels       []workflow.ReceiveChannel
-	published      published
+	signalsThisRun int
+	// workspaceWait is the busy workspace the run waits for, if any.
+	workspaceWait *signals.WorkspaceWait
+	channels      []workflow.ReceiveChannel
+	published     published
 	// notifying counts webhook deliveries not yet handed off: Notify
 	// activities in flight, or PlanNotify children not yet started.
 	notifying int
@@ -144,6 +160,11 @@ type clarifyState struct {
 type selectionState struct {
 	waiting  bool
 	refining bool
+	// notified is the revision whose options a webhook announced.
+	notified int
+	// deadline is the selection deadline a continuation keeps waiting
+	// for, in place of a full timeout, until a refine restarts it.
+	deadline *time.Time
 }
 
 // execState is the executor's bookkeeping within one run. None of it is
@@ -188,7 +209,7 @@ type skipAnswer struct {
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
 func newRun(ctx workflow.Context, req signals.StartRequest, feat features, opts ...runOption) *run {
-	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget}
+	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget, signalLimit: signals.MaxSignalsPerRun}
 	for _, fn := range opts {
 		fn(&o)
 	}
@@ -198,6 +219,12 @@ func newRun(ctx workflow.Context, req signals.StartRequest, feat features, opts 
 	}
 	req = req.WithDefaults()
 	info := workflow.GetInfo(ctx)
+	if feat.lease && req.Workspace == "" && req.Checkpoint == nil {
+		// The plan's own folder under the root: never the root, which
+		// holds every plan's folder. (A plan that began without a
+		// workspace before this change keeps none.)
+		req.Workspace = plan.DefaultWorkspace(info.WorkflowExecution.ID)
+	}
 	r := &run{
 		req:        req,
 		opts:       o,
@@ -233,8 +260,14 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return signals.Result{}, err
 	}
 	r.countPlanStarted(ctx)
-	if r.req.Checkpoint != nil {
+	if r.req.Checkpoint != nil && r.st.Plan != nil {
 		return r.resumeAct(ctx, work)
+	}
+	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
+		return r.resumeSelect(ctx, work)
+	}
+	if err := r.acquireWorkspace(work); err != nil {
+		return r.leaseFailed(ctx, err)
 	}
 	if r.req.Plan != nil {
 		return r.runExternal(ctx, work)
@@ -249,9 +282,18 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.planPhase(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
+	return r.selectAndAct(ctx, work)
+}
+
+// selectAndAct waits for a selection, then executes the selected plan.
+func (r *run) selectAndAct(ctx, work workflow.Context) (signals.Result, error) {
 	if err := r.selectPhase(work); err != nil {
 		var c *selectionCancelled
-		if errors.As(err, &c) {
+		var can *workflow.ContinueAsNewError
+		switch {
+		case errors.As(err, &can):
+			return signals.Result{}, err
+		case errors.As(err, &c):
 			return r.finish(ctx, signals.StatusCancelled, err)
 		}
 		return r.finish(ctx, signals.StatusFailed, err)
@@ -260,6 +302,31 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
 	return r.actAndFinish(ctx, work)
+}
+
+// resumeSelect goes on waiting for a selection in a run started by
+// continue-as-new: the options were announced, and the deadline stays.
+func (r *run) resumeSelect(ctx, work workflow.Context) (signals.Result, error) {
+	r.sel.notified = r.st.Options.Revision
+	r.sel.deadline = r.st.Options.SelectionTimeout
+	return r.selectAndAct(ctx, work)
+}
+
+// leaseFailed ends a run whose workspace could not be leased: a refused
+// workspace is an invalid request (no Result), a continue-as-new while
+// waiting goes on, anything else fails the run (or cancels it).
+func (r *run) leaseFailed(ctx workflow.Context, err error) (signals.Result, error) {
+	var can *workflow.ContinueAsNewError
+	var refused *errWorkspaceRefused
+	switch {
+	case errors.As(err, &can):
+		return signals.Result{}, err
+	case errors.As(err, &refused):
+		countPlanFinished(ctx, signals.StatusFailed)
+		// The message says it all; the refusal is not repeated as a cause.
+		return signals.Result{}, temporal.NewNonRetryableApplicationError(refused.msg, signals.ErrorTypeInvalidRequest, nil)
+	}
+	return r.finish(ctx, signals.StatusFailed, fmt.Errorf("lease workspace: %w", err))
 }
 
 // resumeAct continues execution in a run started by continue-as-new.

@@ -27,7 +27,8 @@ func TestHappyPathAutoSelection(t *testing.T) {
 	assert.Equal(t, 3, res.Metrics.StepsCompleted)
 	assert.Equal(t, 5+20+3*10, res.Tokens)
 	assert.Equal(t, 3, h.f.count("Reflect"))
-	assert.Equal(t, 0, h.f.count("SnapshotWorkspace"), "no workspace, no snapshot")
+	assert.Equal(t, 1, h.f.count("SnapshotWorkspace"), "the plan's own workspace is snapshotted")
+	assert.Equal(t, "default-test-workflow-id", res.Workspace, "a plan that names no workspace gets its own")
 
 	opts := query(h, signals.OptionsQuery)
 	assert.Equal(t, opts.RecommendedID, res.SelectedOptionID)

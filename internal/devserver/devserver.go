@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -51,6 +53,9 @@ type Options struct {
 	Stderr io.Writer
 	// Logger is the client's logger; nil logs warnings and errors to stderr.
 	Logger *slog.Logger
+	// DynamicConfig sets server limits and knobs (dynamic config keys such
+	// as history.maximumSignalsPerExecution, to values) on top of TunedArgs.
+	DynamicConfig map[string]string
 }
 
 // DevServer is a running Temporal dev server and a client connected to it.
@@ -107,6 +112,16 @@ func TunedArgs() []string {
 	}
 }
 
+// dynamicConfigArgs returns the --dynamic-config-value flags of kv, in
+// key order.
+func dynamicConfigArgs(kv map[string]string) []string {
+	args := make([]string, 0, 2*len(kv))
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		args = append(args, "--dynamic-config-value", k+"="+kv[k])
+	}
+	return args
+}
+
 // Start starts a dev server as opts says and returns it once a client has
 // connected. It returns an error when the Temporal CLI cannot be found or
 // installed, or when the server does not come up within two minutes.
@@ -135,7 +150,7 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 		EnableUI:      true,
 		UIPort:        strconv.Itoa(uiPort),
 		LogLevel:      "error",
-		ExtraArgs:     append(TunedArgs(), SearchAttributeArgs()...),
+		ExtraArgs:     append(append(TunedArgs(), dynamicConfigArgs(opts.DynamicConfig)...), SearchAttributeArgs()...),
 		Stdout:        writerOr(opts.Stdout, io.Discard),
 		Stderr:        writerOr(opts.Stderr, os.Stderr),
 	})

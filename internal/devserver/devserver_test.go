@@ -33,3 +33,10 @@ func TestRepoRootFindsTheModule(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, isModuleRoot(root))
 }
+
+func TestDynamicConfigArgsInKeyOrder(t *testing.T) {
+	got := dynamicConfigArgs(map[string]string{"history.maximumSignalsPerExecution": "9500", "a.b": "true"})
+	assert.Equal(t, []string{"--dynamic-config-value", "a.b=true",
+		"--dynamic-config-value", "history.maximumSignalsPerExecution=9500"}, got)
+	assert.Empty(t, dynamicConfigArgs(nil))
+}

@@ -44,7 +44,10 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	if err := os.RemoveAll(cache); err != nil {
 		return fmt.Errorf("clean %s: %w", cache, err)
 	}
-	workspace := filepath.Join(cache, "workspace")
+	// The worker's workspace root holds the plans' folders; the demo
+	// plan works in one of them, shop, a copy of demo/workspace.
+	wsRoot := filepath.Join(cache, "workspaces")
+	workspace := filepath.Join(wsRoot, demoWorkspace)
 	if err := devserver.CopyDemoWorkspace(workspace); err != nil {
 		return err
 	}
@@ -60,15 +63,15 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	defer srv.Stop()
 	fmt.Fprintf(out, "Temporal at %s (state in %s), Web UI at %s\n", srv.Address(), db, srv.UIAddress())
 
-	w, err := startWorker(ctx, root, cache, srv.Address(), workspace)
+	w, err := startWorker(ctx, root, cache, srv.Address(), wsRoot)
 	if err != nil {
 		return err
 	}
 	defer w.stop()
-	fmt.Fprintf(out, "Worker started with the offline model on %s (log: %s)\n\n", workspace, w.logPath)
+	fmt.Fprintf(out, "Worker started with the offline model, workspace root %s (log: %s)\n\n", wsRoot, w.logPath)
 
 	env := []string{"PLANMODE_TEMPORAL_ADDRESS=" + srv.Address()}
-	if err := scenario(ctx, out, env, workspace); err != nil {
+	if err := scenario(ctx, out, env, demoWorkspace); err != nil {
 		return err
 	}
 	link := fmt.Sprintf("%s/namespaces/%s/workflows/%s", srv.UIAddress(), srv.Namespace, demoPlanID)

@@ -14,7 +14,12 @@ import (
 // demoPlanID is the workflow id of the demo's plan.
 const demoPlanID = "plan-demo"
 
-// scenario drives one plan through the CLI as an operator would.
+// demoWorkspace is the folder under the worker's workspace root the demo
+// plan works in.
+const demoWorkspace = "shop"
+
+// scenario drives one plan through the CLI as an operator would, in
+// workspace (a folder under the worker's workspace root).
 func scenario(ctx context.Context, out io.Writer, env []string, workspace string) error {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

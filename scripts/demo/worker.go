@@ -18,8 +18,8 @@ type workerProc struct {
 }
 
 // startWorker builds the worker into cache and starts it against address
-// with the offline model and workspace as its root.
-func startWorker(ctx context.Context, root, cache, address, workspace string) (*workerProc, error) {
+// with the offline model and wsRoot as its workspace root.
+func startWorker(ctx context.Context, root, cache, address, wsRoot string) (*workerProc, error) {
 	bin := filepath.Join(cache, "planmode-worker")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./worker")
 	build.Dir = root
@@ -32,7 +32,7 @@ func startWorker(ctx context.Context, root, cache, address, workspace string) (*
 	if err != nil {
 		return nil, fmt.Errorf("worker log: %w", err)
 	}
-	cmd := exec.Command(bin, "--address", address, "--workspace-root", workspace, "--offline")
+	cmd := exec.Command(bin, "--address", address, "--workspace-root", wsRoot, "--offline")
 	cmd.Dir = cache
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "PLANMODE_CONFIG=")

@@ -31,12 +31,12 @@ type planSummary struct {
 }
 
 // awaitingValues are the values the PlanAwaiting search attribute takes.
-var awaitingValues = []signals.Awaiting{signals.AwaitingNone, signals.AwaitingSelection,
+var awaitingValues = []signals.Awaiting{signals.AwaitingNone, signals.AwaitingWorkspace, signals.AwaitingSelection,
 	signals.AwaitingClarification, signals.AwaitingConfirmation, signals.AwaitingResume}
 
 // phaseValues are the values the PlanPhase search attribute takes, in the
 // order a run passes through them.
-var phaseValues = []plan.Phase{plan.PhaseClarifying, plan.PhasePlanning, plan.PhaseAwaitingSelection,
+var phaseValues = []plan.Phase{plan.PhaseAwaitingWorkspace, plan.PhaseClarifying, plan.PhasePlanning, plan.PhaseAwaitingSelection,
 	plan.PhaseExecuting, plan.PhaseReflecting, plan.PhaseSummarizing, plan.PhaseCompleted, plan.PhaseFailed,
 	plan.PhaseCancelled}
 

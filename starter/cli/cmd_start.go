@@ -22,6 +22,7 @@ type startFlags struct {
 	constraints    []string
 	priority       string
 	workspace      string
+	onBusy         string
 	template       string
 	options        int
 	rankBy         []string
@@ -55,6 +56,7 @@ func (a *app) startCmd() *cobra.Command {
 		Short: "Start a plan for a goal",
 		Example: `  planmode start "Add JWT authentication" --requirement "email/password login" --options 3
   planmode start "Fix the flaky cart test" --select auto --mode efficient --watch
+  planmode start "Add a discount" --workspace shop --on-busy wait   # wait while another plan works in shop
   planmode start "Migrate the orders table" --rank-by safety=2,speed=1
   planmode start "Do what we agreed on" --history chat.json
   planmode start "Look around the workspace" --plan plan.yaml   # run this plan at once, no options
@@ -83,7 +85,9 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.requirements, "requirement", nil, "a requirement (repeatable)")
 	fl.StringArrayVar(&f.constraints, "constraint", nil, "a constraint (repeatable)")
 	fl.StringVar(&f.priority, "priority", "", "low, medium, high or critical (default medium)")
-	fl.StringVar(&f.workspace, "workspace", "", "workspace folder the plan works in (default the worker's)")
+	fl.StringVar(&f.workspace, "workspace", "", "folder under the worker's workspace.root the plan works in "+
+		"(default a folder of the plan's own there, named after its id)")
+	fl.StringVar(&f.onBusy, "on-busy", "", "when another open plan holds the workspace: refuse or wait (default refuse)")
 	fl.StringVar(&f.template, "template", "", "build the plan from this template instead of the model")
 	fl.IntVar(&f.options, "options", 0, fmt.Sprintf("number of options, 1..%d (default %d)", signals.MaxOptionCount, signals.DefaultOptionCount))
 	fl.StringSliceVar(&f.rankBy, "rank-by", nil, "rank options by weighted criteria, e.g. safety=2,speed=1 ("+
@@ -138,6 +142,7 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 		Constraints:  f.constraints,
 		Priority:     plan.Priority(f.priority),
 		Workspace:    f.workspace,
+		OnBusy:       signals.BusyPolicy(f.onBusy),
 		Template:     f.template,
 		OptionCount:  f.options,
 		Selection: signals.SelectionPolicy{

@@ -132,6 +132,10 @@ func renderProgress(w io.Writer, p signals.Progress) {
 // renderPending prints what the plan waits for and the command that
 // answers it.
 func renderPending(w io.Writer, id string, p signals.Pending) {
+	if ws := p.Workspace; ws != nil {
+		fmt.Fprintf(w, "Waiting for workspace %q, held by %s, since %s.\n", ws.Workspace, ws.HeldBy,
+			ws.Since.Format(time.RFC3339))
+	}
 	if s := p.Selection; s != nil {
 		fmt.Fprintf(w, "Waiting for a selection among %s%s.\n", strings.Join(s.OptionIDs, ", "), deadline(s.Deadline))
 	}

@@ -31,9 +31,9 @@ func TestListRejectsUnknownFilterValues(t *testing.T) {
 		wantErr string
 	}{
 		{name: "awaiting typo", args: []string{"--awaiting", "selction"},
-			wantErr: `invalid argument "selction" for "--awaiting" flag: want one of none, selection, clarification, confirmation, resume`},
+			wantErr: `invalid argument "selction" for "--awaiting" flag: want one of none, workspace, selection, clarification, confirmation, resume`},
 		{name: "phase typo", args: []string{"--phase", "excuting"},
-			wantErr: `want one of clarifying, planning, awaiting-selection, executing, reflecting, summarizing, completed, failed, cancelled`},
+			wantErr: `want one of awaiting-workspace, clarifying, planning, awaiting-selection, executing, reflecting, summarizing, completed, failed, cancelled`},
 		{name: "empty awaiting", args: []string{"--awaiting", ""}, wantErr: `invalid argument "" for "--awaiting" flag`},
 		{name: "no limit", args: []string{"--limit", "0"}, wantErr: "--limit 0: want 1 or more"},
 		{name: "limit not a number", args: []string{"--limit", "ten"}, wantErr: `invalid argument "ten" for "--limit" flag`},

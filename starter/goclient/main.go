@@ -46,6 +46,7 @@ func run(ctx context.Context, opts client.Options, taskQueue, id string) error {
 	options, err := pc.StartAndGetOptions(ctx, id, signals.StartRequest{
 		Goal:         "Add JWT authentication",
 		Requirements: []string{"email/password login"},
+		Workspace:    "shop", // a folder under the workers' workspace.root
 		Selection:    signals.SelectionPolicy{Mode: signals.SelectManual, Timeout: plan.Duration(24 * time.Hour)},
 	})
 	if err != nil {

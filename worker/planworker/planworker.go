@@ -24,12 +24,13 @@ import (
 )
 
 // Register registers on w the PlanMode workflow under the contract's type
-// name, its PlanNotify and PlanRollback companions under theirs, and the
-// activities of a (see NewActivities).
+// name, its PlanNotify, PlanRollback and PlanWorkspaces companions under
+// theirs, and the activities of a (see NewActivities).
 func Register(w sdkworker.Registry, a *activities.Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
 	w.RegisterWorkflowWithOptions(workflows.PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType})
 	w.RegisterActivity(a)
 }
 

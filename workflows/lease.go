@@ -1,0 +1,126 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// Waiting for a busy workspace (onBusy wait).
+const (
+	leaseStartToClose = time.Minute
+	// leaseFirstWait and leaseMaxWait bound the backoff between tries.
+	leaseFirstWait = time.Second
+	leaseMaxWait   = time.Minute
+)
+
+// errWorkspaceRefused marks the refusal of the run's workspace: it is an
+// invalid request, which fails the run at once with no Result.
+type errWorkspaceRefused struct{ msg string }
+
+func (e *errWorkspaceRefused) Error() string { return e.msg }
+
+// acquireWorkspace leases the run's workspace before anything touches it
+// (once per chain: a continuation carries the lease in st.Lease). A
+// workspace another open plan holds is refused with an
+// errWorkspaceRefused naming that plan, or waited for when the request
+// says onBusy wait: a durable timer with backoff up to leaseMaxWait, the
+// run showing PlanAwaiting=workspace; the wait is a safe point to
+// continue as new. The workspace root itself, one outside it and a
+// missing one are refused too. Other failures (no registry answered) are
+// returned as they are.
+func (r *run) acquireWorkspace(ctx workflow.Context) error {
+	if !r.feat.lease || r.st.Lease != nil {
+		return nil
+	}
+	info := workflow.GetInfo(ctx)
+	first := info.FirstRunID
+	if first == "" {
+		first = info.WorkflowExecution.RunID
+	}
+	in := activities.AcquireWorkspaceInput{
+		PlanID: r.workflowID, RunID: first, Workspace: r.req.Workspace,
+		Own:      r.req.Workspace == plan.DefaultWorkspace(r.workflowID),
+		Registry: signals.WorkspacesWorkflowID(info.TaskQueueName), TaskQueue: info.TaskQueueName,
+	}
+	wait := leaseFirstWait
+	for {
+		out, err := acquireLease(ctx, in)
+		if err == nil {
+			r.st.Lease = &out.Lease
+			r.workspaceWait = nil
+			return nil
+		}
+		holder, busy := signals.BusyHolder(err)
+		if !busy || r.req.OnBusy != signals.OnBusyWait {
+			return refusedWorkspace(err)
+		}
+		r.awaitWorkspace(ctx, holder)
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return r.continueDue(ctx) }); err != nil {
+			return err
+		}
+		if r.continueDue(ctx) {
+			if err := r.continueAsNew(ctx, func() bool { return false }); err != nil {
+				return err
+			}
+		}
+		wait = min(2*wait, leaseMaxWait)
+	}
+}
+
+// awaitWorkspace shows that the run waits for holder's plan to end.
+func (r *run) awaitWorkspace(ctx workflow.Context, holder signals.WorkspaceLease) {
+	since := workflow.Now(ctx)
+	if r.workspaceWait != nil {
+		since = r.workspaceWait.Since
+	}
+	r.workspaceWait = &signals.WorkspaceWait{Workspace: r.req.Workspace, Since: since,
+		HeldBy: fmt.Sprintf("plan %s (workspace %q)", holder.PlanID, holder.Key)}
+	r.setPhase(ctx, plan.PhaseAwaitingWorkspace)
+}
+
+// refusedWorkspace turns the activity's refusal of the workspace (busy,
+// the root, outside the root, missing) into errWorkspaceRefused with its
+// message; other errors stay as they are.
+func refusedWorkspace(err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && (app.Type() == signals.ErrorTypeWorkspaceBusy || app.Type() == activities.ErrWorkspace) {
+		return &errWorkspaceRefused{msg: app.Message()}
+	}
+	return err
+}
+
+// releaseWorkspace gives the run's lease back to the registry, in a
+// disconnected context so that a cancelled run releases too. A release
+// that cannot be sent is logged: the lease is stale then, and the next
+// plan that needs the workspace finds this one closed and clears it.
+func (r *run) releaseWorkspace(ctx workflow.Context) {
+	if r.st.Lease == nil {
+		return
+	}
+	l := *r.st.Lease
+	r.st.Lease = nil
+	ctx, _ = workflow.NewDisconnectedContext(ctx)
+	id := signals.WorkspacesWorkflowID(workflow.GetInfo(ctx).TaskQueueName)
+	err := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, l.Request()).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", l.Key, "error", err)
+	}
+}
+
+// acquireLease runs the AcquireWorkspace activity.
+func acquireLease(ctx workflow.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: leaseStartToClose,
+		RetryPolicy:         retryPolicy,
+		Summary:             "lease workspace " + in.Workspace,
+	})
+	return call(ctx, a.AcquireWorkspace, in)
+}

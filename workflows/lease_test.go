@@ -1,0 +1,228 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// busy is the refusal AcquireWorkspace returns when plan-A holds "a".
+func busy() error {
+	holder := signals.WorkspaceLease{Key: "a", PlanID: "plan-A", RunID: "run-A"}
+	return temporal.NewNonRetryableApplicationError(signals.BusyMessage("a", holder), signals.ErrorTypeWorkspaceBusy, nil, holder)
+}
+
+// requireInvalidRequest asserts the run failed at once as an invalid
+// request whose message holds want.
+func requireInvalidRequest(t *testing.T, h *harness, want string) {
+	t.Helper()
+	require.True(t, h.env.IsWorkflowCompleted())
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, h.env.GetWorkflowError(), &app)
+	assert.Equal(t, signals.ErrorTypeInvalidRequest, app.Type())
+	assert.True(t, app.NonRetryable())
+	assert.Contains(t, app.Message(), want)
+	_, hasResult := signals.ResultFromError(h.env.GetWorkflowError())
+	assert.False(t, hasResult)
+}
+
+func TestPlanWithoutWorkspaceGetsItsOwnAndLeasesItFirst(t *testing.T) {
+	h := newHarness(t)
+	clarify := h.f.clarify
+	h.f.clarify = func(in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		assert.Equal(t, 1, h.f.count("AcquireWorkspace"), "the lease comes before anything reads the workspace")
+		return clarify(in)
+	}
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	own := plan.DefaultWorkspace("default-test-workflow-id")
+	require.Len(t, h.f.acquireIn, 1)
+	in := h.f.acquireIn[0]
+	assert.Equal(t, own, in.Workspace, "its own folder, not the root")
+	assert.True(t, in.Own, "created when missing")
+	assert.Equal(t, "default-test-workflow-id", in.PlanID)
+	assert.NotEmpty(t, in.RunID)
+	assert.Equal(t, signals.WorkspacesWorkflowID("default-test-taskqueue"), in.Registry)
+	assert.Equal(t, "default-test-taskqueue", in.TaskQueue)
+	require.Len(t, h.f.clarifyIn, 1)
+	assert.Equal(t, own, h.f.clarifyIn[0].Task.Context.WorkspaceRoot)
+
+	require.Len(t, h.f.released, 1, "released once, at the end")
+	assert.Equal(t, in.Registry, h.f.released[0].registry)
+	assert.Equal(t, signals.WorkspaceLeaseRequest{Key: own, PlanID: in.PlanID, RunID: in.RunID}, h.f.released[0].req)
+}
+
+func TestNamedWorkspaceMustExist(t *testing.T) {
+	h := newHarness(t)
+	req := autoReq()
+	req.Workspace = "shop"
+	h.run(req)
+
+	require.Len(t, h.f.acquireIn, 1)
+	assert.False(t, h.f.acquireIn[0].Own, "a workspace the plan names is not created")
+}
+
+func TestLeaseIsReleasedHoweverThePlanEnds(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(h *harness)
+		want  signals.Status
+	}{
+		{"answered", func(h *harness) {
+			h.f.clarify = func(activities.ClarifyInput) (activities.ClarifyOutput, error) {
+				return activities.ClarifyOutput{DirectAnswer: "42"}, nil
+			}
+		}, signals.StatusAnswered},
+		{"failed", func(h *harness) {
+			h.f.options = func(activities.OptionsInput) (activities.OptionsOutput, error) {
+				return activities.OptionsOutput{}, errors.New("no model")
+			}
+		}, signals.StatusFailed},
+		{"cancelled", func(h *harness) {
+			h.at(stepTime/2, func() { h.env.CancelWorkflow() })
+		}, signals.StatusCancelled},
+		{"completed", func(*harness) {}, signals.StatusCompleted},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			tc.setup(h)
+			res := h.run(autoReq())
+
+			require.Equal(t, tc.want, res.Status, res.Error)
+			require.Len(t, h.f.released, 1)
+			assert.Equal(t, plan.DefaultWorkspace("default-test-workflow-id"), h.f.released[0].req.Key)
+		})
+	}
+}
+
+func TestBusyWorkspaceIsRefusedNamingTheHolder(t *testing.T) {
+	h := newHarness(t)
+	h.f.acquire = func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+		return activities.AcquireWorkspaceOutput{}, busy()
+	}
+	req := autoReq()
+	req.Workspace = "a"
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, req)
+
+	requireInvalidRequest(t, h, `workspace "a" is held by plan plan-A`)
+	assert.Equal(t, 1, h.f.count("AcquireWorkspace"), "refused, not retried")
+	assert.Zero(t, h.f.count("Clarify"), "nothing touched the workspace")
+	assert.Empty(t, h.f.released, "nothing to release")
+}
+
+func TestRefusedWorkspaceIsAnInvalidRequest(t *testing.T) {
+	h := newHarness(t)
+	h.f.acquire = func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+		return activities.AcquireWorkspaceOutput{}, temporal.NewNonRetryableApplicationError(
+			`workspace ".": invalid workspace key: "." is the whole workspace root`, activities.ErrWorkspace, nil)
+	}
+	req := autoReq()
+	req.Workspace = "."
+	h.register()
+	h.env.ExecuteWorkflow(PlanMode, req)
+
+	requireInvalidRequest(t, h, "the whole workspace root")
+	assert.Zero(t, h.f.count("Clarify"))
+}
+
+func TestBusyWorkspaceIsWaitedFor(t *testing.T) {
+	h := newHarness(t)
+	tries := 0
+	h.f.acquire = func(in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+		if tries++; tries <= 3 {
+			return activities.AcquireWorkspaceOutput{}, busy()
+		}
+		return activities.AcquireWorkspaceOutput{Lease: signals.WorkspaceLease{Key: "a", PlanID: in.PlanID, RunID: in.RunID}}, nil
+	}
+	var clarifiedAt time.Time
+	clarify := h.f.clarify
+	h.f.clarify = func(in activities.ClarifyInput) (activities.ClarifyOutput, error) {
+		clarifiedAt = h.env.Now()
+		return clarify(in)
+	}
+	var pending signals.Pending
+	var prog signals.Progress
+	h.at(2*time.Second, func() {
+		pending = query(h, signals.PendingQuery)
+		prog = query(h, signals.ProgressQuery)
+	})
+	start := h.env.Now()
+	req := autoReq()
+	req.Workspace, req.OnBusy = "a", signals.OnBusyWait
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Equal(t, 4, h.f.count("AcquireWorkspace"))
+	assert.Equal(t, signals.AwaitingWorkspace, pending.Awaiting)
+	require.NotNil(t, pending.Workspace)
+	assert.Equal(t, "a", pending.Workspace.Workspace)
+	assert.Contains(t, pending.Workspace.HeldBy, "plan plan-A")
+	assert.Equal(t, plan.PhaseAwaitingWorkspace, prog.Phase)
+	// 1s, 2s, 4s of backoff before the fourth try.
+	assert.GreaterOrEqual(t, clarifiedAt.Sub(start), 7*time.Second)
+	require.Len(t, h.f.released, 1)
+}
+
+func TestUnknownStartFieldIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.registerRun()
+	h.env.ExecuteWorkflow(signals.WorkflowType, json.RawMessage(`{"goal":"Add JWT authentication","worksapce":"a"}`))
+
+	requireInvalidRequest(t, h, `unknown field "worksapce"`)
+	assert.Zero(t, h.f.count("AcquireWorkspace"))
+}
+
+func TestUnknownStartFieldIsLetBeforeTheChange(t *testing.T) {
+	h := newHarness(t)
+	h.registerRun()
+	h.beforeLease()
+	h.env.ExecuteWorkflow(signals.WorkflowType, json.RawMessage(`{"goal":"Add JWT authentication","worksapce":"a",
+		"selection":{"mode":"auto"},"execution":{"parallelism":1}}`))
+
+	res := h.result()
+	assert.Equal(t, signals.StatusCompleted, res.Status, "a run from before the change replays as it ran")
+	assert.Zero(t, h.f.count("AcquireWorkspace"))
+}
+
+func TestContinuationCarriesTheLease(t *testing.T) {
+	h := newHarness(t)
+	h.env.SetCurrentHistoryLength(500)
+	next := h.runToContinue(autoReq(), withHistoryLimit(100))
+
+	require.NotNil(t, next.Checkpoint)
+	require.NotNil(t, next.Checkpoint.Lease)
+	assert.Equal(t, plan.DefaultWorkspace("default-test-workflow-id"), next.Checkpoint.Lease.Key)
+	assert.Equal(t, next.Checkpoint.Lease.Key, next.Workspace, "the continuation works in the same folder")
+	assert.Empty(t, h.f.released, "the lease goes on with the plan")
+
+	h2 := newHarness(t).continued()
+	res := h2.run(next)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Zero(t, h2.f.count("AcquireWorkspace"), "not acquired twice")
+	require.Len(t, h2.f.released, 1, "the last run releases it")
+	assert.Equal(t, next.Checkpoint.Lease.Request(), h2.f.released[0].req)
+}
+
+func TestDetailsSayWhichPlanHoldsTheWorkspace(t *testing.T) {
+	since := time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
+	r := &run{workflowID: "plan-B", namespace: "default", workspaceWait: &signals.WorkspaceWait{
+		Workspace: "a", HeldBy: `plan plan-A (workspace "a")`, Since: since}}
+	r.st = signals.Checkpoint{Phase: plan.PhaseAwaitingWorkspace, Goal: "Take turns"}
+
+	md := r.details()
+	assert.Contains(t, md, "**Phase:** awaiting-workspace")
+	assert.Contains(t, md, "**Waiting for workspace** `a`, held by plan plan-A")
+	assert.Equal(t, signals.AwaitingWorkspace, r.pending().Awaiting)
+}
