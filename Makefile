@@ -22,7 +22,7 @@ vet:
 # testdata/fuzz also run as ordinary tests in make test).
 FUZZTIME ?= 30s
 PLAN_FUZZ = FuzzDuration FuzzConditionParse FuzzValidate FuzzApplyEdits
-TOOLS_FUZZ = FuzzResolve
+TOOLS_FUZZ = FuzzSandbox
 LLM_FUZZ = FuzzExtractJSON FuzzDecodeReply
 REPLY_FUZZ = FuzzOptionsReply FuzzReflectReply
 SIGNALS_FUZZ = FuzzSelectOption FuzzRefinePlan FuzzAnswerClarification FuzzConfirmSkip FuzzEditPlan FuzzControl \
