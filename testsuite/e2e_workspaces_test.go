@@ -86,8 +86,8 @@ func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 	}
 	requireWorkspaceRefused(ctx, t, pw, id("C"), `workspace "a" is held by plan `+id("A"))
 	requireWorkspaceRefused(ctx, t, pw, id("D"), `workspace "a/sub" lies inside workspace "a", held by plan `+id("A"))
-	requireWorkspaceRefused(ctx, t, pw, id("E"), "the whole workspace root")
-	requireWorkspaceRefused(ctx, t, pw, id("E2"), "the whole workspace root")
+	requireWorkspaceRefused(ctx, t, pw, id("E"), "is the workspace root")
+	requireWorkspaceRefused(ctx, t, pw, id("E2"), "is the workspace root")
 
 	leases, err := signals.WorkspacesQuery.Get(ctx, pw.srv.Client, signals.WorkspacesWorkflowID(pw.queue))
 	require.NoError(t, err)
