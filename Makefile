@@ -58,9 +58,11 @@ build:
 	$(GO) build -o bin/planmode ./starter
 	$(GO) build -o bin/planmode-worker ./worker
 
-# install-temporal puts the Temporal CLI v1.5.1 in .cache/bin and prints its path.
+# install-temporal puts the Temporal CLI v1.5.1 (client commands) and the
+# project's dev server on Temporal Server 1.32 / Web UI 2.54 in .cache/bin.
 install-temporal:
 	@./scripts/install-temporal.sh
+	@./scripts/install-temporal.sh server
 
 # dev-server runs a Temporal dev server with planmode's search attributes on
 # $(TEMPORAL_ADDRESS), the Web UI on $(TEMPORAL_UI_PORT), state in $(TEMPORAL_DB).

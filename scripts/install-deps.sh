@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh installs what a bare machine lacks for the whole test
-# suite: the Temporal CLI (cached under .cache/bin), bubblewrap for the
+# suite: the Temporal CLI and the project's dev server on Temporal Server
+# 1.32 (both cached under .cache/bin; the server's first build takes several
+# minutes), bubblewrap for the
 # command sandbox (the worker needs it too), Debian's chromium for the Web UI
 # browser test and docker-compose to validate the compose file.
 # Without root or apt-get it says what is missing and leaves it: those tests
@@ -9,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-temporal.sh >/dev/null
+./scripts/install-temporal.sh server >/dev/null
 
 # With "sandbox" it installs only bubblewrap, which isolates plans'
 # commands: the demo and the tests need it, the rest only some tests.

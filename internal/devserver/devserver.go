@@ -45,7 +45,8 @@ type Options struct {
 	DBFile string
 	// Namespace is created at start; empty means "default".
 	Namespace string
-	// Binary is the Temporal CLI to run; empty finds it with FindTemporal.
+	// Binary is the dev server to run (a binary that takes the Temporal
+	// CLI's `server start-dev` arguments); empty finds it with FindServer.
 	Binary string
 	// Stdout and Stderr receive the server's output; nil discards stdout and
 	// passes stderr to this process's.
@@ -123,13 +124,13 @@ func dynamicConfigArgs(kv map[string]string) []string {
 }
 
 // Start starts a dev server as opts says and returns it once a client has
-// connected. It returns an error when the Temporal CLI cannot be found or
-// installed, or when the server does not come up within two minutes.
+// connected. It returns an error when the dev server cannot be found or
+// built, or when the server does not come up within two minutes.
 func Start(ctx context.Context, opts Options) (*DevServer, error) {
 	bin := opts.Binary
 	if bin == "" {
 		var err error
-		if bin, err = FindTemporal(ctx); err != nil {
+		if bin, err = FindServer(ctx); err != nil {
 			return nil, err
 		}
 	}

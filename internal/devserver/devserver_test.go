@@ -2,6 +2,7 @@ package devserver
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -26,6 +27,20 @@ func TestFindTemporalHonoursTheEnvironment(t *testing.T) {
 	got, err = FindTemporal(context.Background())
 	require.NoError(t, err)
 	assert.NotEqual(t, "/nonexistent/temporal", got, "a missing override is ignored")
+}
+
+func TestFindServerIsTheProjectsOwnBuild(t *testing.T) {
+	bin, err := FindServer(context.Background())
+	require.NoError(t, err)
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "Server 1.32.0")
+	assert.Contains(t, string(out), "UI 2.54.1")
+
+	t.Setenv(ServerBinaryEnv, bin)
+	got, err := FindServer(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, bin, got)
 }
 
 func TestRepoRootFindsTheModule(t *testing.T) {
