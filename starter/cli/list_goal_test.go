@@ -79,3 +79,16 @@ func TestListShowsADigestAsEncrypted(t *testing.T) {
 	assert.False(t, s.GoalEncrypted)
 	assert.False(t, strings.Contains(s.Goal, "(encrypted)"))
 }
+
+func TestShowFromSearchAttributesHidesADigest(t *testing.T) {
+	var out bytes.Buffer
+	st := planState{WorkflowID: "plan-7", Standing: &signals.Standing{Status: "Running", Goal: "hmac:0123456789abcdef0123456789abcdef"}}
+	require.NoError(t, renderState(&out, st))
+	assert.Contains(t, out.String(), "Goal: (encrypted)")
+	assert.NotContains(t, out.String(), "hmac:")
+
+	out.Reset()
+	st.Standing.Goal = "Add JWT authentication"
+	require.NoError(t, renderState(&out, st))
+	assert.Contains(t, out.String(), "Goal: Add JWT authentication")
+}
