@@ -1,8 +1,14 @@
 # planmode's production image: the worker (entrypoint) and the operator CLI
 # `planmode`, built statically and run as a non-root user.
 #
+#   make image                                        # slim, stamped with git describe
 #   docker build -t planmode .                       # slim: no toolchain
 #   docker build -t planmode:toolchain --target toolchain .   # plus go, make, git
+#
+# .git is not in the build context, so the version and commit that
+# `planmode version` prints come in as build arguments (make image passes
+# them): --build-arg VERSION=$(git describe --tags --always --dirty)
+# --build-arg COMMIT=$(git rev-parse --short=12 HEAD).
 #   docker run --rm -e PLANMODE_TEMPORAL_ADDRESS=temporal.example:7233 planmode
 #   docker run --rm --entrypoint planmode planmode list --address temporal.example:7233
 #
@@ -23,13 +29,22 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode-worker ./worker \
- && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/planmode ./starter
+# Declared after the download, so that a new version reuses its layer.
+ARG VERSION=0.1.0-dev
+ARG COMMIT=unknown
+RUN LDFLAGS="-s -w -X github.com/planmode/planmode/internal/version.version=${VERSION} -X github.com/planmode/planmode/internal/version.commit=${COMMIT}" \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "$LDFLAGS" -o /out/planmode-worker ./worker \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "$LDFLAGS" -o /out/planmode ./starter
 
 # slim runs plans whose commands need nothing beyond coreutils (ls, cat,
 # echo); ca-certificates is for TLS to an LLM provider and to Temporal Cloud,
 # bubblewrap is the command sandbox.
 FROM debian:bookworm-slim AS slim
+ARG VERSION=0.1.0-dev
+ARG COMMIT=unknown
+LABEL org.opencontainers.image.title="planmode" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${COMMIT}"
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates bubblewrap \
  && rm -rf /var/lib/apt/lists/* \

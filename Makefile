@@ -9,7 +9,18 @@ TEMPORAL_DB ?= .cache/temporal.db
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 WORKFLOWCHECK ?= go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 
-.PHONY: test vet lint fuzz deps sandbox build install-temporal dev-server demo bench
+# VERSION and COMMIT are stamped into both binaries (internal/version) by
+# build and into the image by image: git describe, or 0.1.0-dev outside a
+# git checkout. Set them to stamp others: make build VERSION=0.1.0.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+VERSION_PKG = github.com/planmode/planmode/internal/version
+LDFLAGS = -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT)
+# IMAGE is the tag image builds; CONTAINER the engine that builds it.
+IMAGE ?= planmode:$(VERSION)
+CONTAINER ?= docker
+
+.PHONY: test vet lint fuzz deps sandbox build image install-temporal dev-server demo bench
 
 # test runs every test with the race detector. It is the command CI runs.
 test: sandbox vet
@@ -53,10 +64,17 @@ deps:
 sandbox:
 	@./scripts/install-deps.sh sandbox
 
-# build writes bin/planmode (the CLI) and bin/planmode-worker.
+# build writes bin/planmode (the CLI) and bin/planmode-worker, stamped
+# with VERSION and COMMIT (planmode version, planmode-worker --version).
 build:
-	$(GO) build -o bin/planmode ./starter
-	$(GO) build -o bin/planmode-worker ./worker
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/planmode ./starter
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/planmode-worker ./worker
+
+# image builds the production image (Dockerfile) tagged IMAGE, passing
+# VERSION and COMMIT as build arguments: .git is not in the build context.
+# It prints the command it runs.
+image:
+	$(CONTAINER) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
 # install-temporal puts the Temporal CLI v1.5.1 (client commands) and the
 # project's dev server on Temporal Server 1.32 / Web UI 2.54 in .cache/bin.

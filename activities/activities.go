@@ -17,6 +17,8 @@
 //   - Notify delivers webhooks with package webhook;
 //   - AcquireWorkspace leases a plan's workspace from the PlanWorkspaces
 //     registry of its task queue, so open plans never share files;
+//   - GoalAttr says what the PlanGoal search attribute holds: the goal, or
+//     its keyed digest when payloads are encrypted;
 //   - truncated outputs are kept whole by package outputs.
 //
 // Failures are temporal ApplicationErrors whose type says what went wrong
@@ -102,6 +104,10 @@ type Activities struct {
 	// Client reaches the workspace registry for AcquireWorkspace; nil
 	// means the client of the worker that runs the activity.
 	Client client.Client
+	// GoalDigest, set on a worker that encrypts payloads, returns the
+	// keyed digest GoalAttr writes to PlanGoal in place of the goal
+	// (codec.Keyring.SearchDigest); nil writes the goal.
+	GoalDigest func(goal string) (string, error)
 
 	// leases stands in for the registry in tests.
 	leases leaseRegistry

@@ -24,6 +24,9 @@ const maxKeyIDLen = 64
 type Keyring struct {
 	ids   []string
 	aeads map[string]cipher.AEAD
+	// digestKeys are the keys of SearchDigest, one derived from each
+	// encryption key (see digest.go).
+	digestKeys map[string][]byte
 }
 
 // ErrNoKeys is returned for a key file without a key line.
@@ -50,22 +53,27 @@ func LoadKeyFile(path string) (*Keyring, error) {
 // naming the line number for a malformed line, a key of the wrong size, a
 // repeated id, or no key at all; the error never holds key material.
 func ParseKeys(r io.Reader) (*Keyring, error) {
-	ring := &Keyring{aeads: map[string]cipher.AEAD{}}
+	ring := &Keyring{aeads: map[string]cipher.AEAD{}, digestKeys: map[string][]byte{}}
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		id, aead, err := parseLine(line)
+		id, key, err := parseLine(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if _, dup := ring.aeads[id]; dup {
 			return nil, fmt.Errorf("line %d: key id %q appears twice", n, id)
 		}
+		aead, err := newAEAD(key)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: key %q: %w", n, id, err)
+		}
 		ring.ids = append(ring.ids, id)
 		ring.aeads[id] = aead
+		ring.digestKeys[id] = deriveDigestKey(key)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read: %w", err)
@@ -76,9 +84,9 @@ func ParseKeys(r io.Reader) (*Keyring, error) {
 	return ring, nil
 }
 
-// parseLine turns one keyID:base64key line into its id and cipher. Its
+// parseLine turns one keyID:base64key line into its id and key. Its
 // errors describe the line's shape without quoting the key.
-func parseLine(line string) (string, cipher.AEAD, error) {
+func parseLine(line string) (string, []byte, error) {
 	id, encoded, ok := strings.Cut(line, ":")
 	id, encoded = strings.TrimSpace(id), strings.TrimSpace(encoded)
 	if !ok || encoded == "" {
@@ -97,15 +105,16 @@ func parseLine(line string) (string, cipher.AEAD, error) {
 	if len(key) != KeySize {
 		return "", nil, fmt.Errorf("key %q is %d bytes; want %d (AES-256)", id, len(key), KeySize)
 	}
+	return id, key, nil
+}
+
+// newAEAD returns the AES-256-GCM cipher of key.
+func newAEAD(key []byte) (cipher.AEAD, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return "", nil, fmt.Errorf("key %q: %w", id, err)
+		return nil, err
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return "", nil, fmt.Errorf("key %q: %w", id, err)
-	}
-	return id, aead, nil
+	return cipher.NewGCM(block)
 }
 
 // checkKeyID accepts a short id of printable characters without spaces:

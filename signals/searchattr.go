@@ -16,7 +16,10 @@ import (
 
 // GoalAttr holds the plan's goal (Text, so list filters match its words),
 // set by the workflow at its first upsert whichever client started it, cut
-// by [GoalAttrValue].
+// by [GoalAttrValue]. A worker that encrypts payloads writes a keyed
+// digest of the goal ([NormalizeGoal], codec.Keyring.SearchDigest)
+// instead: search attributes are never encrypted, so the plaintext goal
+// would be readable in the server's visibility store.
 var GoalAttr = temporal.NewSearchAttributeKeyString("PlanGoal")
 
 // SearchAttributes are the keys the workflow keeps current; a namespace
@@ -29,11 +32,18 @@ var SearchAttributes = []temporal.SearchAttributeKey{PhaseAttr, AwaitingAttr, Pr
 // task, so the value stays below it with room to spare.
 const MaxGoalAttrBytes = 2000
 
-// GoalAttrValue returns goal as PlanGoal holds it: spaces (new lines
-// included) collapsed to one, cut on a rune boundary with an ellipsis so
-// that its JSON encoding stays within MaxGoalAttrBytes.
+// NormalizeGoal returns goal as PlanGoal compares it: spaces (new lines
+// included) collapsed to one, none at either end. The digest of an
+// encrypted plan's goal is taken over it, whole.
+func NormalizeGoal(goal string) string {
+	return strings.Join(strings.Fields(goal), " ")
+}
+
+// GoalAttrValue returns goal as PlanGoal holds it in plaintext: normalised
+// ([NormalizeGoal]), cut on a rune boundary with an ellipsis so that its
+// JSON encoding stays within MaxGoalAttrBytes.
 func GoalAttrValue(goal string) string {
-	goal = strings.Join(strings.Fields(goal), " ")
+	goal = NormalizeGoal(goal)
 	const ellipsis = " …"
 	if jsonLen(goal) <= MaxGoalAttrBytes {
 		return goal

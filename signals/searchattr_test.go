@@ -74,3 +74,12 @@ func TestGoalAttrValueStaysWithinTheServerLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalizeGoalCollapsesSpacesOnly(t *testing.T) {
+	assert.Equal(t, "Add JWT auth", signals.NormalizeGoal("  Add\tJWT\n\n auth "))
+	assert.Equal(t, "Add JWT auth", signals.NormalizeGoal("Add JWT auth"), "a normal goal stays as it is")
+	long := strings.Repeat("word ", 1000)
+	assert.Equal(t, strings.TrimSpace(long), signals.NormalizeGoal(long), "never cut: a digest covers the whole goal")
+	assert.Equal(t, signals.GoalAttrValue("  Add\tJWT auth "), signals.NormalizeGoal("  Add\tJWT auth "),
+		"a short goal is held as it is compared")
+}

@@ -45,7 +45,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(stdout)
 	config.AddTemporalFlags(fs)
 	config.AddWorkerFlags(fs)
+	showVersion := fs.Bool("version", false, "print the version, the commit and the Temporal Go SDK, and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, version.String("planmode-worker"))
 		return err
 	}
 	cfg, err := config.FromFlags(fs)
@@ -97,8 +102,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
-	logger.Info("worker started", "version", version.Version(), "address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
-		"taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
+	logger.Info("worker started", "version", version.Version(), "commit", version.Commit(), "sdk", version.SDK(),
+		"address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
 		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled(),
 		"stickyCacheSize", cfg.Worker.StickyCacheSize)
 	ops.started(c)

@@ -10,8 +10,8 @@ import (
 // watchDeadline returns the context the run works in: ctx, cancelled at
 // the run's deadline when it has one (and deadlineChange). Cancelling it
 // cancels the running steps' activities and every wait of the phases;
-// finish then sees exec.deadlineHit and ends the run failed with the
-// partial summary, in ctx, which the deadline leaves alone. A deadline
+// finish then finds exec.deadline (the reason) set and ends the run failed
+// with the partial summary, in ctx, which the deadline leaves alone. A deadline
 // that cannot be resolved against the run's start fails the run as an
 // invalid request. Continuations resolve it against the first run's start,
 // which the checkpoint carries.

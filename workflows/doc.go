@@ -10,9 +10,14 @@
 //
 // # Phases
 //
-// clarifying → planning → awaiting-selection → executing ⇄ reflecting →
-// summarizing → completed | failed | cancelled. A run that clarification
-// answers outright ends as completed with status answered.
+// (awaiting-workspace →) clarifying → planning → awaiting-selection →
+// executing → summarizing → completed | failed | cancelled. A run waits in
+// awaiting-workspace only while another open plan holds its workspace and
+// it asked to wait. The reflection after each step runs within executing:
+// runs begun before boundedHistoryChange (versions.go) flipped the phase
+// to reflecting and back around each reflection, and replay as they ran;
+// newer runs never show reflecting. A run that clarification answers
+// outright ends as completed with status answered.
 //
 // # How a run ends
 //
@@ -39,16 +44,20 @@
 //
 // The progress, plan, options and pending queries; the PlanPhase,
 // PlanAwaiting and PlanProgress search attributes, upserted only when a
-// value changes, and PlanGoal, set at the first upsert (a server must have
-// them registered, or the upsert fails the workflow task); current details
+// value changes, and PlanGoal, set once with the first of them to what the
+// worker answered at the run's start: the goal, or its keyed digest when
+// the worker encrypts payloads (resolveGoalAttr); a server must have them
+// registered, or the upsert fails the workflow task; current details
 // for the Web UI, a few KiB of markdown with the options or the steps,
 // what the run waits for and the exact commands that answer it; and
 // webhook events (plan created, waiting for a selection, a clarification
 // or a confirmation, each step's start and end, each new plan version,
 // pause, resume, a budget exceeded, the run's end), each delivered by a
 // [PlanNotify] child workflow that the run abandons when it closes, so a
-// slow receiver never holds the run up. PlanProgress counts the steps
-// completed or skipped: a failed or cancelled plan says how far it got.
+// slow receiver never holds the run up. PlanProgress is the percent of
+// the steps that will run that completed (plan.Plan.PercentOfWork):
+// skipped steps and unused fallbacks leave the count, and a failed or
+// cancelled plan says how far it got.
 //
 // # Long runs
 //

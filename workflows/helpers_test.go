@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -36,6 +37,7 @@ type fakes struct {
 	restore   func(activities.RestoreInput) (activities.RestoreOutput, error)
 	notify    func(activities.NotifyInput) (activities.NotifyOutput, error)
 	acquire   func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error)
+	goalAttr  func(activities.GoalAttrInput) (activities.GoalAttrOutput, error)
 
 	clarifyIn   []activities.ClarifyInput
 	optionsIn   []activities.OptionsInput
@@ -46,6 +48,7 @@ type fakes struct {
 	toolIn      []activities.ToolInput
 	notifyIn    []activities.NotifyInput
 	acquireIn   []activities.AcquireWorkspaceInput
+	goalAttrIn  []activities.GoalAttrInput
 	// released are the lease releases the run signalled, with the
 	// registry's workflow id.
 	released []release
@@ -99,6 +102,10 @@ func newFakes() *fakes {
 		acquire: func(in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
 			return activities.AcquireWorkspaceOutput{Lease: signals.WorkspaceLease{Key: in.Workspace, PlanID: in.PlanID,
 				RunID: in.RunID}}, nil
+		},
+		// The activity of a worker that does not encrypt.
+		goalAttr: func(in activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
+			return (&activities.Activities{}).GoalAttr(context.Background(), in)
 		},
 	}
 }

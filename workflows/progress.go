@@ -140,17 +140,19 @@ func (r *run) publish(ctx workflow.Context) {
 	if first || now.percent != r.published.percent {
 		ups = append(ups, signals.ProgressAttr.ValueSet(int64(now.percent)))
 	}
-	if first && r.feat.goalAttr {
-		// Set here, not by the client that starts the run, so that a
-		// plan started by any client (another SDK, the temporal CLI) is
-		// found by its goal.
-		ups = append(ups, signals.GoalAttr.ValueSet(signals.GoalAttrValue(r.st.Goal)))
+	// Set by the workflow, not by the client that starts the run, so
+	// that a plan started by any client (another SDK, the temporal CLI)
+	// is found by its goal; see resolveGoalAttr.
+	goal, setGoal := r.goalAttrDue(first)
+	if setGoal {
+		ups = append(ups, signals.GoalAttr.ValueSet(goal))
 	}
 	if len(ups) > 0 && now.phase != "" {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
 		}
 		r.published = now
+		r.goal.published = r.goal.published || setGoal
 	}
 	workflow.SetCurrentDetails(ctx, r.details())
 }

@@ -33,13 +33,16 @@ const recordEnv = "PLANMODE_RECORD_HISTORY"
 // Recorded histories the replay tests replay: a completed run recorded
 // before plans ended Failed or Canceled, a failed and a cancelled run
 // recorded since, with one marker per change, and the completed run's
-// scenario again with the one marker of boundedHistoryChange, and again
-// with the one marker of workspaceLeaseChange (its workspace leased from
-// PlanWorkspaces and released at the end).
+// scenario again with the one marker of boundedHistoryChange, again with
+// the one marker of workspaceLeaseChange (its workspace leased from
+// PlanWorkspaces and released at the end), and again with the one marker
+// of goalDigestChange (PlanGoal a digest from the GoalAttr local
+// activity).
 var (
 	historyFile          = filepath.Join("testdata", "planmode-history.json")
 	boundedHistoryFile   = filepath.Join("testdata", "planmode-bounded-history.json")
 	leaseHistoryFile     = filepath.Join("testdata", "planmode-lease-history.json")
+	goalDigestFile       = filepath.Join("testdata", "planmode-goal-digest-history.json")
 	failedHistoryFile    = filepath.Join("testdata", "planmode-failed-history.json")
 	cancelledHistoryFile = filepath.Join("testdata", "planmode-cancelled-history.json")
 )
@@ -123,6 +126,11 @@ func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorks
 	return out, err
 }
 
+// GoalAttr answers as a worker that encrypts payloads: a digest.
+func (scripted) GoalAttr(context.Context, activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
+	return activities.GoalAttrOutput{Value: "hmac:5f0c1a2b3c4d5e6f708192a3b4c5d6e7", Digest: true}, nil
+}
+
 // TestRecordHistory runs one full PlanMode on a dev server — a clarifying
 // question, a selection, a skip confirmation, an edit, a pause and a
 // resume, a rollback — and writes its history to testdata for the replay
@@ -134,9 +142,14 @@ func TestRecordHistory(t *testing.T) { recordFull(t, historyFile) }
 // TestRecordLeaseHistory does.
 func TestRecordBoundedHistory(t *testing.T) { recordFull(t, boundedHistoryFile) }
 
-// TestRecordLeaseHistory records TestRecordHistory's scenario under the
-// current code, which records workspaceLeaseChange's marker only.
+// TestRecordLeaseHistory recorded TestRecordHistory's scenario when the
+// code recorded workspaceLeaseChange's marker only; it now records what
+// TestRecordGoalDigestHistory does.
 func TestRecordLeaseHistory(t *testing.T) { recordFull(t, leaseHistoryFile) }
+
+// TestRecordGoalDigestHistory records TestRecordHistory's scenario under
+// the current code, which records goalDigestChange's marker only.
+func TestRecordGoalDigestHistory(t *testing.T) { recordFull(t, goalDigestFile) }
 
 // recordFull records TestRecordHistory's scenario in file.
 func recordFull(t *testing.T, file string) {

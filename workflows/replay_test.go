@@ -19,10 +19,12 @@ import (
 // failed and the cancelled run replay the new ones, resolved one id each;
 // the bounded run replays them resolved by boundedHistoryChange alone, the
 // lease run resolved by workspaceLeaseChange alone, its workspace leased
-// and released. Each replays under its recorded workflow and run ids,
+// and released, the goal-digest run resolved by goalDigestChange alone,
+// PlanGoal set from its recorded GoalAttr local activity. Each replays under its recorded workflow and run ids,
 // which name its webhook children.
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile, boundedHistoryFile, leaseHistoryFile} {
+	for _, file := range []string{historyFile, failedHistoryFile, cancelledHistoryFile, boundedHistoryFile, leaseHistoryFile,
+		goalDigestFile} {
 		t.Run(file, func(t *testing.T) {
 			f, err := os.Open(file)
 			require.NoError(t, err)

@@ -13,11 +13,12 @@ import (
 // records a marker and gets the new one.
 //
 // Each marker costs a run two events (the marker and the
-// TemporalChangeVersion upsert), so the newest id, workspaceLeaseChange,
+// TemporalChangeVersion upsert), so the newest id, goalDigestChange,
 // stands for every change before it too: a run that records it has them
 // all and records no other. Runs that began before it still find their
-// own markers (boundedHistoryChange, which stood for every change before
-// it, or one per change before that) and replay as they ran. The SDK
+// own markers (workspaceLeaseChange or boundedHistoryChange, each of
+// which stood for every change before it, or one per change before that)
+// and replay as they ran. The SDK
 // matches version markers by id, not by their place among the commands,
 // so the order of the calls does not matter.
 const (
@@ -97,6 +98,13 @@ const (
 	// have none of it. New runs record this marker only: it stands for
 	// boundedHistoryChange and every change before.
 	workspaceLeaseChange = "workspace-lease"
+	// goalDigestChange: PlanGoal holds what the GoalAttr local activity
+	// answers at the start of every run: the goal on a worker that does
+	// not encrypt payloads, a keyed digest of it on one that does (see
+	// resolveGoalAttr). Before, the workflow wrote the goal, encryption
+	// or not. New runs record this marker only: it stands for
+	// workspaceLeaseChange and every change before.
+	goalDigestChange = "search-attribute-goal-digest"
 )
 
 // features are the behaviour changes a run has, see the change ids.
@@ -122,6 +130,8 @@ type features struct {
 	boundedHistory          bool
 	// lease brings everything workspaceLeaseChange names.
 	lease bool
+	// goalDigest: PlanGoal is what the worker says (goalDigestChange).
+	goalDigest bool
 }
 
 // resolveFeatures decides, once per run and before anything else, which
@@ -130,6 +140,11 @@ type features struct {
 // (foreignCheckpointChange, defaultParallelismChange) are left to
 // resolveFor.
 func resolveFeatures(ctx workflow.Context) features {
+	if workflow.GetVersion(ctx, goalDigestChange, workflow.DefaultVersion, 1) == 1 {
+		f := allBefore()
+		f.lease, f.goalDigest = true, true
+		return f
+	}
 	if workflow.GetVersion(ctx, workspaceLeaseChange, workflow.DefaultVersion, 1) == 1 {
 		f := allBefore()
 		f.lease = true

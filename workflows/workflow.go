@@ -140,6 +140,9 @@ type run struct {
 	workspaceWait *signals.WorkspaceWait
 	channels      []workflow.ReceiveChannel
 	published     published
+	// goal is what PlanGoal holds, asked of the worker at the start of
+	// every run (resolveGoalAttr).
+	goal goalAttrState
 	// notifying counts webhook deliveries not yet handed off: Notify
 	// activities in flight, or PlanNotify children not yet started.
 	notifying int
@@ -255,6 +258,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.registerHandlers(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
+	r.resolveGoalAttr(ctx)
 	work, err := r.watchDeadline(ctx)
 	if err != nil {
 		return signals.Result{}, err

@@ -148,24 +148,33 @@ func (a *app) rootCmd() *cobra.Command {
 	// command knows --version takes no value: `planmode --version
 	// --address x` must not read --address as its value.
 	root.InitDefaultVersionFlag()
+	root.SetVersionTemplate(version.String("planmode") + "\n")
 	config.AddTemporalFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
 		a.confirmSkipCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(), a.exportCmd(),
-		a.watchCmd(), a.resultCmd(), a.graphCmd(), a.codecServerCmd(), a.healthcheckCmd())
+		a.watchCmd(), a.resultCmd(), a.graphCmd(), a.codecServerCmd(), a.healthcheckCmd(), a.versionCmd())
 	return root
 }
 
-// configure loads the configuration and checks --output.
+// configure checks --output and loads the configuration.
 func (a *app) configure(cmd *cobra.Command) error {
-	if a.output != outputText && a.output != outputJSON {
-		return rejectf(fmt.Sprintf("--output %q: want text or json", a.output))
+	if err := a.checkOutput(); err != nil {
+		return err
 	}
 	cfg, err := config.FromFlags(cmd.Flags())
 	if err != nil {
 		return err
 	}
 	a.cfg = cfg
+	return nil
+}
+
+// checkOutput refuses an --output other than text or json.
+func (a *app) checkOutput() error {
+	if a.output != outputText && a.output != outputJSON {
+		return rejectf(fmt.Sprintf("--output %q: want text or json", a.output))
+	}
 	return nil
 }
 

@@ -14,20 +14,25 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/codec"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
 // planSummary is one line of list.
 type planSummary struct {
-	WorkflowID string    `json:"workflowId"`
-	RunID      string    `json:"runId"`
-	Status     string    `json:"status"`
-	Phase      string    `json:"phase,omitempty"`
-	Awaiting   string    `json:"awaiting,omitempty"`
-	Progress   int64     `json:"progress"`
-	Goal       string    `json:"goal,omitempty"`
-	StartedAt  time.Time `json:"startedAt"`
+	WorkflowID string `json:"workflowId"`
+	RunID      string `json:"runId"`
+	Status     string `json:"status"`
+	Phase      string `json:"phase,omitempty"`
+	Awaiting   string `json:"awaiting,omitempty"`
+	Progress   int64  `json:"progress"`
+	Goal       string `json:"goal,omitempty"`
+	// GoalEncrypted marks a plan whose goal this client cannot read: its
+	// memo is encrypted with a key it lacks, or it has none (a plan
+	// started by another client), and PlanGoal holds only a digest.
+	GoalEncrypted bool      `json:"goalEncrypted,omitempty"`
+	StartedAt     time.Time `json:"startedAt"`
 }
 
 // awaitingValues are the values the PlanAwaiting search attribute takes.
@@ -41,25 +46,68 @@ var phaseValues = []plan.Phase{plan.PhaseAwaitingWorkspace, plan.PhaseClarifying
 	plan.PhaseCancelled}
 
 func (a *app) listCmd() *cobra.Command {
-	var phase, awaiting string
+	var phase, awaiting, goal string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List plans, optionally by phase or by what they wait for",
+		Short: "List plans, optionally by phase, by what they wait for or by goal",
+		Long: `List plans, newest first.
+
+--goal finds plans by their goal (the PlanGoal search attribute). Without
+codec.keyFile it matches the words of the goal. With codec.keyFile, PlanGoal
+holds only a keyed digest of the goal, so --goal matches the whole goal
+(spaces aside) and the query sends the server its digest, never the text.`,
 		Example: `  planmode list --awaiting selection
-  planmode list --phase executing --limit 10`,
+  planmode list --phase executing --limit 10
+  planmode list --goal "Add JWT authentication"`,
 		Args: rejectArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 {
 				return rejectf(fmt.Sprintf("--limit %d: want 1 or more", limit))
 			}
-			return a.list(cmd.Context(), listQuery(phase, awaiting), limit)
+			query := listQuery(phase, awaiting)
+			if cmd.Flags().Changed("goal") {
+				cond, err := a.goalCondition(goal)
+				if err != nil {
+					return err
+				}
+				query += " AND " + cond
+			}
+			return a.list(cmd.Context(), query, limit)
 		},
 	}
 	choiceVar(cmd.Flags(), &phase, "phase", "only plans in this phase", phaseValues...)
 	choiceVar(cmd.Flags(), &awaiting, "awaiting", "only plans waiting for this", awaitingValues...)
+	cmd.Flags().StringVar(&goal, "goal", "", "only plans with this goal (with codec.keyFile: the whole goal)")
 	cmd.Flags().IntVar(&limit, "limit", 50, "most plans to show")
 	return cmd
+}
+
+// goalCondition is the visibility condition of list --goal. PlanGoal is
+// a Text attribute: without a codec key it holds the goal, and the
+// condition matches its words. With a key it holds the goal's keyed
+// digest (see signals.GoalAttr), and the condition names the digest
+// under every key of the file, the older keys' for plans started before
+// a rotation; the goal itself never reaches the server. It refuses a goal
+// of spaces only, or a key file it cannot read.
+func (a *app) goalCondition(goal string) (string, error) {
+	goal = signals.NormalizeGoal(goal)
+	if goal == "" {
+		return "", rejectf("--goal: want the goal's text")
+	}
+	pc, err := a.cfg.Codec.PayloadCodec()
+	if err != nil {
+		return "", err
+	}
+	name := signals.GoalAttr.GetName()
+	if pc == nil {
+		return fmt.Sprintf("%s = %s", name, quote(signals.GoalAttrValue(goal))), nil
+	}
+	var or []string
+	for _, d := range pc.Keys().SearchDigests(goal) {
+		or = append(or, fmt.Sprintf("%s = %s", name, quote(d)))
+	}
+	return "(" + strings.Join(or, " OR ") + ")", nil
 }
 
 // listQuery is the visibility query of list.
@@ -76,7 +124,7 @@ func listQuery(phase, awaiting string) string {
 
 // quote makes s a visibility query string literal.
 func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
 
 func (a *app) list(ctx context.Context, query string, limit int) error {
@@ -126,8 +174,13 @@ func summarize(memos converter.DataConverter, id, runID, status string, sa *comm
 	}
 	if p, ok := fields[signals.GoalAttr.GetName()]; ok && s.Goal == "" {
 		// A plan started by another client has no memo; the workflow
-		// sets the goal as a search attribute for every plan.
+		// sets the goal as a search attribute for every plan, or its
+		// digest when payloads are encrypted, which says nothing to a
+		// reader.
 		_ = dc.FromPayload(p, &s.Goal)
+		if strings.HasPrefix(s.Goal, codec.DigestPrefix) {
+			s.Goal, s.GoalEncrypted = "", true
+		}
 	}
 	return s
 }
@@ -140,8 +193,12 @@ func renderList(w io.Writer, plans []planSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tPHASE\tAWAITING\tPROGRESS\tGOAL\t")
 	for _, p := range plans {
+		goal := clip(p.Goal, titleWidth)
+		if p.GoalEncrypted {
+			goal = "(encrypted)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d%%\t%s\t\n", p.WorkflowID, p.Status, orDash(p.Phase),
-			orDash(p.Awaiting), p.Progress, clip(p.Goal, titleWidth))
+			orDash(p.Awaiting), p.Progress, goal)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write list: %w", err)

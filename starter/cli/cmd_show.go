@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/codec"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -86,7 +88,11 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 func renderState(w io.Writer, st planState) error {
 	fmt.Fprintf(w, "Plan %s\n", st.WorkflowID)
 	if s := st.Standing; s != nil {
-		if s.Goal != "" {
+		switch {
+		case strings.HasPrefix(s.Goal, codec.DigestPrefix):
+			// PlanGoal of an encrypted plan: a digest says nothing.
+			fmt.Fprintln(w, "Goal: (encrypted)")
+		case s.Goal != "":
 			fmt.Fprintf(w, "Goal: %s\n", s.Goal)
 		}
 		fmt.Fprintln(w, s.Summary())

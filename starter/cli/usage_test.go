@@ -119,6 +119,7 @@ var validArgs = map[string][]string{
 	"confirm-skip": {"plan-42", "skip-1", "--approve"},
 	"codec-server": nil,
 	"healthcheck":  {"http://127.0.0.1:9/readyz"},
+	"version":      nil,
 }
 
 // TestEveryCommandRefusesUnknownFlags checks that cobra refuses a flag a

@@ -53,7 +53,26 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
 	a.Outputs = OutputStore(cfg.Outputs)
+	a.GoalDigest = GoalDigest(cfg.Codec)
 	return a
+}
+
+// GoalDigest returns the digest PlanGoal holds in place of the goal when
+// codec.keyFile is set (codec.Keyring.SearchDigest under the file's
+// first key), so that a worker that encrypts payloads never puts a goal in
+// plaintext into the server's visibility store; nil without a key file.
+// A key file that cannot be read (the worker refuses to dial with it
+// before) makes every digest an error, and plans then set no PlanGoal.
+func GoalDigest(c config.Codec) func(string) (string, error) {
+	if !c.Enabled() {
+		return nil
+	}
+	pc, err := c.PayloadCodec()
+	if err != nil {
+		return func(string) (string, error) { return "", err }
+	}
+	keys := pc.Keys()
+	return func(goal string) (string, error) { return keys.SearchDigest(goal), nil }
 }
 
 // OutputStore maps the configuration onto the full outputs' store, or

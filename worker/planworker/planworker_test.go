@@ -142,3 +142,20 @@ func TestNewActivitiesWiresTheStoresAndTheirCaps(t *testing.T) {
 	assert.Contains(t, string(data), "outputs.maxPlanBytes", "the plan's cap holds")
 	assert.Nil(t, OutputStore(config.Outputs{Dir: " "}), "no folder, no store")
 }
+
+func TestNewActivitiesDigestsTheGoalWhenPayloadsAreEncrypted(t *testing.T) {
+	assert.Nil(t, NewActivities(config.Config{}, llm.Config{}, true).GoalDigest, "no key file: the goal itself")
+
+	path := filepath.Join(t.TempDir(), "keys")
+	require.NoError(t, os.WriteFile(path, []byte("k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"), 0o600))
+	a := NewActivities(config.Config{Codec: config.Codec{KeyFile: path}}, llm.Config{}, true)
+	require.NotNil(t, a.GoalDigest)
+	d, err := a.GoalDigest("Add JWT authentication")
+	require.NoError(t, err)
+	assert.Equal(t, "hmac:53fda74d63f0a681bcef0555f13d6ad7", d, "the codec's digest under the first key")
+
+	gone := NewActivities(config.Config{Codec: config.Codec{KeyFile: filepath.Join(t.TempDir(), "missing")}}, llm.Config{}, true)
+	require.NotNil(t, gone.GoalDigest, "a key file that cannot be read still never lets the goal through")
+	_, err = gone.GoalDigest("Add JWT authentication")
+	assert.ErrorContains(t, err, "codec.keyFile")
+}

@@ -1,0 +1,60 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/signals"
+)
+
+// goalAttrStartToClose bounds the GoalAttr local activity: a hash.
+const goalAttrStartToClose = 10 * time.Second
+
+// goalAttrState is what a run sets PlanGoal to and whether it did.
+type goalAttrState struct {
+	value     string
+	published bool
+}
+
+// resolveGoalAttr asks the worker, once per run and before anything is
+// published, what PlanGoal holds: the goal, or, on a worker that encrypts
+// payloads, a keyed digest of it (activities.Activities.GoalAttr). Search
+// attributes are never encrypted, so the workflow cannot write the goal
+// itself without knowing whether payloads are encrypted, nor digest it
+// without the key; the worker knows both, and asking it here, rather than
+// trusting the client that started the run, keeps plans started by any
+// client (the temporal CLI, another SDK) from leaking their goal. A local
+// activity costs one marker event and its answer is recorded, so a replay
+// (after a key rotation too) upserts what the run did. A run that cannot
+// get an answer sets no PlanGoal rather than the plaintext. Runs from
+// before goalDigestChange set the goal at their first upsert (publish).
+func (r *run) resolveGoalAttr(ctx workflow.Context) {
+	if !r.feat.goalDigest {
+		return
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: goalAttrStartToClose,
+		RetryPolicy:         retryPolicy,
+	})
+	var out activities.GoalAttrOutput
+	// The request's goal, not a clarified one: it is what a client
+	// searches for, and every run of the chain carries it.
+	err := workflow.ExecuteLocalActivity(ctx, a.GoalAttr, activities.GoalAttrInput{Goal: r.req.Goal}).Get(ctx, &out)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("PlanGoal left unset: the worker did not say what it holds", "error", err)
+		return
+	}
+	r.goal.value = out.Value
+}
+
+// goalAttrDue returns the PlanGoal value publish sets now, if any: for a
+// run since goalDigestChange what resolveGoalAttr got, once; for an
+// older one its goal, at the first upsert (goalAttrChange).
+func (r *run) goalAttrDue(first bool) (string, bool) {
+	if !r.feat.goalDigest {
+		return signals.GoalAttrValue(r.st.Goal), first && r.feat.goalAttr
+	}
+	return r.goal.value, r.goal.value != "" && !r.goal.published
+}
