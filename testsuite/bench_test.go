@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -81,7 +82,7 @@ func startBenchWorker(b *testing.B, root string) (*signals.Client, *activityCoun
 	b.Cleanup(llm.Close)
 	counter := &activityCounter{}
 	w := sdkworker.New(srv.Client, queue, sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{counter}})
-	registerOffline(w, llm, root, b.TempDir())
+	registerOffline(w, llm, root, b.TempDir(), config.Codec{})
 	if err := w.Start(); err != nil {
 		b.Fatalf("worker: %v", err)
 	}

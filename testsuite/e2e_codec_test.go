@@ -93,8 +93,8 @@ func writeCodecKey(t *testing.T) string {
 // client without the key: neither the goal nor the plan's output appears
 // in any event or payload, memo and user metadata (the CLI's summary)
 // included, and every payload is encrypted. The PlanGoal search
-// attribute is plaintext by design (visibility queries read it) and left
-// out; the test shows it is the one place the goal is. The codec server
+// attribute, which the server indexes in the clear, holds a keyed digest
+// of the goal, not the goal. The codec server
 // decodes a payload of that history, and `planmode result` prints the
 // summary.
 func TestNoPlaintextInHistoryWithCodecKey(t *testing.T) {
@@ -129,10 +129,8 @@ func TestNoPlaintextInHistoryWithCodecKey(t *testing.T) {
 		assert.Empty(t, foundIn(texts, needle), "%s is plaintext in history", needle)
 	}
 	withAttrs := historyTexts(ctx, t, pw.srv.Client, runs, false)
-	for _, where := range foundIn(withAttrs, goalWord) {
-		assert.Contains(t, where, "search_attributes", "only PlanGoal holds the goal in the clear")
-	}
-	assert.NotEmpty(t, foundIn(withAttrs, goalWord), "the scan finds the goal where it is plaintext")
+	assert.Empty(t, foundIn(withAttrs, goalWord), "PlanGoal holds a digest, not the goal")
+	assert.NotEmpty(t, foundIn(withAttrs, "hmac:"), "the scan reads the search attributes, where the digest is")
 
 	started0 := startedEvent(ctx, t, pw.srv.Client, id)
 	assertAllEncrypted(t, started0)
@@ -169,6 +167,7 @@ func startCodecWorker(t *testing.T, keyFile, marker string) *planWorker {
 	t.Cleanup(c.Close)
 
 	pw := newPlanWorker(t, srv, offline.New(offline.WithBrain(markingBrain(marker))))
+	pw.codec = cfg.Codec
 	t.Cleanup(pw.llm.Close)
 	pw.poll(t, c)
 	return pw

@@ -21,6 +21,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
@@ -79,7 +80,7 @@ const (
 // commandFixtures says what plan each command's examples need. A command
 // that is not listed fails the test: say here what its examples need.
 var commandFixtures = map[string]fixture{
-	"start": noPlan, "list": noPlan,
+	"start": noPlan, "list": noPlan, "version": noPlan,
 	"show": awaitingSelection, "watch": awaitingSelection, "select": awaitingSelection,
 	"refine": awaitingSelection, "pause": awaitingSelection, "cancel": awaitingSelection,
 	"answer":       awaitingClarification,
@@ -114,7 +115,7 @@ func startExampleRig(t *testing.T) *exampleRig {
 	t.Cleanup(llm.Close)
 	pw := &planWorker{srv: srv, queue: TaskQueue(t), root: root, workspace: ws, llm: llm}
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	registerOffline(w, llm, root, t.TempDir())
+	registerOffline(w, llm, root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	rig := &exampleRig{pw: pw, pc: signals.NewClient(srv.Client, signals.WithTaskQueue(pw.queue))}

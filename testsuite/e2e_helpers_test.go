@@ -31,6 +31,9 @@ type planWorker struct {
 	root      string
 	workspace string
 	llm       *offline.Server
+	// codec is the worker's payload encryption, for what it derives from
+	// the key (the PlanGoal digest); the client's converter encrypts.
+	codec config.Codec
 }
 
 // newPlanWorker returns a planWorker on srv with model, a fresh queue and
@@ -56,16 +59,18 @@ func startPlanWorker(t *testing.T) *planWorker {
 func (pw *planWorker) poll(t *testing.T, c client.Client) {
 	t.Helper()
 	w := sdkworker.New(c, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.root, t.TempDir())
+	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }
 
 // registerOffline registers on w what the planmode worker registers, with
 // the default tools confined to root, model as the offline model and the
-// workspace snapshots kept in snapshots.
-func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshots string) {
+// workspace snapshots kept in snapshots, and codec as the worker's codec
+// setting.
+func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshots string, codec config.Codec) {
 	cfg := config.Config{
+		Codec:     codec,
 		Workspace: config.Workspace{Root: root},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}

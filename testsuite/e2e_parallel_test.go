@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -36,7 +37,7 @@ func startLatencyWorker(t testing.TB, root string) *signals.Client {
 	model := offline.New(offline.WithLatency(partsLatency))
 	t.Cleanup(model.Close)
 	w := sdkworker.New(srv.Client, queue, sdkworker.Options{})
-	registerOffline(w, model, root, t.TempDir())
+	registerOffline(w, model, root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return signals.NewClient(srv.Client, signals.WithTaskQueue(queue))

@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/signals"
@@ -43,7 +44,7 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	pw := newPlanWorker(t, srv, offline.New())
 	t.Cleanup(pw.llm.Close)
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
-	registerOffline(w, pw.llm, pw.root, t.TempDir())
+	registerOffline(w, pw.llm, pw.root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
 	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(pw.queue))
 	id := "flooded-" + pw.queue
