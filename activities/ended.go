@@ -52,7 +52,7 @@ type PlanEndOutput struct {
 // error; all non-retryable.
 func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutput, error) {
 	c := activity.GetClient(ctx)
-	desc, err := c.DescribeWorkflowExecution(ctx, in.PlanID, "")
+	desc, err := c.DescribeWorkflow(ctx, in.PlanID, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return PlanEndOutput{}, fail(ErrPlanNotFound, err, fmt.Sprintf("no plan %s", in.PlanID))
@@ -60,7 +60,7 @@ func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutpu
 	if err != nil {
 		return PlanEndOutput{}, fmt.Errorf("describe plan %s: %w", in.PlanID, err)
 	}
-	info := desc.GetWorkflowExecutionInfo()
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return PlanEndOutput{}, fail(ErrPlanOpen, nil,
 			fmt.Sprintf("plan %s is still open: roll it back with its rollback update", in.PlanID))

@@ -193,7 +193,7 @@ func (r temporalRegistry) release(ctx context.Context, req signals.WorkspaceLeas
 // plan that is gone, closed, or runs again under the same id from a new
 // first run no longer holds it.
 func (r temporalRegistry) open(ctx context.Context, l signals.WorkspaceLease) (bool, error) {
-	resp, err := r.c.DescribeWorkflowExecution(ctx, l.PlanID, "")
+	resp, err := r.c.DescribeWorkflow(ctx, l.PlanID, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return false, nil
@@ -201,7 +201,7 @@ func (r temporalRegistry) open(ctx context.Context, l signals.WorkspaceLease) (b
 	if err != nil {
 		return false, err
 	}
-	info := resp.GetWorkflowExecutionInfo()
+	info := resp.RawResponse.GetWorkflowExecutionInfo()
 	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return false, nil
 	}

@@ -148,9 +148,9 @@ func TestClientStartShowsMetadataInTheUI(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Cancel(context.Background(), run.GetID()) })
 
-	d, err := srv.Client.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+	d, err := srv.Client.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 	require.NoError(t, err)
-	md := d.GetExecutionConfig().GetUserMetadata()
+	md := d.RawResponse.GetExecutionConfig().GetUserMetadata()
 	var summary, details string
 	dc := converter.GetDefaultDataConverter()
 	require.NoError(t, dc.FromPayload(md.GetSummary(), &summary))

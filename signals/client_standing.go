@@ -103,12 +103,12 @@ func orUnknown(s string) string {
 // answer comes in time or the query fails, answers from the run's status
 // and search attributes. It fails only when the plan cannot be described.
 func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
-	desc, err := c.c.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := c.c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return Standing{}, fmt.Errorf("describe plan %s: %w", id, err)
 	}
-	info := desc.GetWorkflowExecutionInfo()
-	s := standingOf(desc, time.Now())
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
+	s := standingOf(desc.RawResponse, time.Now())
 	s.WorkflowID = id
 	if s.Queued {
 		s.Pollers = c.pollers(ctx, s.TaskQueue)

@@ -196,9 +196,9 @@ func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 
 	first.kill()
 	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
-	desc, err := srv.Client.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := srv.Client.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
-	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.GetWorkflowExecutionInfo().GetStatus(), "the run outlives its worker")
+	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(), "the run outlives its worker")
 
 	require.NoError(t, signals.Resume.Signal(ctx, srv.Client, id, signals.ControlRequest{Reason: "new worker"}),
 		"the run takes input while no worker is alive")
@@ -247,8 +247,8 @@ func holdAtStepBoundary(ctx context.Context, t *testing.T, pc *signals.Client, i
 		if err != nil || v.Plan == nil || v.Plan.Status != plan.PlanPaused {
 			return false
 		}
-		d, err := pc.Temporal().DescribeWorkflowExecution(ctx, id, "")
-		return err == nil && len(d.GetPendingActivities()) == 0
+		d, err := pc.Temporal().DescribeWorkflow(ctx, id, "")
+		return err == nil && len(d.RawResponse.GetPendingActivities()) == 0
 	}, 20*time.Second, 20*time.Millisecond, "the run holds at a step boundary")
 }
 
@@ -350,11 +350,11 @@ func awaitRunningActivity(ctx context.Context, t *testing.T, pc *signals.Client,
 		if err != nil || p.Totals.Completed < 1 {
 			return false
 		}
-		d, err := pc.Temporal().DescribeWorkflowExecution(ctx, id, "")
-		if err != nil || d.GetPendingWorkflowTask() != nil || len(d.GetPendingActivities()) != 1 {
+		d, err := pc.Temporal().DescribeWorkflow(ctx, id, "")
+		if err != nil || d.RawResponse.GetPendingWorkflowTask() != nil || len(d.RawResponse.GetPendingActivities()) != 1 {
 			return false
 		}
-		a := d.GetPendingActivities()[0]
+		a := d.RawResponse.GetPendingActivities()[0]
 		if a.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || a.GetAttempt() != 1 || !llmActivities[a.GetActivityType().GetName()] {
 			return false
 		}

@@ -159,9 +159,9 @@ func visibilityTexts(ctx context.Context, t *testing.T, pw *planWorker, ids ...s
 	t.Helper()
 	var out []scanned
 	for _, id := range ids {
-		desc, err := pw.srv.Client.DescribeWorkflowExecution(ctx, id, "")
+		desc, err := pw.srv.Client.DescribeWorkflow(ctx, id, "")
 		require.NoError(t, err)
-		out = append(out, messageTexts(t, "describe "+id, desc)...)
+		out = append(out, messageTexts(t, "describe "+id, desc.RawResponse)...)
 	}
 	resp, err := pw.srv.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 		Namespace: pw.srv.Namespace, Query: fmt.Sprintf("TaskQueue = '%s'", pw.queue)})
@@ -194,9 +194,9 @@ func messageTexts(t *testing.T, where string, m proto.Message) []scanned {
 // planGoal returns the PlanGoal search attribute of plan id.
 func planGoal(ctx context.Context, t *testing.T, pw *planWorker, id string) string {
 	t.Helper()
-	desc, err := pw.srv.Client.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := pw.srv.Client.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
-	p := desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[signals.GoalAttr.GetName()]
+	p := desc.RawResponse.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[signals.GoalAttr.GetName()]
 	require.NotNil(t, p, "%s has PlanGoal", id)
 	var v string
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &v))

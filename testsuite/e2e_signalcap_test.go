@@ -57,8 +57,8 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	flood(ctx, t, srv, id, signals.MaxSignalsPerRun+100)
 	pw.poll(t, srv.Client)
 	require.Eventually(t, func() bool {
-		desc, err := srv.Client.DescribeWorkflowExecution(ctx, id, "")
-		return err == nil && desc.GetWorkflowExecutionInfo().GetFirstRunId() != desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+		desc, err := srv.Client.DescribeWorkflow(ctx, id, "")
+		return err == nil && desc.RawResponse.GetWorkflowExecutionInfo().GetFirstRunId() != desc.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 	}, time.Minute, 100*time.Millisecond, "the plan continues as new once it has seen its share of signals")
 
 	flood(ctx, t, srv, id, 600)
@@ -69,13 +69,13 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	assert.Equal(t, "r1-o1", res.SelectedOptionID, "the legitimate selection landed")
 
 	// The signal count made the first run continue, not its history.
-	desc, err := srv.Client.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := srv.Client.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
-	first := desc.GetWorkflowExecutionInfo().GetFirstRunId()
-	firstRun, err := srv.Client.DescribeWorkflowExecution(ctx, id, first)
+	first := desc.RawResponse.GetWorkflowExecutionInfo().GetFirstRunId()
+	firstRun, err := srv.Client.DescribeWorkflow(ctx, id, first)
 	require.NoError(t, err)
-	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, firstRun.GetWorkflowExecutionInfo().GetStatus())
-	assert.Less(t, firstRun.GetWorkflowExecutionInfo().GetHistoryLength(), int64(10000), "below the run's history limit")
+	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, firstRun.RawResponse.GetWorkflowExecutionInfo().GetStatus())
+	assert.Less(t, firstRun.RawResponse.GetWorkflowExecutionInfo().GetHistoryLength(), int64(10000), "below the run's history limit")
 }
 
 // flood sends n select-option signals that name both an option and a rank

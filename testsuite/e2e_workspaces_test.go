@@ -34,9 +34,9 @@ func requireWorkspaceRefused(ctx context.Context, t *testing.T, pw *planWorker, 
 	for _, w := range want {
 		assert.Contains(t, app.Message(), w, "plan %s", id)
 	}
-	desc, err := pw.srv.Client.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := pw.srv.Client.DescribeWorkflow(ctx, id, "")
 	require.NoError(t, err)
-	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, desc.GetWorkflowExecutionInfo().GetStatus())
+	assert.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, desc.RawResponse.GetWorkflowExecutionInfo().GetStatus())
 }
 
 // TestOpenPlansNeverShareAWorkspace is the attack on a shared worker: a

@@ -43,11 +43,11 @@ func (a *app) rollback(ctx context.Context, id string, force bool) error {
 	if err != nil {
 		return err
 	}
-	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", id, err)
 	}
-	if desc.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if desc.RawResponse.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		resp, err := signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{By: caller()})
 		if err != nil {
 			return fmt.Errorf("plan %s: %w", id, err)

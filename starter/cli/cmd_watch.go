@@ -223,11 +223,11 @@ func (w *watcher) stopBar() {
 // closed handles a failed query: a plan that has ended (and whose worker
 // may be gone) finishes the watch; anything else is an error.
 func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
-	desc, err := w.c.DescribeWorkflowExecution(ctx, w.id, "")
+	desc, err := w.c.DescribeWorkflow(ctx, w.id, "")
 	if err != nil {
 		return true, fmt.Errorf("plan %s: %w", w.id, errors.Join(qerr, err))
 	}
-	st := desc.GetWorkflowExecutionInfo().GetStatus()
+	st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus()
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
