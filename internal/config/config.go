@@ -20,7 +20,9 @@
 //	temporal.taskQueue          planmode
 //	temporal.tls.certFile, keyFile, caFile, serverName
 //	temporal.apiKey             (enables TLS)
+//	temporal.apiKeyFile         (a file holding temporal.apiKey)
 //	llm.baseURL, llm.apiKey     (either one makes llm.offline default false)
+//	llm.apiKeyFile              (a file holding llm.apiKey)
 //	llm.model                   gpt-4o-mini
 //	llm.temperature             0.2
 //	llm.requestTimeout          2m
@@ -53,6 +55,8 @@
 //	worker.stickyCacheSize      2000 (runs cached in memory, for the whole process)
 //	worker.stickyTimeout        0 (SDK default, 5s)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
+//	notify.webhookSecretFile    (a file holding notify.webhookSecret)
+//	notify.allowedURLs          (URLs, or prefixes ending in /, a plan's own webhook may use; none by default)
 //	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
 //	outputs.maxPlanBytes        256 MiB (one plan's full outputs; past it no more are kept)
 //	outputs.maxBytes            4 GiB (all full outputs; past it the oldest plans' are removed)
