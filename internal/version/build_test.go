@@ -150,7 +150,9 @@ func TestMakefileStampsTheBuildAndTheImage(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make")
 	}
-	cmd := exec.Command("make", "-n", "build", "image", "VERSION="+stampVersion, "COMMIT="+stampCommit, "GO=go")
+	// --no-print-directory: under make test, MAKELEVEL makes a nested make
+	// announce the folders it enters.
+	cmd := exec.Command("make", "-n", "--no-print-directory", "build", "image", "VERSION="+stampVersion, "COMMIT="+stampCommit, "GO=go")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 
 	"github.com/planmode/planmode/plan"
@@ -38,13 +39,13 @@ func jsonLines(t *testing.T, out *bytes.Buffer) []watchEvent {
 // described makes the mocked client describe plan-1 with status st, or
 // fail with err.
 func described(tc *mocks.Client, st enumspb.WorkflowExecutionStatus, err error) {
-	var resp *workflowservice.DescribeWorkflowExecutionResponse
+	var resp *client.WorkflowExecutionDescription
 	if err == nil {
-		resp = &workflowservice.DescribeWorkflowExecutionResponse{
+		resp = &client.WorkflowExecutionDescription{RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{
 			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: st},
-		}
+		}}
 	}
-	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(resp, err)
+	tc.On("DescribeWorkflow", mock.Anything, "plan-1", "").Return(resp, err)
 	tc.On("DescribeTaskQueue", mock.Anything, mock.Anything, enumspb.TASK_QUEUE_TYPE_WORKFLOW).
 		Return(&workflowservice.DescribeTaskQueueResponse{}, nil).Maybe()
 }
@@ -52,9 +53,10 @@ func described(tc *mocks.Client, st enumspb.WorkflowExecutionStatus, err error) 
 // runningPlan makes the mocked client describe plan-1 as a run past its
 // first workflow task, so watch and show query it.
 func runningPlan(tc *mocks.Client) {
-	tc.On("DescribeWorkflowExecution", mock.Anything, "plan-1", "").Return(&workflowservice.DescribeWorkflowExecutionResponse{
-		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, HistoryLength: 20},
-	}, nil)
+	tc.On("DescribeWorkflow", mock.Anything, "plan-1", "").Return(&client.WorkflowExecutionDescription{
+		RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{
+			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, HistoryLength: 20},
+		}}, nil)
 }
 
 func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
