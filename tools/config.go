@@ -74,18 +74,10 @@ func DefaultConfig() Config {
 
 // withDefaults fills zero durations and sizes.
 func (c Config) withDefaults() Config {
-	if c.CommandTimeout <= 0 {
-		c.CommandTimeout = DefaultCommandTimeout
-	}
-	if c.MaxOutputBytes <= 0 {
-		c.MaxOutputBytes = DefaultMaxOutputBytes
-	}
-	if c.MaxReadBytes <= 0 {
-		c.MaxReadBytes = DefaultMaxReadBytes
-	}
-	if c.HeartbeatInterval <= 0 {
-		c.HeartbeatInterval = DefaultHeartbeatInterval
-	}
+	c.CommandTimeout = orDefault(c.CommandTimeout, DefaultCommandTimeout)
+	c.MaxOutputBytes = orDefault(c.MaxOutputBytes, DefaultMaxOutputBytes)
+	c.MaxReadBytes = orDefault(c.MaxReadBytes, DefaultMaxReadBytes)
+	c.HeartbeatInterval = orDefault(c.HeartbeatInterval, DefaultHeartbeatInterval)
 	c.Limits = c.Limits.withDefaults()
 	return c
 }

@@ -44,28 +44,23 @@ type Limits struct {
 
 // withDefaults fills the zero fields.
 func (l Limits) withDefaults() Limits {
-	if l.Processes <= 0 {
-		l.Processes = DefaultProcesses
-	}
-	if l.CPUTime <= 0 {
-		l.CPUTime = DefaultCPUTime
-	}
-	if l.MemoryBytes <= 0 {
-		l.MemoryBytes = DefaultMemoryBytes
-	}
-	if l.TmpBytes <= 0 {
-		l.TmpBytes = DefaultTmpBytes
-	}
-	if l.FileBytes <= 0 {
-		l.FileBytes = DefaultFileBytes
-	}
-	if l.GrowthBytes <= 0 {
-		l.GrowthBytes = DefaultGrowthBytes
-	}
-	if l.WorkspaceBytes <= 0 {
-		l.WorkspaceBytes = DefaultWorkspaceBytes
-	}
+	l.Processes = orDefault(l.Processes, DefaultProcesses)
+	l.CPUTime = orDefault(l.CPUTime, DefaultCPUTime)
+	l.MemoryBytes = orDefault(l.MemoryBytes, DefaultMemoryBytes)
+	l.TmpBytes = orDefault(l.TmpBytes, DefaultTmpBytes)
+	l.FileBytes = orDefault(l.FileBytes, DefaultFileBytes)
+	l.GrowthBytes = orDefault(l.GrowthBytes, DefaultGrowthBytes)
+	l.WorkspaceBytes = orDefault(l.WorkspaceBytes, DefaultWorkspaceBytes)
 	return l
+}
+
+// orDefault returns v, or def when v is zero or negative: the rule every
+// size, count and duration of [Config] and [Limits] follows.
+func orDefault[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // limitMechanism is how processes and memory are bounded.
