@@ -17,7 +17,7 @@
 set -euo pipefail
 
 CLI_VERSION="1.5.1"
-SERVER_SERIES="1.29"
+CLI_SERVER_SERIES="1.29" # the server bundled in that CLI
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_BIN="${ROOT}/.cache/bin"
 TARGET="${CACHE_BIN}/temporal"
@@ -27,7 +27,7 @@ log() { echo "install-temporal: $*" >&2; }
 SERVER_SRC="${ROOT}/scripts/temporal-server"
 SERVER_TARGET="${CACHE_BIN}/temporal-server"
 SERVER_STAMP="${SERVER_TARGET}.stamp"
-SERVER_SERIES_NEW="1.32"
+DEV_SERVER_SERIES="1.32" # the server the project builds (scripts/temporal-server)
 
 # server_stamp prints a digest of what the server binary is built from: its
 # module's go.mod, go.sum and non-test Go files, and the Go version.
@@ -45,7 +45,7 @@ server_stamp() {
 server_current() {
 	[[ -x "${SERVER_TARGET}" && -f "${SERVER_STAMP}" ]] || return 1
 	[[ "$(cat "${SERVER_STAMP}")" == "$1" ]] || return 1
-	[[ "$("${SERVER_TARGET}" --version 2>/dev/null)" == *"Server ${SERVER_SERIES_NEW}."* ]]
+	[[ "$("${SERVER_TARGET}" --version 2>/dev/null)" == *"Server ${DEV_SERVER_SERIES}."* ]]
 }
 
 # install_server builds scripts/temporal-server into .cache/bin unless the
@@ -75,8 +75,8 @@ install_server() {
 		rm -f "${tmp}"
 		return 1
 	fi
-	if [[ "$("${tmp}" --version 2>/dev/null)" != *"Server ${SERVER_SERIES_NEW}."* ]]; then
-		log "built ${SERVER_SRC} but it does not report Server ${SERVER_SERIES_NEW}"
+	if [[ "$("${tmp}" --version 2>/dev/null)" != *"Server ${DEV_SERVER_SERIES}."* ]]; then
+		log "built ${SERVER_SRC} but it does not report Server ${DEV_SERVER_SERIES}"
 		rm -f "${tmp}"
 		return 1
 	fi
@@ -98,13 +98,13 @@ server)
 esac
 
 # right_version reports whether the binary $1 is CLI ${CLI_VERSION} with a
-# ${SERVER_SERIES} server. A binary built by `go install` reports its CLI
+# ${CLI_SERVER_SERIES} server. A binary built by `go install` reports its CLI
 # version as 0.0.0-DEV, so the module version Go recorded in it counts too.
 right_version() {
 	local bin="$1" out
 	[[ -x "$bin" ]] || return 1
 	out="$("$bin" --version 2>/dev/null)" || return 1
-	[[ "$out" == *"Server ${SERVER_SERIES}."* ]] || return 1
+	[[ "$out" == *"Server ${CLI_SERVER_SERIES}."* ]] || return 1
 	if [[ "$out" == *" ${CLI_VERSION} "* || "$out" == *"version ${CLI_VERSION}"* ]]; then
 		return 0
 	fi
@@ -160,7 +160,7 @@ log "building the Temporal CLI v${CLI_VERSION} into ${CACHE_BIN} (takes a few mi
 rm -f "${TARGET}"
 GOBIN="${CACHE_BIN}" go install "github.com/temporalio/cli/cmd/temporal@v${CLI_VERSION}" >&2
 if ! right_version "${TARGET}"; then
-	log "built ${TARGET} but it does not report CLI ${CLI_VERSION} / Server ${SERVER_SERIES}"
+	log "built ${TARGET} but it does not report CLI ${CLI_VERSION} / Server ${CLI_SERVER_SERIES}"
 	exit 1
 fi
 echo "${TARGET}"
