@@ -108,7 +108,8 @@ func TestFileToolsCannotBeRacedOut(t *testing.T) {
 		case strings.Contains(s.Result.Error, "outside the workspace"):
 			refused++
 		default:
-			t.Errorf("read %s returned neither the file inside nor a refusal: %d bytes starting %.24q", s.ID, len(s.Result.Output), s.Result.Output)
+			t.Errorf("read %s returned neither the file inside nor a refusal: %d bytes starting %.24q, error %q",
+				s.ID, len(s.Result.Output), s.Result.Output, s.Result.Error)
 		}
 	}
 	t.Logf("reads (last try): %d read the file inside, %d were refused", inside, refused)

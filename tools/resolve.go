@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxLinks bounds the symlinks one path may go through, as the kernel's
@@ -110,7 +111,14 @@ func (s *Sandbox) resolve(r *os.Root, p string, final bool) (string, error) {
 		if links++; links > maxLinks {
 			return "", rejectPath(p, "goes through more than %d symlinks", maxLinks)
 		}
+		beforeReadlink(cur)
 		target, err := r.Readlink(cur)
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrNotExist) {
+			// Swapped for a file or removed since the Lstat: look at
+			// the name again (the link bound keeps this from looping).
+			todo = append([]string{c}, todo...)
+			continue
+		}
 		if err != nil {
 			return "", fileErr("resolve", p, err)
 		}

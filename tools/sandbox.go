@@ -190,6 +190,16 @@ func afterResolve(name string) {
 	}
 }
 
+// testHookBeforeReadlink, when a test sets it, runs between resolve's
+// Lstat of a name that was a symlink and its Readlink.
+var testHookBeforeReadlink func(name string)
+
+func beforeReadlink(name string) {
+	if h := testHookBeforeReadlink; h != nil {
+		h(filepath.ToSlash(name))
+	}
+}
+
 // Within reports whether the clean absolute path p is root or lies below
 // it: the containment check of workspaces under a workspace root, and of
 // absolute paths the model names.

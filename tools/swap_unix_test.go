@@ -221,3 +221,29 @@ func TestRunTestsDetectionSwappedForSymlink(t *testing.T) {
 		})
 	}
 }
+
+// TestReadFileLinkSwappedBackForFile plays the swap the other way round: the
+// name was a symlink leading out when resolve looked at it, and is a file
+// inside again when it reads the link. The read must look again and give
+// the file inside, not fail on a link that is no longer there.
+func TestReadFileLinkSwappedBackForFile(t *testing.T) {
+	outside, unchanged := outsideDir(t)
+	sb := newWorkspace(t, nil)
+	p := filepath.Join(sb.Root(), "x.txt")
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.txt"), p))
+	swapped := false
+	testHookBeforeReadlink = func(name string) {
+		if name != "x.txt" || swapped {
+			return
+		}
+		swapped = true
+		require.NoError(t, os.Remove(p))
+		require.NoError(t, os.WriteFile(p, []byte("inside\n"), 0o644))
+	}
+	t.Cleanup(func() { testHookBeforeReadlink = nil })
+	res, err := call(t, Builtin(DefaultConfig()), sb, "read_file", `{"path":"x.txt"}`)
+	require.True(t, swapped, "the hook ran")
+	require.NoError(t, err)
+	assert.Equal(t, "inside\n", res.Output)
+	unchanged()
+}
