@@ -62,7 +62,7 @@ func under(path, dir string) bool {
 
 // layer names the layer of a package of the module (docs/architecture.md).
 func layer(path string) string {
-	for _, l := range []string{"plan", "signals", "activities", "workflows", "worker", "starter", "scripts", "testsuite", "demo"} {
+	for _, l := range []string{"plan", "signals", "view", "activities", "workflows", "worker", "starter", "scripts", "testsuite", "demo"} {
 		if under(path, l) {
 			return l
 		}
@@ -71,7 +71,7 @@ func layer(path string) string {
 }
 
 // TestImportDirection keeps the layering of docs/architecture.md: imports
-// point down (plan ← signals ← subsystems ← activities ← workflows ←
+// point down (plan ← signals ← view, subsystems ← activities ← workflows ←
 // commands), nothing imports a command or the test suite, only the LLM
 // tree imports go-openai, and the workflow reaches the subsystems only
 // through activity names and contract types.
@@ -106,6 +106,8 @@ func TestImportDirection(t *testing.T) {
 				bad(p, imp, "plan is the pure domain and imports no other planmode package")
 			case from == "signals" && to != "signals" && to != "plan":
 				bad(p, imp, "signals, the wire contract, imports only plan")
+			case from == "view" && to != "view" && to != "signals" && to != "plan":
+				bad(p, imp, "view renders the contract's state and imports only signals and plan")
 			case from == "subsystem" && (to == "activities" || to == "workflows" || to == "worker" || to == "starter"):
 				bad(p, imp, "a subsystem does not know the Temporal face or the commands above it")
 			case from == "activities" && (to == "workflows" || to == "worker" || to == "starter"):
