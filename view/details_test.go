@@ -320,4 +320,3 @@ func TestDetailsText(t *testing.T) {
 		assert.Equal(t, "2m3s", shortDuration(123456*time.Millisecond))
 	})
 }
-
