@@ -38,7 +38,8 @@ const (
 	MaxPathBytes = 4 << 10
 	// MaxURLBytes bounds the webhook URL.
 	MaxURLBytes = 2 << 10
-	// MaxNameBytes bounds a short name: the template.
+	// MaxNameBytes bounds a short name: the template, the tenant (the
+	// server's limit for a fairness key).
 	MaxNameBytes = 64
 	// MaxHistoryMessages and MaxHistoryBytes bound StartRequest.History:
 	// its messages, and the bytes of their contents together. Prompts show

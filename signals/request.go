@@ -101,10 +101,18 @@ type NotifyPolicy struct {
 
 // StartRequest is the PlanMode workflow's input. Only Goal is required.
 type StartRequest struct {
-	Goal         string        `json:"goal"`
-	Requirements []string      `json:"requirements,omitempty"`
-	Constraints  []string      `json:"constraints,omitempty"`
-	Priority     plan.Priority `json:"priority,omitempty"`
+	Goal         string   `json:"goal"`
+	Requirements []string `json:"requirements,omitempty"`
+	Constraints  []string `json:"constraints,omitempty"`
+	// Priority orders the plan's tasks against other plans' on a busy
+	// task queue (PriorityKey): low, medium (the default), high or
+	// critical.
+	Priority plan.Priority `json:"priority,omitempty"`
+	// Tenant is the plan's fairness key: plans of one tenant share the
+	// task queue's dispatch fairly with other tenants' (FairnessKey). Empty
+	// takes the identity of the client that started the plan. At most
+	// MaxNameBytes, no control characters.
+	Tenant string `json:"tenant,omitempty"`
 	// Workspace is the folder the plan works in, under the worker's
 	// workspace.root (relative to it, or absolute inside it). Empty means
 	// the plan's own folder there, plan.DefaultWorkspace of its workflow

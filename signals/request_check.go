@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -72,6 +73,10 @@ func textProblems(r StartRequest) []string {
 	errs = append(errs, listProblems("constraints", r.Constraints)...)
 	errs = appendSize(errs, "workspace", r.Workspace, MaxPathBytes)
 	errs = appendSize(errs, "template", r.Template, MaxNameBytes)
+	errs = appendSize(errs, "tenant", r.Tenant, MaxNameBytes)
+	if strings.IndexFunc(r.Tenant, unicode.IsControl) >= 0 {
+		errs = append(errs, "tenant holds a control character")
+	}
 	if t := r.Template; t != "" && t != plan.TemplateAuto && len(t) <= MaxNameBytes && !slices.Contains(plan.TemplateNames(), t) {
 		errs = append(errs, fmt.Sprintf("template %q is unknown: use one of %s, %q, or none", t,
 			strings.Join(plan.TemplateNames(), ", "), plan.TemplateAuto))

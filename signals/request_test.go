@@ -134,3 +134,12 @@ func TestValidateKnowsTheTemplates(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `template "nosuch" is unknown: use one of refactoring, bug_fix, feature, documentation, analysis, "auto", or none`)
 }
+
+func TestTenantIsBoundedAndPrintable(t *testing.T) {
+	ok := StartRequest{Goal: "g", Tenant: "team-a"}
+	require.NoError(t, ok.Validate())
+	long := StartRequest{Goal: "g", Tenant: strings.Repeat("t", MaxNameBytes+1)}
+	assert.ErrorContains(t, long.Validate(), "tenant is 65 bytes: at most 64")
+	ctl := StartRequest{Goal: "g", Tenant: "a\nb"}
+	assert.ErrorContains(t, ctl.Validate(), "tenant holds a control character")
+}
