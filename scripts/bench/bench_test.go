@@ -16,6 +16,7 @@ import (
 var sectionMetrics = map[string][]string{
 	secRatio:   {"planmode ms/step", "bare ms/step", "ratio"},
 	secHistory: {"bytes/step", "events/step", "runs", "bare bytes/step"},
+	secCPU:     {"planmode µs/step", "bare µs/step", "ratio"},
 	secTokens:  {"execute prompt tokens/step", "reflect prompt tokens/step", "summarize prompt tokens/plan"},
 	secConcurrency: {"planmode plans/s", "bare plans/s", "ratio", "worker process plans/s",
 		"worker RSS peak MiB", "worker RSS end MiB"},
@@ -25,7 +26,7 @@ var sectionMetrics = map[string][]string{
 
 // casesOf is how many cases each section reports at sz.
 func casesOf(sz sizes) map[string]int {
-	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secTokens: len(sz.TokenSteps),
+	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
 		secConcurrency: len(sz.Concurrent), secMemory: 1, secLatency: len(sz.LatencyVariants)}
 }
 

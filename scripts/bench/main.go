@@ -29,9 +29,10 @@ const (
 	secConcurrency = "concurrency"
 	secMemory      = "memory"
 	secLatency     = "latency"
+	secCPU         = "cpu"
 )
 
-var allSections = []string{secRatio, secHistory, secTokens, secConcurrency, secMemory, secLatency}
+var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secMemory, secLatency}
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
@@ -91,7 +92,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 	}
 	defer r.stop()
 	steps := map[string]func(context.Context, *rig, sizes, *report) error{
-		secRatio: measureRatio, secHistory: measureHistory, secTokens: measureTokens,
+		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens,
 		secConcurrency: measureConcurrency, secMemory: measureMemory, secLatency: measureLatency,
 	}
 	for _, s := range allSections {

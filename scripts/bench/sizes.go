@@ -11,6 +11,9 @@ type sizes struct {
 	// LongSteps, when not zero, is the long plan's (no bare floor).
 	HistorySteps []int `json:"historySteps"`
 	LongSteps    int   `json:"longSteps,omitempty"`
+	// CPUSteps are the plan lengths whose workflow-task CPU per step is
+	// measured.
+	CPUSteps []int `json:"cpuSteps"`
 	// TokenSteps are the plan lengths whose prompt tokens are counted.
 	TokenSteps []int `json:"tokenSteps"`
 	// Concurrent are the numbers of plans started at once, each of
@@ -41,12 +44,13 @@ func sizesFor(quick bool) sizes {
 	pollers := workerVariant{Name: "pollers 8/8", Settings: map[string]string{
 		"worker.workflowPollers": "8", "worker.activityPollers": "8"}}
 	if quick {
-		return sizes{Quick: true, RatioSteps: 10, RatioRuns: 1, HistorySteps: []int{10, 50}, TokenSteps: []int{10, 50},
+		return sizes{Quick: true, RatioSteps: 10, RatioRuns: 1, HistorySteps: []int{10, 50}, CPUSteps: []int{10, 50}, TokenSteps: []int{10, 50},
 			Concurrent: []int{20, 50}, ConcurrentSteps: 3, Waiting: 100,
 			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers}}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 3, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
+		CPUSteps:   []int{10, 100, 1000},
 		TokenSteps: []int{10, 50}, Concurrent: []int{100, 300, 500}, ConcurrentSteps: 5, Waiting: 1000,
 		LatencyPlans: 300, LatencyBusy: 30, LatencyBusySteps: 40,
 		LatencyVariants: []workerVariant{{Name: "default"}, pollers,
