@@ -20,14 +20,15 @@ var sectionMetrics = map[string][]string{
 	secTokens:  {"execute prompt tokens/step", "reflect prompt tokens/step", "summarize prompt tokens/plan"},
 	secConcurrency: {"planmode plans/s", "bare plans/s", "ratio", "worker process plans/s",
 		"worker RSS peak MiB", "worker RSS end MiB"},
-	secMemory:  {"worker RSS MiB", "KiB per plan"},
-	secLatency: {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
+	secFairness: {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
+	secMemory:   {"worker RSS MiB", "KiB per plan"},
+	secLatency:  {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
 }
 
 // casesOf is how many cases each section reports at sz.
 func casesOf(sz sizes) map[string]int {
 	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
-		secConcurrency: len(sz.Concurrent), secMemory: 1, secLatency: len(sz.LatencyVariants)}
+		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants)}
 }
 
 // TestQuickBenchReportsEveryRow runs the whole instrument at the quick

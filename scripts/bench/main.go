@@ -30,9 +30,10 @@ const (
 	secMemory      = "memory"
 	secLatency     = "latency"
 	secCPU         = "cpu"
+	secFairness    = "fairness"
 )
 
-var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secMemory, secLatency}
+var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secFairness, secMemory, secLatency}
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
@@ -93,7 +94,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 	defer r.stop()
 	steps := map[string]func(context.Context, *rig, sizes, *report) error{
 		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens,
-		secConcurrency: measureConcurrency, secMemory: measureMemory, secLatency: measureLatency,
+		secConcurrency: measureConcurrency, secFairness: measureFairness, secMemory: measureMemory, secLatency: measureLatency,
 	}
 	for _, s := range allSections {
 		if !slices.Contains(sections, s) {

@@ -20,6 +20,11 @@ type sizes struct {
 	// ConcurrentSteps llm steps.
 	Concurrent      []int `json:"concurrent"`
 	ConcurrentSteps int   `json:"concurrentSteps"`
+	// FairSmall plans of FairSmallSteps steps run alone, then beside one
+	// plan of FairBigSteps independent steps.
+	FairSmall      int `json:"fairSmall"`
+	FairSmallSteps int `json:"fairSmallSteps"`
+	FairBigSteps   int `json:"fairBigSteps"`
 	// Waiting is the number of plans held waiting for a selection.
 	Waiting int `json:"waiting"`
 	// LatencyPlans wait for a selection while LatencyBusy plans of
@@ -46,12 +51,14 @@ func sizesFor(quick bool) sizes {
 	if quick {
 		return sizes{Quick: true, RatioSteps: 10, RatioRuns: 1, HistorySteps: []int{10, 50}, CPUSteps: []int{10, 50}, TokenSteps: []int{10, 50},
 			Concurrent: []int{20, 50}, ConcurrentSteps: 3, Waiting: 100,
+			FairSmall: 5, FairSmallSteps: 3, FairBigSteps: 40,
 			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers}}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 3, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
 		CPUSteps:   []int{10, 100, 1000},
 		TokenSteps: []int{10, 50}, Concurrent: []int{100, 300, 500}, ConcurrentSteps: 5, Waiting: 1000,
+		FairSmall: 20, FairSmallSteps: 5, FairBigSteps: 300,
 		LatencyPlans: 300, LatencyBusy: 30, LatencyBusySteps: 40,
 		LatencyVariants: []workerVariant{{Name: "default"}, pollers,
 			{Name: "pollers 16/16", Settings: map[string]string{"worker.workflowPollers": "16", "worker.activityPollers": "16"}},
