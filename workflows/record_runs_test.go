@@ -106,9 +106,9 @@ func TestRecordContinuedHistory(t *testing.T) {
 	var res signals.Result
 	require.NoError(t, run.Get(ctx, &res), "the chain completes")
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	d, err := c.DescribeWorkflowExecution(ctx, id, first)
+	d, err := c.DescribeWorkflow(ctx, id, first)
 	require.NoError(t, err)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, d.GetWorkflowExecutionInfo().GetStatus())
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, d.Status)
 	writeHistory(ctx, t, c, id, first, testdata("planmode-continued.json"))
 }
 
@@ -164,8 +164,8 @@ func TestRecordWorkspacesHistory(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Eventually(t, func() bool {
-		d, err := c.DescribeWorkflowExecution(ctx, id, run.GetRunID())
-		return err == nil && d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
+		d, err := c.DescribeWorkflow(ctx, id, run.GetRunID())
+		return err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
 	}, 30*time.Second, 50*time.Millisecond, "the registry never continued as new")
 	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planworkspaces-continued.json"))
 }
