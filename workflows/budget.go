@@ -59,12 +59,8 @@ func (r *run) overBudget() (string, string) {
 // budget by at most one call (one per step running at once). Over the
 // budget, stop halts execution as checkBudget does and returns the reason
 // the step fails with; pause holds the call until a person resumes (which
-// waives the budget) and returns "". Runs without budgetEveryCallChange
-// check at step boundaries only.
+// waives the budget) and returns "".
 func (r *run) llmBudget(ctx workflow.Context) string {
-	if !r.feat.budgetEveryCall {
-		return ""
-	}
 	r.checkBudget(ctx)
 	if r.exec.budgetPaused {
 		if err := workflow.Await(ctx, func() bool { return !r.exec.budgetPaused }); err != nil {

@@ -121,15 +121,6 @@ func snapshotWorkspace(ctx workflow.Context, in activities.SnapshotInput, summar
 	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.SnapshotWorkspace, in)
 }
 
-func notifyWebhook(ctx workflow.Context, in activities.NotifyInput, summary string) (activities.NotifyOutput, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: notifyStartToClose,
-		RetryPolicy:         retryPolicy,
-		Summary:             summary,
-	})
-	return call(ctx, a.Notify, in)
-}
-
 func restoreWorkspace(ctx workflow.Context, in activities.RestoreInput, summary string) (activities.RestoreOutput, error) {
 	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.RestoreWorkspace, in)
 }

@@ -29,7 +29,7 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 // signalCapReached reports whether this run received its share of
 // signals (runOptions.signalLimit).
 func (r *run) signalCapReached() bool {
-	return r.feat.lease && r.opts.signalLimit > 0 && r.signalsThisRun >= r.opts.signalLimit
+	return r.opts.signalLimit > 0 && r.signalsThisRun >= r.opts.signalLimit
 }
 
 // continueDue reports whether a run that waits (for its workspace, a
@@ -37,9 +37,6 @@ func (r *run) signalCapReached() bool {
 // of signals, or its history reached the run's limit. A new run's history
 // is short, so this cannot loop.
 func (r *run) continueDue(ctx workflow.Context) bool {
-	if !r.feat.lease {
-		return false
-	}
 	return r.signalCapReached() ||
 		(r.opts.historyLimit > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
@@ -77,7 +74,7 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	r.compactAll()
 	cp := r.checkpoint()
 	next.Checkpoint = &cp
-	if r.feat.boundedHistory && r.st.Plan != nil {
+	if r.st.Plan != nil {
 		// The checkpoint holds the plan: a plan handed in with the
 		// request is not carried a second time.
 		next.Plan = nil

@@ -195,15 +195,6 @@ func TestCheckpointInAContinuedRunIsAccepted(t *testing.T) {
 	assert.Equal(t, []string{"s2", "s3"}, h.f.stepIDs())
 }
 
-func TestCheckpointInAFirstRunStartedBeforeTheRefusalGoesOn(t *testing.T) {
-	h := newHarness(t)
-	h.before(foreignCheckpointChange)
-	res := h.run(carriedReq())
-
-	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	assert.Equal(t, []string{"s2", "s3"}, h.f.stepIDs(), "replays as it ran before the refusal")
-}
-
 func TestContinueAsNewCarriesNoReceiver(t *testing.T) {
 	h := newHarness(t)
 	h.env.SetContinueAsNewSuggested(true)

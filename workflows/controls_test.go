@@ -194,18 +194,6 @@ func TestRollback(t *testing.T) {
 	assert.Equal(t, signals.StatusCompleted, res.Status)
 }
 
-func TestRollbackWithoutWorkspaceIsRejected(t *testing.T) {
-	// Only a run from before default workspaces can have none.
-	h := newHarness(t)
-	h.beforeLease()
-	var o *outcome[signals.RollbackResponse]
-	h.at(30*time.Second, func() { o = rollbackUpdate(h) })
-	h.run(autoReq())
-
-	requireRejected(t, o, "no workspace snapshot")
-	assert.Zero(t, h.f.count("RestoreWorkspace"))
-}
-
 func TestProgressDuringExecution(t *testing.T) {
 	h := newHarness(t)
 	var prog signals.Progress

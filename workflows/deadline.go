@@ -8,7 +8,7 @@ import (
 )
 
 // watchDeadline returns the context the run works in: ctx, cancelled at
-// the run's deadline when it has one (and deadlineChange). Cancelling it
+// the run's deadline when it has one. Cancelling it
 // cancels the running steps' activities and every wait of the phases;
 // finish then finds exec.deadline (the reason) set and ends the run failed
 // with the partial summary, in ctx, which the deadline leaves alone. A deadline
@@ -17,7 +17,7 @@ import (
 // which the checkpoint carries.
 func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
 	d := r.req.Deadline
-	if d == "" || !r.feat.deadline {
+	if d == "" {
 		return ctx, nil
 	}
 	at, ok, err := d.At(r.st.StartedAt)

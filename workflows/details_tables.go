@@ -79,7 +79,7 @@ func (r *run) detailsSteps(p *page) {
 	pl := r.st.Plan
 	p.section("Plan: " + inline(pl.Title, textWidth))
 	t := pl.Totals()
-	done, of := r.stepsDone(t)
+	done, of := pl.WorkDone()
 	p.f("**%d%%** · %d of %d steps done", r.percent(), done, of)
 	counts := []struct {
 		n    int

@@ -184,7 +184,7 @@ func TestDetailsStepsTable(t *testing.T) {
 
 	for _, want := range []string{
 		"#### Plan: Plan A",
-		"**66%** · 4 of 6 steps done (2 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
+		"**40%** · 2 of 5 steps done (2 completed, 1 skipped, 1 failed, 1 running, 1 pending) · about 3m0s left",
 		"| 1 | ✓ completed | First | llm | 1 | 1.2s | wrote main.go |\n",
 		"| 2 | ✗ failed | Second | tool | 3 | 2m0s | error: exit status 1 \\| boom |\n",
 		"| 3 | ↷ skipped | Third | agent | – | – | covered by s1 |\n",

@@ -14,9 +14,7 @@
 // executing → summarizing → completed | failed | cancelled. A run waits in
 // awaiting-workspace only while another open plan holds its workspace and
 // it asked to wait. The reflection after each step runs within executing:
-// runs begun before boundedHistoryChange (versions.go) flipped the phase
-// to reflecting and back around each reflection, and replay as they ran;
-// newer runs never show reflecting. A run that clarification answers
+// a run never shows reflecting. A run that clarification answers
 // outright ends as completed with status answered.
 //
 // # How a run ends
@@ -103,6 +101,30 @@
 //     reasons in Result.Error, unless a reflection (or a finish_plan call)
 //     declared the goal achieved afterwards: that verdict outweighs the
 //     failures on the way.
-//   - Behaviour changes after release are resolved once per run
-//     (versions.go), so a run keeps the behaviour it started with.
+//
+// # Changing workflow code
+//
+// The code carries one behaviour, the baseline: no version markers, no
+// old branches. testdata holds its recorded histories, one per workflow
+// type and ending, and TestReplayBaseline replays them: a change that
+// makes a workflow issue other commands for a recorded history fails
+// there. A change to workflow code ships one of two ways:
+//
+//   - As a new pinned build (worker versioning, pinned behaviour): a run
+//     stays on the build that started it until it continues as new, so
+//     the change only meets histories it wrote. What crosses that
+//     boundary must stay compatible: the StartRequest with its
+//     signals.Checkpoint, which the new build reads from the old build's
+//     last run, and the wire contract of package signals. A change that
+//     fails the replay test can ship only this way, and cuts a new
+//     baseline.
+//   - Behind one workflow.GetVersion, when it must reach runs already
+//     open: one change id for the change, resolved where the change is
+//     (never gathered into flags), the old commands kept on the
+//     DefaultVersion branch. The baseline holds no marker, so it replays
+//     that branch and the test keeps guarding it.
+//
+// The histories are recorded again (the TestRecord tests) only when a
+// new baseline is cut: every GetVersion folded into the one behaviour,
+// once no run can replay a history from before it on this code.
 package workflows

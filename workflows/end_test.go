@@ -135,19 +135,6 @@ func TestSelectionTimeoutThatCancelsEndsCanceled(t *testing.T) {
 	assert.Contains(t, res.Error, "no option selected within 1h0m0s")
 }
 
-func TestRunsBeforeTheChangeCompleteWithTheirResult(t *testing.T) {
-	h := newHarness(t)
-	h.before(endTruthfullyChange)
-	refusingModel(h)
-	h.register()
-	h.env.ExecuteWorkflow(PlanMode, autoReq())
-
-	require.NoError(t, h.env.GetWorkflowError(), "as before: the Result says failed")
-	var res signals.Result
-	require.NoError(t, h.env.GetWorkflowResult(&res))
-	assert.Equal(t, signals.StatusFailed, res.Status)
-}
-
 func TestHistoryBudgetStopsALongAgentStep(t *testing.T) {
 	h := newHarness(t)
 	h.f.onePlan(agentStep("a1", 50), llmStep("s2", "a1"))

@@ -11,8 +11,8 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// prepare takes the selected option's plan and snapshots the workspace,
-// when there is one, so that rollback can restore it.
+// prepare takes the selected option's plan and snapshots the workspace
+// (every first run has one, see newRun), so that rollback can restore it.
 func (r *run) prepare(ctx workflow.Context) error {
 	o, ok := r.selectedOption()
 	if !ok {
@@ -23,9 +23,6 @@ func (r *run) prepare(ctx workflow.Context) error {
 	p.UpdatedAt = workflow.Now(ctx)
 	r.st.Plan = &p
 	r.publish(ctx)
-	if r.req.Workspace == "" {
-		return nil
-	}
 	out, err := snapshotWorkspace(ctx, activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace}, "snapshot workspace")
 	if err != nil {
 		return fmt.Errorf("snapshot workspace: %w", err)
@@ -69,7 +66,7 @@ func (r *run) act(ctx workflow.Context) error {
 			if progressed {
 				continue
 			}
-			if !r.feat.skipHoldsDependents || len(r.st.SkipConfirmations) == 0 {
+			if len(r.st.SkipConfirmations) == 0 {
 				return nil
 			}
 		}

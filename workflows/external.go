@@ -14,8 +14,7 @@ import (
 // it as it is. Clarification is skipped too, not only option generation
 // and selection: a caller who hands in the steps has already decided what
 // the goal means, and a rewritten goal or a direct answer would contradict
-// the plan it sent. The run needs no GetVersion: only requests with a plan
-// take this path, and no history written before it holds one.
+// the plan it sent.
 
 // runExternal runs the request's plan: it becomes the one option
 // (signals.ExternalOptionID), recommended and selected, so that the

@@ -6,7 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/signals"
 )
 
 // goalAttrStartToClose bounds the GoalAttr local activity: a hash.
@@ -28,12 +27,8 @@ type goalAttrState struct {
 // client (the temporal CLI, another SDK) from leaking their goal. A local
 // activity costs one marker event and its answer is recorded, so a replay
 // (after a key rotation too) upserts what the run did. A run that cannot
-// get an answer sets no PlanGoal rather than the plaintext. Runs from
-// before goalDigestChange set the goal at their first upsert (publish).
+// get an answer sets no PlanGoal rather than the plaintext.
 func (r *run) resolveGoalAttr(ctx workflow.Context) {
-	if !r.feat.goalDigest {
-		return
-	}
 	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: goalAttrStartToClose,
 		RetryPolicy:         retryPolicy,
@@ -49,12 +44,8 @@ func (r *run) resolveGoalAttr(ctx workflow.Context) {
 	r.goal.value = out.Value
 }
 
-// goalAttrDue returns the PlanGoal value publish sets now, if any: for a
-// run since goalDigestChange what resolveGoalAttr got, once; for an
-// older one its goal, at the first upsert (goalAttrChange).
-func (r *run) goalAttrDue(first bool) (string, bool) {
-	if !r.feat.goalDigest {
-		return signals.GoalAttrValue(r.st.Goal), first && r.feat.goalAttr
-	}
+// goalAttrDue returns the PlanGoal value publish sets now, if any: what
+// resolveGoalAttr got, once.
+func (r *run) goalAttrDue() (string, bool) {
 	return r.goal.value, r.goal.value != "" && !r.goal.published
 }

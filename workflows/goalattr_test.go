@@ -66,17 +66,3 @@ func TestContinuationAsksAgainForTheRequestsGoal(t *testing.T) {
 	defer log.mu.Unlock()
 	assert.Equal(t, []string{"hmac:0123456789abcdef0123456789abcdef"}, log.goals)
 }
-
-func TestRunsBeforeTheGoalDigestWriteTheGoal(t *testing.T) {
-	h := newHarness(t)
-	h.beforeGoalDigest()
-	digestingWorker(h)
-	log := watchAttributes(h)
-	res := h.run(autoReq())
-	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-
-	assert.Zero(t, h.f.count("GoalAttr"), "a run that began before the change replays without the activity")
-	log.mu.Lock()
-	defer log.mu.Unlock()
-	assert.Equal(t, []string{"Add JWT authentication"}, log.goals)
-}

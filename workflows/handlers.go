@@ -75,13 +75,6 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 			ch.Receive(ctx, &v)
 			r.signalsThisRun++
 			raw, err := signalJSON(v)
-			if err != nil && !r.feat.recordUndecodable {
-				var ok bool
-				if raw, ok = legacySignalJSON(ctx, h.Name, v); !ok {
-					continue
-				}
-				err = nil
-			}
 			r.signalsRunning++
 			if err == nil {
 				err = serveSignal(ctx, h, raw, validate, apply)
@@ -92,12 +85,12 @@ func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, 
 					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
 				// A flood arrives in one workflow task: the details
 				// show its last rejection, rendered once.
-				if !r.feat.lease || ch.Len() == 0 {
+				if ch.Len() == 0 {
 					r.publish(ctx)
 				}
 			}
 			r.signalsRunning--
-			if r.feat.lease && r.signalsThisRun%signalsBetweenYields == 0 {
+			if r.signalsThisRun%signalsBetweenYields == 0 {
 				yield(ctx)
 			}
 		}
@@ -139,18 +132,6 @@ func signalJSON(v converter.RawValue) (json.RawMessage, error) {
 		return json.RawMessage(printable(p.GetData())), reject(signals.RejectInvalidInput, "payload is not valid JSON")
 	}
 	return json.RawMessage(p.GetData()), nil
-}
-
-// legacySignalJSON decodes a signal as runs before recordUndecodableChange
-// did: into a json.RawMessage with the SDK's converter, which dropped a
-// payload it could not decode with a warning (ok false).
-func legacySignalJSON(ctx workflow.Context, name string, v converter.RawValue) (json.RawMessage, bool) {
-	var raw json.RawMessage
-	if err := converter.GetDefaultDataConverter().FromPayload(v.Payload(), &raw); err != nil {
-		workflow.GetLogger(ctx).Error("signal dropped: payload cannot be decoded", "name", name, "error", err)
-		return nil, false
-	}
-	return raw, true
 }
 
 // callerOf reads the by field of a refused signal's payload, whatever

@@ -295,27 +295,3 @@ func hasRejection(p signals.Pending, name, want string) bool {
 func (h *harness) selectAt(d time.Duration) {
 	h.at(d, func() { signal(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 1}) })
 }
-
-// beforeGoalDigest makes h's run one that began before goalDigestChange
-// but after workspaceLeaseChange: it finds the latter's marker only.
-func (h *harness) beforeGoalDigest() {
-	h.env.OnGetVersion(goalDigestChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(workspaceLeaseChange, workflow.DefaultVersion, 1).Return(workflow.Version(1))
-}
-
-// beforeLease makes h's run one that began before workspaceLeaseChange
-// but after boundedHistoryChange: it finds the latter's marker only.
-func (h *harness) beforeLease() {
-	h.env.OnGetVersion(goalDigestChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(workspaceLeaseChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(boundedHistoryChange, workflow.DefaultVersion, 1).Return(workflow.Version(1))
-}
-
-// before makes h's run one that began before the changes ids: it finds
-// none of their markers, nor goalDigestChange's, workspaceLeaseChange's or
-// boundedHistoryChange's, which stand for every change before them.
-func (h *harness) before(ids ...string) {
-	for _, id := range append([]string{goalDigestChange, workspaceLeaseChange, boundedHistoryChange}, ids...) {
-		h.env.OnGetVersion(id, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	}
-}

@@ -37,7 +37,7 @@ func (e *errWorkspaceRefused) Error() string { return e.msg }
 // missing one are refused too. Other failures (no registry answered) are
 // returned as they are.
 func (r *run) acquireWorkspace(ctx workflow.Context) error {
-	if !r.feat.lease || r.st.Lease != nil {
+	if r.st.Lease != nil {
 		return nil
 	}
 	info := workflow.GetInfo(ctx)

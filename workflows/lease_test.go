@@ -184,18 +184,6 @@ func TestUnknownStartFieldIsRefused(t *testing.T) {
 	assert.Zero(t, h.f.count("AcquireWorkspace"))
 }
 
-func TestUnknownStartFieldIsLetBeforeTheChange(t *testing.T) {
-	h := newHarness(t)
-	h.registerRun()
-	h.beforeLease()
-	h.env.ExecuteWorkflow(signals.WorkflowType, json.RawMessage(`{"goal":"Add JWT authentication","worksapce":"a",
-		"selection":{"mode":"auto"},"execution":{"parallelism":1}}`))
-
-	res := h.result()
-	assert.Equal(t, signals.StatusCompleted, res.Status, "a run from before the change replays as it ran")
-	assert.Zero(t, h.f.count("AcquireWorkspace"))
-}
-
 func TestContinuationCarriesTheLease(t *testing.T) {
 	h := newHarness(t)
 	h.env.SetCurrentHistoryLength(500)

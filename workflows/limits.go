@@ -56,11 +56,8 @@ var defaultHistoryBudget = historyBudget{events: 25_000, bytes: 25 << 20}
 const budgetHistory = "history"
 
 // historyExhausted returns why the history is past its budget, or "" when
-// it is not (or the run predates historyBudgetChange).
+// it is not.
 func (r *run) historyExhausted(ctx workflow.Context) string {
-	if !r.feat.historyBudget {
-		return ""
-	}
 	info := workflow.GetInfo(ctx)
 	n, size, b := info.GetCurrentHistoryLength(), info.GetCurrentHistorySize(), r.opts.budget
 	if (b.events > 0 && n >= b.events) || (b.bytes > 0 && size >= b.bytes) {

@@ -12,22 +12,15 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// notifySkipChange versions the end of deliveries to nowhere.
-const notifySkipChange = "notify-skip-without-receiver"
-
 // notify tells the webhook about event without holding the run up; a
 // delivery that fails after its retries is logged and dropped. The
 // idempotency key is deterministic and unique over the whole chain of
 // runs, so every retry sends the same key and a receiver can drop
-// duplicates. With notifyChildChange the delivery is a PlanNotify child
-// workflow the run does not wait for (see deliver); before, a Notify
-// activity in its own coroutine, which the run awaited before it closed.
+// duplicates. The delivery is a PlanNotify child workflow the run does
+// not wait for (see deliver). Once a delivery found no webhook configured
+// anywhere, the run (and its continuations) send no more.
 func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
-	// Runs recorded before the skip schedule every event; later runs stop
-	// once a delivery found no webhook configured anywhere. A run with
-	// boundedHistoryChange has the skip without a marker of its own.
-	skips := r.feat.boundedHistory || workflow.GetVersion(ctx, notifySkipChange, workflow.DefaultVersion, 1) >= 1
-	if skips && r.st.NoReceiver {
+	if r.st.NoReceiver {
 		return
 	}
 	r.st.NotifySeq++
@@ -42,21 +35,7 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 		Data:           data,
 		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.st.NotifySeq),
 	}
-	if r.feat.notifyChild {
-		r.deliver(ctx, in, skips)
-		return
-	}
-	r.notifying++
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		defer func() { r.notifying-- }()
-		out, err := notifyWebhook(ctx, in, fmt.Sprintf("notify %s", event))
-		if err != nil {
-			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", event, "error", err)
-		}
-		if skips && out.NoReceiver {
-			r.st.NoReceiver = true
-		}
-	})
+	r.deliver(ctx, in)
 }
 
 // deliver starts a PlanNotify child workflow for in. The child is
@@ -66,7 +45,7 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 // cancel its deliveries, least of all the one that reports the
 // cancellation. Its id is the run's id, "notify" and the event's sequence
 // number, unique across plans that reuse a workflow id.
-func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput, skips bool) {
+func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", r.workflowID, in.RunID, r.st.NotifySeq),
@@ -88,7 +67,7 @@ func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput, skips boo
 		if err := f.Get(ctx, &out); err != nil {
 			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", in.Event, "error", err)
 		}
-		if skips && out.NoReceiver {
+		if out.NoReceiver {
 			r.st.NoReceiver = true
 		}
 	})
@@ -141,13 +120,10 @@ func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
 	})
 }
 
-// notifyChange reports a change of the run's state (event is one of the
-// events of notifyStateChange), with the step it concerns when there is
-// one. Runs without notifyStateChange send none of them.
+// notifyChange reports a change of the run's state (step started, plan
+// updated, paused, resumed, budget exceeded), with the step it concerns
+// when there is one.
 func (r *run) notifyChange(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	if !r.feat.notifyState {
-		return
-	}
 	data := activities.NotifyData{Message: msg, Percent: r.percent()}
 	if step != nil {
 		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}

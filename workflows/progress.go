@@ -82,47 +82,16 @@ func (r *run) pausedFor(ctx workflow.Context) plan.Duration {
 	return d
 }
 
-// percent is the share of steps done, 0 to 100. With progressWorkChange
-// it is plan.Plan.PercentOfWork: completed steps among those that will
-// run; skipped steps, steps cancelled before they started and unused
-// fallbacks leave the count. Before, it was the share of steps completed
-// or skipped
-// (the work is done, or not needed). A failed or cancelled step did not do
-// its work, so a plan that failed or was cancelled half way says how far
-// it got. Runs without progressDoneChange count every step in a final
-// status, as plan.Percent does.
+// percent is the share of steps done, 0 to 100: completed steps among
+// those that will run (plan.Plan.PercentOfWork). Skipped steps, steps
+// cancelled before they started and unused fallbacks leave the count; a
+// failed or cancelled step did not do its work, so a plan that failed or
+// was cancelled half way says how far it got.
 func (r *run) percent() int {
 	if r.st.Plan == nil {
 		return 0
 	}
-	if r.feat.progressWork {
-		return r.st.Plan.PercentOfWork()
-	}
-	t := r.st.Plan.Totals()
-	if !r.feat.progressDone || t.Total == 0 {
-		return r.st.Plan.Percent()
-	}
-	return r.stepsDoneOld(t) * 100 / t.Total
-}
-
-// stepsDone is the number of steps percent counts as done, and of how
-// many.
-func (r *run) stepsDone(t plan.Totals) (int, int) {
-	if r.feat.progressWork {
-		return r.st.Plan.WorkDone()
-	}
-	if !r.feat.progressDone {
-		return t.Done(), t.Total
-	}
-	return t.Completed + t.Skipped, t.Total
-}
-
-// stepsDoneOld is stepsDone before progressWorkChange.
-func (r *run) stepsDoneOld(t plan.Totals) int {
-	if !r.feat.progressDone {
-		return t.Done()
-	}
-	return t.Completed + t.Skipped
+	return r.st.Plan.PercentOfWork()
 }
 
 // publish upserts the search attributes that changed and refreshes the
@@ -143,7 +112,7 @@ func (r *run) publish(ctx workflow.Context) {
 	// Set by the workflow, not by the client that starts the run, so
 	// that a plan started by any client (another SDK, the temporal CLI)
 	// is found by its goal; see resolveGoalAttr.
-	goal, setGoal := r.goalAttrDue(first)
+	goal, setGoal := r.goalAttrDue()
 	if setGoal {
 		ups = append(ups, signals.GoalAttr.ValueSet(goal))
 	}

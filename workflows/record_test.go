@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,37 +17,27 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
-// recordEnv names the dev server (host:port on loopback) the TestRecord
-// tests record against. Without it they are skipped. The tests register
-// planmode's search attributes the server lacks:
+// recordEnv turns the TestRecord tests on; without it they are skipped.
+// Each starts the project's dev server on free loopback ports (see
+// devserver.Start), records one or two histories into testdata and stops
+// it. They are run when a new baseline is cut, never by `make test`:
 //
-//	temporal server start-dev --ip 127.0.0.1 --port 7299 --headless
-//	PLANMODE_RECORD_HISTORY=127.0.0.1:7299 go test ./workflows -run TestRecord
+//	PLANMODE_RECORD_HISTORY=1 go test ./workflows -run TestRecord -count=1
 const recordEnv = "PLANMODE_RECORD_HISTORY"
 
-// Recorded histories the replay tests replay: a completed run recorded
-// before plans ended Failed or Canceled, a failed and a cancelled run
-// recorded since, with one marker per change, and the completed run's
-// scenario again with the one marker of boundedHistoryChange, again with
-// the one marker of workspaceLeaseChange (its workspace leased from
-// PlanWorkspaces and released at the end), and again with the one marker
-// of goalDigestChange (PlanGoal a digest from the GoalAttr local
-// activity).
-var (
-	historyFile          = filepath.Join("testdata", "planmode-history.json")
-	boundedHistoryFile   = filepath.Join("testdata", "planmode-bounded-history.json")
-	leaseHistoryFile     = filepath.Join("testdata", "planmode-lease-history.json")
-	goalDigestFile       = filepath.Join("testdata", "planmode-goal-digest-history.json")
-	failedHistoryFile    = filepath.Join("testdata", "planmode-failed-history.json")
-	cancelledHistoryFile = filepath.Join("testdata", "planmode-cancelled-history.json")
-)
+// recordQueue is the task queue of the recordings.
+const recordQueue = "planmode-record"
+
+// testdata returns the path of a recorded history.
+func testdata(name string) string { return filepath.Join("testdata", name) }
 
 // scripted plays every activity for the recording, deterministically; its
-// methods carry the activity names the workflow calls. failStep names an
+// methods carry the activity names the workflows call. failStep names an
 // llm step that fails.
 type scripted struct{ failStep string }
 
@@ -109,6 +98,18 @@ func (scripted) RestoreWorkspace(context.Context, activities.RestoreInput) (acti
 	return activities.RestoreOutput{Restored: []string{"a.go"}}, nil
 }
 
+// PlanEnd answers for an ended plan as the activity reads it from the
+// server: completed an hour ago, with its snapshot and workspace.
+func (scripted) PlanEnd(_ context.Context, in activities.PlanEndInput) (activities.PlanEndOutput, error) {
+	return activities.PlanEndOutput{Status: "Completed", ClosedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		SnapshotID: "snap-rec", Workspace: "/srv/repo"}, nil
+}
+
+// WorkspaceChangedSince finds nothing changed since the plan ended.
+func (scripted) WorkspaceChangedSince(context.Context, activities.ChangedSinceInput) (activities.ChangedSinceOutput, error) {
+	return activities.ChangedSinceOutput{}, nil
+}
+
 // AcquireWorkspace leases the workspace from the registry as the
 // activity does, the workspace itself as the key.
 func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
@@ -131,106 +132,41 @@ func (scripted) GoalAttr(context.Context, activities.GoalAttrInput) (activities.
 	return activities.GoalAttrOutput{Value: "hmac:5f0c1a2b3c4d5e6f708192a3b4c5d6e7", Digest: true}, nil
 }
 
-// TestRecordHistory runs one full PlanMode on a dev server — a clarifying
-// question, a selection, a skip confirmation, an edit, a pause and a
-// resume, a rollback — and writes its history to testdata for the replay
-// test. It runs only when recordEnv is set.
-func TestRecordHistory(t *testing.T) { recordFull(t, historyFile) }
-
-// TestRecordBoundedHistory recorded TestRecordHistory's scenario when the
-// code recorded boundedHistoryChange's marker only; it now records what
-// TestRecordLeaseHistory does.
-func TestRecordBoundedHistory(t *testing.T) { recordFull(t, boundedHistoryFile) }
-
-// TestRecordLeaseHistory recorded TestRecordHistory's scenario when the
-// code recorded workspaceLeaseChange's marker only; it now records what
-// TestRecordGoalDigestHistory does.
-func TestRecordLeaseHistory(t *testing.T) { recordFull(t, leaseHistoryFile) }
-
-// TestRecordGoalDigestHistory records TestRecordHistory's scenario under
-// the current code, which records goalDigestChange's marker only.
-func TestRecordGoalDigestHistory(t *testing.T) { recordFull(t, goalDigestFile) }
-
-// recordFull records TestRecordHistory's scenario in file.
-func recordFull(t *testing.T, file string) {
-	c, ctx := recorder(t, scripted{})
-	id := fmt.Sprintf("planmode-record-%d", time.Now().UnixNano())
-	// One step at a time, as runs did when the first one was recorded, so
-	// s1's reflection finds s2 pending.
-	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo", Clarify: signals.ClarifyPolicy{AskQuestions: true},
-		Execution: signals.ExecutionPolicy{Parallelism: 1}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
-	require.NoError(t, err)
-	drive(ctx, t, c, id)
-
-	var res signals.Result
-	require.NoError(t, run.Get(ctx, &res))
-	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	writeHistory(ctx, t, c, id, file)
-}
-
-// TestRecordFailedHistory records a run whose last step fails: it ends
-// Failed with the Result in a PlanFailed error.
-func TestRecordFailedHistory(t *testing.T) {
-	c, ctx := recorder(t, scripted{failStep: "s4"})
-	id := fmt.Sprintf("planmode-record-failed-%d", time.Now().UnixNano())
-	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo",
-		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}, Execution: signals.ExecutionPolicy{Mode: signals.ExecEfficient}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
-	require.NoError(t, err)
-
-	res, ok := signals.ResultFromError(run.Get(ctx, nil))
-	require.True(t, ok, "the run fails with its Result")
-	require.Equal(t, signals.StatusFailed, res.Status)
-	writeHistory(ctx, t, c, id, failedHistoryFile)
-}
-
-// TestRecordCancelledHistory records a run cancelled through Temporal
-// while it waits for a skip confirmation: it ends Canceled with the
-// Result.
-func TestRecordCancelledHistory(t *testing.T) {
-	c, ctx := recorder(t, scripted{})
-	id := fmt.Sprintf("planmode-record-cancelled-%d", time.Now().UnixNano())
-	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo"}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
-	require.NoError(t, err)
-	waitFor(ctx, t, c, id, signals.AwaitingSelection)
-	_, err = signals.SelectOption.Update(ctx, c, id, signals.SelectOptionRequest{Rank: 1})
-	require.NoError(t, err)
-	waitFor(ctx, t, c, id, signals.AwaitingConfirmation)
-	require.NoError(t, c.CancelWorkflow(ctx, id, ""))
-
-	res, ok := signals.ResultFromError(run.Get(ctx, nil))
-	require.True(t, ok, "the run is cancelled with its Result")
-	require.Equal(t, signals.StatusCancelled, res.Status)
-	writeHistory(ctx, t, c, id, cancelledHistoryFile)
-}
-
-// recordQueue is the task queue of the recordings.
-const recordQueue = "planmode-record"
-
-// recorder dials the dev server recordEnv names, or skips t, and starts a
-// worker with PlanMode, PlanNotify, PlanWorkspaces and acts as its activities, stopped
-// when t ends.
-func recorder(t *testing.T, acts scripted) (client.Client, context.Context) {
+// recordServer starts a dev server for one recording, with the dynamic
+// config dc on top of the usual, or skips t when recordEnv is not set.
+// The server and its client stop when t ends.
+func recordServer(t *testing.T, dc map[string]string) (client.Client, context.Context) {
 	t.Helper()
-	addr := os.Getenv(recordEnv)
-	if addr == "" {
-		t.Skipf("set %s to a dev server address to record a history", recordEnv)
+	if os.Getenv(recordEnv) == "" {
+		t.Skipf("set %s=1 to record the histories on a dev server", recordEnv)
 	}
-	c, err := client.Dial(client.Options{HostPort: addr})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	require.NoError(t, signals.EnsureSearchAttributes(ctx, c, "default"))
+	srv, err := devserver.Start(ctx, devserver.Options{DynamicConfig: dc})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, srv.Stop()) })
+	return srv.Client, ctx
+}
+
+// startRecorder starts a worker on recordQueue with every workflow type
+// the planmode worker registers (worker/planworker), under the same
+// names, and acts as its activities; it stops when t ends.
+func startRecorder(t *testing.T, c client.Client, acts scripted) {
+	t.Helper()
 	w := worker.New(c, recordQueue, worker.Options{})
-	w.RegisterWorkflow(PlanMode)
+	w.RegisterWorkflowWithOptions(PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
 	w.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
+	w.RegisterWorkflowWithOptions(PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType})
 	w.RegisterWorkflowWithOptions(PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType})
 	w.RegisterActivity(&acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
+}
+
+// recorder is recordServer with the usual config and a started recorder.
+func recorder(t *testing.T, acts scripted) (client.Client, context.Context) {
+	c, ctx := recordServer(t, nil)
+	startRecorder(t, c, acts)
 	return c, ctx
 }
 
@@ -264,10 +200,11 @@ func waitFor(ctx context.Context, t *testing.T, c client.Client, id string, want
 	}, 30*time.Second, 50*time.Millisecond, "run never awaited %s", want)
 }
 
-// writeHistory saves the run's history as JSON in file.
-func writeHistory(ctx context.Context, t *testing.T, c client.Client, id, file string) {
+// writeHistory saves the history of run runID of workflow id ("" for the
+// latest run) as JSON in file.
+func writeHistory(ctx context.Context, t *testing.T, c client.Client, id, runID, file string) {
 	t.Helper()
-	it := c.GetWorkflowHistory(ctx, id, "", false, 0)
+	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	hist := &historypb.History{}
 	for it.HasNext() {
 		e, err := it.Next()

@@ -39,13 +39,7 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 		Prompts:       r.prompts,
 		Workspace:     r.req.Workspace,
 	}
-	if !r.feat.boundedHistory {
-		r.setPhase(ctx, plan.PhaseReflecting)
-	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
-	if !r.feat.boundedHistory {
-		r.setPhase(ctx, plan.PhaseExecuting)
-	}
 	if err != nil {
 		return r.softFail(ctx, fmt.Sprintf("reflect after step %s", id), err)
 	}
@@ -59,11 +53,11 @@ func (r *run) reflectOn(ctx workflow.Context, id string) error {
 }
 
 // compact cuts step id's result to what the plan keeps of a done step
-// (plan.Plan.CompactResult), in runs with boundedHistoryChange. A step's
+// (plan.Plan.CompactResult). A step's
 // reflection has read the whole output by now; the activity result in
 // history and the worker's output file (OutputRef) hold it whole.
 func (r *run) compact(id string) {
-	if r.feat.boundedHistory && r.st.Plan != nil {
+	if r.st.Plan != nil {
 		r.st.Plan.CompactResult(id)
 	}
 }
@@ -72,7 +66,7 @@ func (r *run) compact(id string) {
 // handed on or the Result returned, when no step waits for its
 // reflection.
 func (r *run) compactAll() {
-	if !r.feat.boundedHistory || r.st.Plan == nil {
+	if r.st.Plan == nil {
 		return
 	}
 	for _, s := range r.st.Plan.Steps {
@@ -136,13 +130,9 @@ func (r *run) tryChange(fn func(*plan.Plan) error) (plan.Plan, error) {
 }
 
 // limits are the run's limits every validation and every plan change
-// keeps: its maxSteps and, with toolLimitsChange, the built-in tools.
+// keeps: its maxSteps and the built-in tools.
 func (r *run) limits() plan.Limits {
-	l := plan.Limits{MaxSteps: r.req.Execution.MaxSteps}
-	if r.feat.toolLimits {
-		l.Tools = plan.BuiltinTools()
-	}
-	return l
+	return plan.Limits{MaxSteps: r.req.Execution.MaxSteps, Tools: plan.BuiltinTools()}
 }
 
 // rejectReflection records a reflection decision that could not apply.

@@ -110,20 +110,3 @@ func TestUndecodableSignalsAreRecordedNotDropped(t *testing.T) {
 	assert.Contains(t, details, "bad payload", "the Web UI shows the last rejection")
 	assert.Equal(t, "r1-o1", res.SelectedOptionID, "a good signal after the bad ones still counts")
 }
-
-func TestUndecodableSignalsWereDroppedBeforeTheChange(t *testing.T) {
-	h := newHarness(t)
-	h.before(recordUndecodableChange)
-	var pending signals.Pending
-	h.at(30*time.Second, func() {
-		rawSignal(h, signals.SelectOption.Name, converter.MetadataEncodingJSON, `{"rank": 1`)
-		rawSignal(h, signals.Pause.Name, "binary/plain", "pause now")
-	})
-	h.at(40*time.Second, func() { pending = query(h, signals.PendingQuery) })
-	h.selectAt(time.Minute)
-	res := h.run(manualReq())
-	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-
-	require.Len(t, pending.Rejected, 1, "as the SDK did: invalid JSON is dropped, bytes are decoded and refused")
-	assert.Equal(t, signals.Pause.Name, pending.Rejected[0].Name)
-}

@@ -63,10 +63,6 @@ func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 		return nil
 	}
 	c := r.newConfirmation(ctx, ids, refl)
-	if !r.feat.skipHoldsDependents {
-		// Older runs hold all of execution until the answer.
-		return r.settle(ctx, c)
-	}
 	r.publish(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		if err := r.settle(ctx, c); err != nil {
@@ -78,10 +74,9 @@ func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
 }
 
 // held lists the steps open skip confirmations hold back: the steps they
-// ask to skip and those that depend on them (plan.Plan.Held). Runs
-// without skipHoldsDependents hold everything while they wait, elsewhere.
+// ask to skip and those that depend on them (plan.Plan.Held).
 func (r *run) held() []string {
-	if !r.feat.skipHoldsDependents || len(r.st.SkipConfirmations) == 0 {
+	if len(r.st.SkipConfirmations) == 0 {
 		return nil
 	}
 	var ids []string

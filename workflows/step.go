@@ -69,10 +69,8 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 		}
 		res := r.runOnce(ctx, step)
 		res.Attempts = n
-		if r.feat.exactCounts {
-			res.CommandsRun += earlier
-			earlier = res.CommandsRun
-		}
+		res.CommandsRun += earlier
+		earlier = res.CommandsRun
 		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
 			return res
 		}
@@ -111,14 +109,12 @@ func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) 
 	r.publish(ctx)
 	res := r.attempt(ctx, fbID)
 	r.endStep(ctx, fbID, res)
-	if r.feat.exactCounts {
-		res = rescued(res, failed)
-	}
+	res = rescued(res, failed)
 	res.FallbackUsed = fbID
 	if !res.Success && res.Error == "" {
 		res.Error = failed.Error
 	}
-	if s := r.st.Plan.StepByID(id); s != nil && r.feat.fallbackRescue {
+	if s := r.st.Plan.StepByID(id); s != nil {
 		s.Note = rescueNote(fbID, res.Success, failed.Error)
 	}
 	return res

@@ -74,11 +74,8 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 // SDK turns a returned CanceledError into the cancel command, which the
 // server records as WorkflowExecutionCanceled whether or not a
 // cancellation was requested, so a selection timeout that cancels ends
-// Canceled too. Runs without endTruthfullyChange complete with res.
+// Canceled too.
 func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
-	if !r.feat.endTruthfully {
-		return res, nil
-	}
 	switch res.Status {
 	case signals.StatusFailed:
 		msg := res.Error
@@ -94,8 +91,8 @@ func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, err
 }
 
 // close reports the end of the run and lets running updates (a refine, a
-// rollback, await-options) answer and webhook deliveries start (older
-// runs: finish) before the workflow returns, then releases the workspace
+// rollback, await-options) answer and webhook deliveries start before
+// the workflow returns, then releases the workspace
 // lease; validators refuse new inputs from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
 	countPlanFinished(ctx, res.Status)

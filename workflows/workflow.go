@@ -33,17 +33,17 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	if err := req.Validate(); err != nil {
 		return signals.Result{}, invalidRequest(err)
 	}
-	feat := resolveFeatures(ctx)
-	feat.resolveFor(ctx, req)
-	if err := refuseForeignCheckpoint(ctx, req, feat); err != nil {
-		return signals.Result{}, err
-	}
-	if feat.lease && workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+	if workflow.GetInfo(ctx).ContinuedExecutionRunID == "" {
+		// A first run: a checkpoint only comes from continue-as-new, and
+		// a field the request does not know is refused, not ignored.
+		if req.Checkpoint != nil {
+			return signals.Result{}, invalidRequest(errForeignCheckpoint)
+		}
 		if err := req.UnknownFields(); err != nil {
 			return signals.Result{}, invalidRequest(err)
 		}
 	}
-	r := newRun(ctx, req, feat, opts...)
+	r := newRun(ctx, req, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
 	return r.run(ctx)
 }
@@ -53,24 +53,11 @@ func invalidRequest(err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), signals.ErrorTypeInvalidRequest, err)
 }
 
-// foreignCheckpointChange versions the refusal of a checkpoint in a first
-// run, so a run started with one before the refusal replays as it ran
-// (see features.resolveFor).
-const foreignCheckpointChange = "checkpoint-only-from-continue-as-new"
-
-// errForeignCheckpoint refuses a checkpoint a run did not hand on.
+// errForeignCheckpoint refuses a checkpoint a run did not hand on. A
+// checkpoint is the state a run hands its own continuation; restoring one
+// a caller wrote would report steps done that never ran. Only a continued
+// run (it has a ContinuedExecutionRunID) accepts one.
 var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue-as-new")
-
-// refuseForeignCheckpoint fails a first run whose request carries a
-// checkpoint. A checkpoint is the state a run hands its own continuation;
-// restoring one a caller wrote would report steps done that never ran.
-// Only a continued run (it has a ContinuedExecutionRunID) accepts one.
-func refuseForeignCheckpoint(ctx workflow.Context, req signals.StartRequest, feat features) error {
-	if req.Checkpoint == nil || workflow.GetInfo(ctx).ContinuedExecutionRunID != "" || !feat.refuseForeignCheckpoint {
-		return nil
-	}
-	return invalidRequest(errForeignCheckpoint)
-}
 
 // defaultHistoryLimit is the history length past which a run continues as
 // new at the next step boundary, whatever the server suggests.
@@ -113,9 +100,6 @@ type run struct {
 	namespace  string
 	task       plan.Task
 	prompts    activities.Prompts
-	// feat are the behaviour changes this run has (versions.go).
-	feat features
-
 	// st is everything the run carries across continue-as-new, and the
 	// only place those values live: a continuation gets st whole (see
 	// checkpoint and restore), so a field added to signals.Checkpoint
@@ -211,27 +195,21 @@ type skipAnswer struct {
 
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
-func newRun(ctx workflow.Context, req signals.StartRequest, feat features, opts ...runOption) *run {
+func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
 	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget, signalLimit: signals.MaxSignalsPerRun}
 	for _, fn := range opts {
 		fn(&o)
 	}
-	if req.Execution.Parallelism == 0 && !feat.defaultParallelism {
-		// A run that began when one step ran at a time keeps doing so.
-		req.Execution.Parallelism = 1
-	}
 	req = req.WithDefaults()
 	info := workflow.GetInfo(ctx)
-	if feat.lease && req.Workspace == "" && req.Checkpoint == nil {
+	if req.Workspace == "" && req.Checkpoint == nil {
 		// The plan's own folder under the root: never the root, which
-		// holds every plan's folder. (A plan that began without a
-		// workspace before this change keeps none.)
+		// holds every plan's folder.
 		req.Workspace = plan.DefaultWorkspace(info.WorkflowExecution.ID)
 	}
 	r := &run{
 		req:        req,
 		opts:       o,
-		feat:       feat,
 		workflowID: info.WorkflowExecution.ID,
 		namespace:  info.Namespace,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
