@@ -58,11 +58,17 @@ func heartbeatTimeout(ctx workflow.Context) time.Duration {
 
 // carryHeartbeat adapts an update handler: Temporal runs update handlers
 // in the workflow's root context, which lacks the values the run put in
-// from, so the handler gets from's heartbeat timeout back.
+// from, so the handler gets from's heartbeat timeout and task priorities
+// back.
 func carryHeartbeat[Req, Resp any](from workflow.Context, apply func(workflow.Context, Req) (Resp, error)) func(workflow.Context, Req) (Resp, error) {
 	d := heartbeatTimeout(from)
+	p, hasP := from.Value(priorityKey{}).(priorities)
 	return func(ctx workflow.Context, req Req) (Resp, error) {
-		return apply(withHeartbeatTimeout(ctx, d), req)
+		ctx = withHeartbeatTimeout(ctx, d)
+		if hasP {
+			ctx = workflow.WithValue(ctx, priorityKey{}, p)
+		}
+		return apply(ctx, req)
 	}
 }
 
@@ -90,37 +96,37 @@ func call[In, Out any](ctx workflow.Context, fn func(context.Context, In) (Out, 
 }
 
 func clarify(ctx workflow.Context, in activities.ClarifyInput, summary string) (activities.ClarifyOutput, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Clarify, in)
+	return call(ownPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.Clarify, in)
 }
 
 func generateOptions(ctx workflow.Context, in activities.OptionsInput, summary string) (activities.OptionsOutput, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.GenerateOptions, in)
+	return call(ownPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.GenerateOptions, in)
 }
 
 func executeLLMStep(ctx workflow.Context, in activities.StepInput, summary string) (plan.StepResult, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.ExecuteLLMStep, in)
+	return call(stepPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.ExecuteLLMStep, in)
 }
 
 func agentTurn(ctx workflow.Context, in activities.AgentTurnInput, summary string) (activities.AgentTurnOutput, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.AgentTurn, in)
+	return call(stepPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.AgentTurn, in)
 }
 
 func reflect(ctx workflow.Context, in activities.ReflectInput, summary string) (plan.Reflection, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Reflect, in)
+	return call(stepPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.Reflect, in)
 }
 
 func summarize(ctx workflow.Context, in activities.SummarizeInput, summary string) (activities.SummarizeOutput, error) {
-	return call(heartbeatCtx(ctx, llmStartToClose, summary), a.Summarize, in)
+	return call(ownPriority(heartbeatCtx(ctx, llmStartToClose, summary)), a.Summarize, in)
 }
 
 func runTool(ctx workflow.Context, in activities.ToolInput, summary string) (activities.ToolOutput, error) {
-	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.RunTool, in)
+	return call(stepPriority(heartbeatCtx(ctx, toolStartToClose, summary)), a.RunTool, in)
 }
 
 func snapshotWorkspace(ctx workflow.Context, in activities.SnapshotInput, summary string) (activities.SnapshotOutput, error) {
-	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.SnapshotWorkspace, in)
+	return call(ownPriority(heartbeatCtx(ctx, toolStartToClose, summary)), a.SnapshotWorkspace, in)
 }
 
 func restoreWorkspace(ctx workflow.Context, in activities.RestoreInput, summary string) (activities.RestoreOutput, error) {
-	return call(heartbeatCtx(ctx, toolStartToClose, summary), a.RestoreWorkspace, in)
+	return call(ownPriority(heartbeatCtx(ctx, toolStartToClose, summary)), a.RestoreWorkspace, in)
 }

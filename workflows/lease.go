@@ -122,5 +122,5 @@ func acquireLease(ctx workflow.Context, in activities.AcquireWorkspaceInput) (ac
 		RetryPolicy:         retryPolicy,
 		Summary:             "lease workspace " + in.Workspace,
 	})
-	return call(ctx, a.AcquireWorkspace, in)
+	return call(ownPriority(ctx), a.AcquireWorkspace, in)
 }

@@ -45,6 +45,7 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	}
 	r := newRun(ctx, req, opts...)
 	ctx = withHeartbeatTimeout(ctx, r.req.Execution.HeartbeatTimeout.D())
+	ctx = withPriorities(ctx, r.req)
 	return r.run(ctx)
 }
 
