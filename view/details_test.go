@@ -166,6 +166,19 @@ func TestDetailsPaused(t *testing.T) {
 	assert.Equal(t, []string{"{}"}, inputs(t, got))
 }
 
+func TestDetailsSayWhichPlanHoldsTheWorkspace(t *testing.T) {
+	since := time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
+	r := Run{WorkflowID: "plan-B", Namespace: "default", Request: &signals.StartRequest{},
+		State:         &signals.Checkpoint{Phase: plan.PhaseAwaitingWorkspace, Goal: "Take turns"},
+		WorkspaceWait: &signals.WorkspaceWait{Workspace: "a", HeldBy: `plan plan-A (workspace "a")`, Since: since}}
+
+	md := Details(r)
+	assert.Contains(t, md, "**Phase:** awaiting-workspace")
+	assert.Contains(t, md, "**Waiting for workspace** `a`, held by plan plan-A")
+	assert.Contains(t, md, "since 2026-03-04 05:06:00 UTC")
+	assert.Equal(t, signals.AwaitingWorkspace, Pending(r).Awaiting)
+}
+
 func TestDetailsStepsTable(t *testing.T) {
 	r := &Run{WorkflowID: "plan-1", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "Ship it", Plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
 		{ID: "s1", Number: 1, Title: "First", Action: plan.ActionLLM, Status: plan.StepCompleted,

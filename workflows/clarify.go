@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // clarifyPhase turns the goal into a clear one. It returns a non-empty
@@ -79,47 +80,36 @@ func (r *run) softFail(ctx workflow.Context, what string, err error) error {
 // awaitAnswers publishes the questions and waits until each has an answer
 // or the clarify timeout passes. It returns the answers given so far.
 func (r *run) awaitAnswers(ctx workflow.Context, questions []string) (map[string]string, error) {
-	r.clarify = clarifyState{questions: questions, answers: map[string]string{}, waiting: true}
+	r.clarify = view.Clarification{Questions: questions, Answers: map[string]string{}, Waiting: true}
 	if t := r.req.Clarify.Timeout.D(); t > 0 {
 		dl := workflow.Now(ctx).Add(t)
-		r.clarify.deadline = &dl
+		r.clarify.Deadline = &dl
 	}
 	r.publish(ctx)
 	r.notify(ctx, activities.EventAwaitingClarification, activities.NotifyData{
-		Message: fmt.Sprintf("%d question(s) to answer", len(questions)), Clarification: r.pending().Clarification,
+		Message: fmt.Sprintf("%d question(s) to answer", len(questions)), Clarification: view.Pending(r.view()).Clarification,
 	})
 	defer func() {
-		r.clarify.waiting = false
+		r.clarify.Waiting = false
 		r.publish(ctx)
 	}()
-	done := func() bool { return len(r.unanswered()) == 0 }
-	if r.clarify.deadline == nil {
+	done := func() bool { return len(r.clarify.Unanswered()) == 0 }
+	if r.clarify.Deadline == nil {
 		if err := workflow.Await(ctx, done); err != nil {
 			return nil, err
 		}
-		return r.clarify.answers, nil
+		return r.clarify.Answers, nil
 	}
 	if _, err := workflow.AwaitWithTimeout(ctx, r.req.Clarify.Timeout.D(), done); err != nil {
 		return nil, err
 	}
-	return r.clarify.answers, nil
-}
-
-// unanswered lists the questions without an answer, in asked order.
-func (r *run) unanswered() []string {
-	var out []string
-	for _, q := range r.clarify.questions {
-		if _, ok := r.clarify.answers[q]; !ok {
-			out = append(out, q)
-		}
-	}
-	return out
+	return r.clarify.Answers, nil
 }
 
 // questionFor maps an answer's key to its question: the question's text
 // or its 1-based number. It returns "" for a key that matches neither.
 func (r *run) questionFor(key string) string {
-	for i, q := range r.clarify.questions {
+	for i, q := range r.clarify.Questions {
 		if key == q || key == strconv.Itoa(i+1) {
 			return q
 		}
@@ -130,7 +120,7 @@ func (r *run) questionFor(key string) string {
 // validateAnswers accepts answers only while questions are pending and
 // only for questions that were asked.
 func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
-	if !r.clarify.waiting {
+	if !r.clarify.Waiting {
 		return reject(signals.RejectWrongPhase, "no clarification is pending (phase %s)", r.st.Phase)
 	}
 	if len(req.Answers) == 0 {
@@ -138,7 +128,7 @@ func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
 	}
 	for _, k := range workflow.DeterministicKeys(req.Answers) {
 		if r.questionFor(k) == "" {
-			return reject(signals.RejectInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.questions))
+			return reject(signals.RejectInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.Questions))
 		}
 		if err := tooLong(fmt.Sprintf("answer to %q", k), req.Answers[k]); err != nil {
 			return err
@@ -150,10 +140,10 @@ func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
 // answer stores answers and reports the questions still open.
 func (r *run) answer(ctx workflow.Context, req signals.AnswerClarificationRequest) (signals.ClarificationResponse, error) {
 	for _, k := range workflow.DeterministicKeys(req.Answers) {
-		r.clarify.answers[r.questionFor(k)] = req.Answers[k]
+		r.clarify.Answers[r.questionFor(k)] = req.Answers[k]
 	}
 	r.publish(ctx)
-	return signals.ClarificationResponse{Accepted: len(req.Answers), Remaining: r.unanswered()}, nil
+	return signals.ClarificationResponse{Accepted: len(req.Answers), Remaining: r.clarify.Unanswered()}, nil
 }
 
 // answered ends a run that clarification answered outright.

@@ -9,6 +9,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // finishing reports whether the run is summarizing or over, when no
@@ -65,7 +66,7 @@ func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.
 
 // controlState answers pause and resume.
 func (r *run) controlState() signals.ControlState {
-	return signals.ControlState{Phase: r.st.Phase, Mode: r.mode(), Paused: r.st.Paused, Reason: r.st.PauseReason}
+	return signals.ControlState{Phase: r.st.Phase, Mode: view.Mode(r.view()), Paused: r.st.Paused, Reason: r.st.PauseReason}
 }
 
 // userChange is the change record of a person's (or a service's) edit,
@@ -173,4 +174,12 @@ func (r *run) markCancelled(ctx workflow.Context, ids []string, note string) {
 		}
 	}
 	workflow.GetLogger(ctx).Info("steps cancelled", "steps", strings.Join(ids, ","), "reason", note)
+}
+
+// orDash is s, or a dash when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }

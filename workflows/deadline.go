@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 )
@@ -61,7 +62,12 @@ func (r *run) reachDeadline(ctx workflow.Context, reason string) {
 func (r *run) settleDeadline(ctx workflow.Context) error {
 	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
 	r.cancelPending(ctx, r.exec.deadline, true)
-	r.clarify.waiting = false
+	r.clarify.Waiting = false
 	r.sel.waiting = false
 	return errors.New(r.exec.deadline)
+}
+
+// stamp formats a time in UTC, the same for every reader.
+func stamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }

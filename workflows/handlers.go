@@ -11,6 +11,7 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // Bounds of what the pending query keeps of refused inputs.
@@ -182,16 +183,18 @@ func (r *run) keep(ctx workflow.Context, rej signals.Rejection) {
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
 }
 
-// registerQueries registers the read-only queries.
+// registerQueries registers the read-only queries. Each computes its
+// answer from a view of the run when it is asked, never before.
 func (r *run) registerQueries(ctx workflow.Context) error {
-	if err := signals.ProgressQuery.SetHandler(ctx, func() (signals.Progress, error) { return r.progress(ctx), nil }); err != nil {
+	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
+	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
 		return err
 	}
-	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return r.planView(), nil }); err != nil {
+	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return view.Plan(r.view()), nil }); err != nil {
 		return err
 	}
 	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.optionsView(), nil }); err != nil {
 		return err
 	}
-	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return r.pending(), nil })
+	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return view.Pending(r.view()), nil })
 }

@@ -202,15 +202,3 @@ func TestContinuationCarriesTheLease(t *testing.T) {
 	require.Len(t, h2.f.released, 1, "the last run releases it")
 	assert.Equal(t, next.Checkpoint.Lease.Request(), h2.f.released[0].req)
 }
-
-func TestDetailsSayWhichPlanHoldsTheWorkspace(t *testing.T) {
-	since := time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
-	r := &run{workflowID: "plan-B", namespace: "default", workspaceWait: &signals.WorkspaceWait{
-		Workspace: "a", HeldBy: `plan plan-A (workspace "a")`, Since: since}}
-	r.st = signals.Checkpoint{Phase: plan.PhaseAwaitingWorkspace, Goal: "Take turns"}
-
-	md := r.details()
-	assert.Contains(t, md, "**Phase:** awaiting-workspace")
-	assert.Contains(t, md, "**Waiting for workspace** `a`, held by plan plan-A")
-	assert.Equal(t, signals.AwaitingWorkspace, r.pending().Awaiting)
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // openRun is a run that accepts every kind of input: a selection and a
@@ -18,7 +19,7 @@ import (
 func openRun() *run {
 	r := selectedNotWoken()
 	r.st.Options.SelectedID = ""
-	r.clarify = clarifyState{questions: []string{"Which database?"}, answers: map[string]string{}, waiting: true}
+	r.clarify = view.Clarification{Questions: []string{"Which database?"}, Answers: map[string]string{}, Waiting: true}
 	p := option("Only", plan.ComplexityLow, 0.9, llmSteps(2)...).Plan
 	p.ID = "p"
 	r.st.Plan = &p

@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // notify tells the webhook about event without holding the run up; a
@@ -116,7 +117,7 @@ func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
 	r.notify(ctx, event, activities.NotifyData{
 		Message: msg,
 		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
-		Percent: r.percent(),
+		Percent: view.Percent(r.view()),
 	})
 }
 
@@ -124,7 +125,7 @@ func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
 // updated, paused, resumed, budget exceeded), with the step it concerns
 // when there is one.
 func (r *run) notifyChange(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	data := activities.NotifyData{Message: msg, Percent: r.percent()}
+	data := activities.NotifyData{Message: msg, Percent: view.Percent(r.view())}
 	if step != nil {
 		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
 	}
@@ -145,6 +146,6 @@ func (r *run) notifyEnd(ctx workflow.Context, res signals.Result) {
 		Status:  res.Status,
 		Summary: res.Summary,
 		Error:   res.Error,
-		Percent: r.percent(),
+		Percent: view.Percent(r.view()),
 	})
 }

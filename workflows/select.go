@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // selectionCancelled ends a run whose selection timed out with the cancel
@@ -46,7 +47,7 @@ func (r *run) selectPhase(ctx workflow.Context) (err error) {
 		if r.sel.notified != r.st.Options.Revision {
 			r.sel.notified = r.st.Options.Revision
 			r.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
-				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: r.pending().Selection,
+				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: view.Pending(r.view()).Selection,
 			})
 		}
 		timedOut, err := r.awaitSelection(ctx)
@@ -123,7 +124,7 @@ func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
 		if o, ok := r.optionByID(req.OptionID); ok {
 			return o, nil
 		}
-		return plan.Option{}, reject(signals.RejectUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(r.optionIDs(), ", "))
+		return plan.Option{}, reject(signals.RejectUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(view.OptionIDs(r.view()), ", "))
 	}
 	if req.Rank == 0 {
 		return plan.Option{}, reject(signals.RejectInvalidInput, "optionId or rank is required")
@@ -134,15 +135,6 @@ func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
 		}
 	}
 	return plan.Option{}, reject(signals.RejectUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(r.st.Options.Options))
-}
-
-// optionIDs lists the current option ids in rank order.
-func (r *run) optionIDs() []string {
-	ids := make([]string, 0, len(r.st.Options.Options))
-	for _, o := range r.st.Options.Options {
-		ids = append(ids, o.ID)
-	}
-	return ids
 }
 
 // validateSelect accepts a selection only while one is awaited.

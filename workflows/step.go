@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -259,9 +258,4 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		endPlan(&res, out)
 	}
 	return res
-}
-
-// elapsedSince is now minus t as a plan.Duration.
-func elapsedSince(ctx workflow.Context, t time.Time) plan.Duration {
-	return plan.Duration(workflow.Now(ctx).Sub(t))
 }

@@ -107,7 +107,7 @@ func (r *run) close(ctx workflow.Context, res signals.Result) {
 func (r *run) settleCancelled(ctx workflow.Context) {
 	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
 	r.cancelPending(ctx, "run cancelled", true)
-	r.clarify.waiting = false
+	r.clarify.Waiting = false
 	r.sel.waiting = false
 }
 

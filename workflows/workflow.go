@@ -12,6 +12,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // PlanMode runs one task through the plan mode cycle, and Temporal's
@@ -112,7 +113,9 @@ type run struct {
 	// signal is in progress, no webhook delivery is in flight, nothing
 	// holds the run (pause, halt, open skip confirmation): every field
 	// below is then at its resting value, or rebuilt by the continuation.
-	clarify clarifyState
+	// clarify is the clarification the run waits for, if any; it ends
+	// before execution, where alone a run continues as new.
+	clarify view.Clarification
 	sel     selectionState
 	exec    execState
 
@@ -131,15 +134,6 @@ type run struct {
 	// notifying counts webhook deliveries not yet handed off: Notify
 	// activities in flight, or PlanNotify children not yet started.
 	notifying int
-}
-
-// clarifyState is a pending clarification. Clarification ends before
-// execution, where alone a run continues as new.
-type clarifyState struct {
-	questions []string
-	answers   map[string]string
-	deadline  *time.Time
-	waiting   bool
 }
 
 // selectionState says whether the run waits for a selection and whether a
