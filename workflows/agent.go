@@ -24,36 +24,36 @@ const iterationLimitNote = "Iteration limit reached"
 // until a turn asks for no tool (its content is the answer) or the
 // iteration cap is reached. Each turn and tool call is its own activity,
 // so a crash resumes mid-loop without redoing finished calls.
-func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
+func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 	cfg := step.Config.Agent
 	if cfg == nil {
 		return plan.StepResult{Error: "agent step has no agent config"}
 	}
 	limit := cfg.MaxIterations
 	if limit <= 0 {
-		limit = r.req.Execution.MaxIterationsPerStep
+		limit = e.r.req.Execution.MaxIterationsPerStep
 	}
 	var res plan.StepResult
 	var transcript []activities.Message
 	last := ""
 	for i := 1; i <= limit; i++ {
-		if reason := r.checkHistory(ctx); reason != "" {
+		if reason := e.checkHistory(ctx); reason != "" {
 			res.Error = reason
 			return res
 		}
-		if reason := r.llmBudget(ctx); reason != "" {
+		if reason := e.llmBudget(ctx); reason != "" {
 			res.Error = reason
 			return res
 		}
-		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
+		in := activities.AgentTurnInput{StepInput: e.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
 			MaxIterations: limit}
-		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", r.stepLabel(step), i, limit))
+		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", e.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {
 			res.Error = fmt.Sprintf("agent turn %d: %v", i, err)
 			return res
 		}
-		r.addUsage(out.Usage)
+		e.r.addUsage(out.Usage)
 		res.Usage = res.Usage.Add(out.Usage)
 		last = out.Content
 		if len(out.ToolCalls) == 0 {
@@ -62,7 +62,7 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})
-		transcript = r.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
+		transcript = e.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
 		if ctx.Err() != nil {
 			res.Error = "cancelled"
 			return res
@@ -84,18 +84,18 @@ func (r *run) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 // results to the transcript; a failed tool is reported to the model, not
 // to the step. A call that asks to end the plan (finish_plan) ends the
 // step at once with its reason: the turn's later calls do not run.
-func (r *run) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
+func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
 	for _, c := range calls {
-		if reason := r.checkHistory(ctx); reason != "" {
+		if reason := e.checkHistory(ctx); reason != "" {
 			res.Error = reason
 			return transcript
 		}
 		out, err := runTool(ctx, activities.ToolInput{
-			PlanID:    r.st.Plan.ID,
+			PlanID:    e.r.st.Plan.ID,
 			StepID:    step.ID,
-			Workspace: r.req.Workspace,
+			Workspace: e.r.req.Workspace,
 			Call:      c,
-		}, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
+		}, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
 		content := out.Output
 		switch {
 		case err != nil:

@@ -6,34 +6,44 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
 // checkBudget compares usage with the budget at a step boundary: stop
 // halts execution, pause pauses the run (once, see resume).
-func (r *run) checkBudget(ctx workflow.Context) {
-	if r.halted() || r.st.BudgetWaived || r.exec.budgetPaused {
+func (e *executor) checkBudget(ctx workflow.Context) {
+	r := e.r
+	if e.halted() || r.st.BudgetWaived || e.budgetPaused {
 		return
 	}
-	kind, msg := r.overBudget()
+	kind, msg := overBudget(r.req.Budget, r.st.Usage)
 	if kind == "" {
 		return
 	}
 	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.setPaused(ctx, true)
-		r.exec.budgetPaused = true
-		r.st.PauseReason = msg
-		r.st.LastError = msg
+		r.setPaused(ctx, true, msg)
+		e.budgetPaused = true
+		r.noteError(msg)
 		r.publish(ctx)
-		r.notifyChange(ctx, activities.EventBudgetExceeded, msg+": paused", nil)
-		r.notifyChange(ctx, activities.EventPaused, "paused: "+msg, nil)
+		r.hooks.change(ctx, activities.EventBudgetExceeded, msg+": paused", nil)
+		r.hooks.change(ctx, activities.EventPaused, "paused: "+msg, nil)
 		return
 	}
-	r.exec.stopReason = msg
-	r.exec.budgetExceeded = kind
-	r.cancelPending(ctx, msg, false)
+	e.stopReason = msg
+	e.budgetExceeded = kind
+	e.cancelPending(ctx, msg, false)
 	r.publish(ctx)
-	r.notifyChange(ctx, activities.EventBudgetExceeded, msg+": stopped", nil)
+	r.hooks.change(ctx, activities.EventBudgetExceeded, msg+": stopped", nil)
+}
+
+// waiveBudget lifts a budget pause for the rest of the run: a person
+// resumed the run (see resume).
+func (e *executor) waiveBudget() {
+	if e.budgetPaused {
+		e.budgetPaused = false
+		e.r.st.BudgetWaived = true
+	}
 }
 
 // Budget kinds as Result.BudgetExceeded reports them.
@@ -42,14 +52,14 @@ const (
 	budgetCost   = "cost"
 )
 
-// overBudget names the budget usage exceeds, with a message, or "".
-func (r *run) overBudget() (string, string) {
-	b := r.req.Budget
-	if b.MaxTokens > 0 && r.st.Usage.TotalTokens > b.MaxTokens {
-		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", r.st.Usage.TotalTokens, b.MaxTokens)
+// overBudget names the budget b that usage u exceeds, with a message, or
+// "".
+func overBudget(b signals.Budget, u plan.Usage) (string, string) {
+	if b.MaxTokens > 0 && u.TotalTokens > b.MaxTokens {
+		return budgetTokens, fmt.Sprintf("budget exceeded: %d tokens used, limit %d", u.TotalTokens, b.MaxTokens)
 	}
-	if b.MaxCostUSD > 0 && r.st.Usage.CostUSD > b.MaxCostUSD {
-		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", r.st.Usage.CostUSD, b.MaxCostUSD)
+	if b.MaxCostUSD > 0 && u.CostUSD > b.MaxCostUSD {
+		return budgetCost, fmt.Sprintf("budget exceeded: $%.4f spent, limit $%.4f", u.CostUSD, b.MaxCostUSD)
 	}
 	return "", ""
 }
@@ -60,16 +70,16 @@ func (r *run) overBudget() (string, string) {
 // budget, stop halts execution as checkBudget does and returns the reason
 // the step fails with; pause holds the call until a person resumes (which
 // waives the budget) and returns "".
-func (r *run) llmBudget(ctx workflow.Context) string {
-	r.checkBudget(ctx)
-	if r.exec.budgetPaused {
-		if err := workflow.Await(ctx, func() bool { return !r.exec.budgetPaused }); err != nil {
+func (e *executor) llmBudget(ctx workflow.Context) string {
+	e.checkBudget(ctx)
+	if e.budgetPaused {
+		if err := workflow.Await(ctx, func() bool { return !e.budgetPaused }); err != nil {
 			return "cancelled while paused over budget"
 		}
 		return ""
 	}
-	if r.exec.budgetExceeded == budgetTokens || r.exec.budgetExceeded == budgetCost {
-		return r.exec.stopReason
+	if e.budgetExceeded == budgetTokens || e.budgetExceeded == budgetCost {
+		return e.stopReason
 	}
 	return ""
 }

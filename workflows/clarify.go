@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
@@ -29,7 +28,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 		return out.DirectAnswer, nil
 	}
 	if len(out.Questions) == 0 || !r.req.Clarify.AskQuestions {
-		r.setGoal(out.Goal)
+		r.st.Goal = clarifiedGoal(r.st.Goal, out.Goal)
 		return "", nil
 	}
 	answers, err := r.awaitAnswers(ctx, out.Questions)
@@ -49,7 +48,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	if again.DirectAnswer != "" {
 		return again.DirectAnswer, nil
 	}
-	r.setGoal(again.Goal)
+	r.st.Goal = clarifiedGoal(r.st.Goal, again.Goal)
 	return "", nil
 }
 
@@ -59,11 +58,13 @@ func (r *run) noteClarify(out activities.ClarifyOutput) {
 	r.st.Offline = r.st.Offline || out.Offline
 }
 
-// setGoal keeps a clarified goal unless it is empty.
-func (r *run) setGoal(goal string) {
-	if strings.TrimSpace(goal) != "" {
-		r.st.Goal = goal
+// clarifiedGoal is the clarified goal, or the goal it was when
+// clarification gave none.
+func clarifiedGoal(was, clarified string) string {
+	if strings.TrimSpace(clarified) == "" {
+		return was
 	}
+	return clarified
 }
 
 // softFail records err as the run's last error and goes on, unless the run
@@ -72,7 +73,7 @@ func (r *run) softFail(ctx workflow.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	r.st.LastError = fmt.Sprintf("%s: %v", what, err)
+	r.noteError(fmt.Sprintf("%s: %v", what, err))
 	workflow.GetLogger(ctx).Warn("continuing after error", "what", what, "error", err)
 	return nil
 }
@@ -86,7 +87,7 @@ func (r *run) awaitAnswers(ctx workflow.Context, questions []string) (map[string
 		r.clarify.Deadline = &dl
 	}
 	r.publish(ctx)
-	r.notify(ctx, activities.EventAwaitingClarification, activities.NotifyData{
+	r.hooks.notify(ctx, activities.EventAwaitingClarification, activities.NotifyData{
 		Message: fmt.Sprintf("%d question(s) to answer", len(questions)), Clarification: view.Pending(r.view()).Clarification,
 	})
 	defer func() {
@@ -106,44 +107,14 @@ func (r *run) awaitAnswers(ctx workflow.Context, questions []string) (map[string
 	return r.clarify.Answers, nil
 }
 
-// questionFor maps an answer's key to its question: the question's text
-// or its 1-based number. It returns "" for a key that matches neither.
-func (r *run) questionFor(key string) string {
-	for i, q := range r.clarify.Questions {
-		if key == q || key == strconv.Itoa(i+1) {
-			return q
-		}
-	}
-	return ""
-}
-
-// validateAnswers accepts answers only while questions are pending and
-// only for questions that were asked.
-func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
-	if !r.clarify.Waiting {
-		return reject(signals.RejectWrongPhase, "no clarification is pending (phase %s)", r.st.Phase)
-	}
-	if len(req.Answers) == 0 {
-		return reject(signals.RejectInvalidInput, "answers are empty")
-	}
-	for _, k := range workflow.DeterministicKeys(req.Answers) {
-		if r.questionFor(k) == "" {
-			return reject(signals.RejectInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.Questions))
-		}
-		if err := tooLong(fmt.Sprintf("answer to %q", k), req.Answers[k]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// answer stores answers and reports the questions still open.
-func (r *run) answer(ctx workflow.Context, req signals.AnswerClarificationRequest) (signals.ClarificationResponse, error) {
-	for _, k := range workflow.DeterministicKeys(req.Answers) {
-		r.clarify.Answers[r.questionFor(k)] = req.Answers[k]
+// takeAnswers stores answers, keyed by question text or number (the
+// controls checked them), and returns the questions still open.
+func (r *run) takeAnswers(ctx workflow.Context, answers map[string]string) []string {
+	for _, k := range workflow.DeterministicKeys(answers) {
+		r.clarify.Answers[questionFor(r.clarify, k)] = answers[k]
 	}
 	r.publish(ctx)
-	return signals.ClarificationResponse{Accepted: len(req.Answers), Remaining: r.clarify.Unanswered()}, nil
+	return r.clarify.Unanswered()
 }
 
 // answered ends a run that clarification answered outright.
@@ -157,7 +128,7 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 		Offline: r.st.Offline,
 	}
 	// A pause asked for before execution has nothing left to hold.
-	r.setPaused(ctx, false)
+	r.setPaused(ctx, false, r.st.PauseReason)
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.close(ctx, res)
 	return res

@@ -13,10 +13,10 @@ import (
 // yet never continues for its history, so a standing suggestion cannot
 // loop; a continuation counts its signals from zero.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
-	if r.nextReady() == "" {
+	if r.exec.nextReady() == "" {
 		return false
 	}
-	if r.signalCapReached() {
+	if r.ctl.signalCapReached() {
 		return true
 	}
 	if r.exec.stepsThisRun == 0 {
@@ -26,18 +26,12 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	return info.GetContinueAsNewSuggested() || (r.opts.historyLimit > 0 && info.GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
 
-// signalCapReached reports whether this run received its share of
-// signals (runOptions.signalLimit).
-func (r *run) signalCapReached() bool {
-	return r.opts.signalLimit > 0 && r.signalsThisRun >= r.opts.signalLimit
-}
-
 // continueDue reports whether a run that waits (for its workspace, a
 // selection or a resume) should continue as new: it received its share
 // of signals, or its history reached the run's limit. A new run's history
 // is short, so this cannot loop.
 func (r *run) continueDue(ctx workflow.Context) bool {
-	return r.signalCapReached() ||
+	return r.ctl.signalCapReached() ||
 		(r.opts.historyLimit > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
 
@@ -50,7 +44,7 @@ func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 		return nil
 	}
 	return r.continueAsNew(ctx, func() bool {
-		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.halted()
+		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.exec.halted()
 	})
 }
 
@@ -62,7 +56,7 @@ func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 // Otherwise it returns the continue-as-new error.
 func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	err := workflow.Await(ctx, func() bool {
-		return workflow.AllHandlersFinished(ctx) && r.signalsRunning == 0 && r.channelsEmpty() && r.notifying == 0
+		return workflow.AllHandlersFinished(ctx) && r.ctl.idle() && r.hooks.notifying == 0
 	})
 	if err != nil {
 		return err
@@ -71,7 +65,7 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 		return nil
 	}
 	next := r.req
-	r.compactAll()
+	compactAll(r.st.Plan)
 	cp := r.checkpoint()
 	next.Checkpoint = &cp
 	if r.st.Plan != nil {
@@ -80,18 +74,8 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 		next.Plan = nil
 	}
 	workflow.GetLogger(ctx).Info("continuing as new", "runs", cp.Runs, "phase", cp.Phase,
-		"history", workflow.GetInfo(ctx).GetCurrentHistoryLength(), "signals", r.signalsThisRun)
+		"history", workflow.GetInfo(ctx).GetCurrentHistoryLength(), "signals", r.ctl.signalsThisRun)
 	return workflow.NewContinueAsNewError(ctx, signals.WorkflowType, next)
-}
-
-// channelsEmpty reports whether every signal channel is drained.
-func (r *run) channelsEmpty() bool {
-	for _, ch := range r.channels {
-		if ch.Len() > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // checkpoint is the state the continuation starts from: the run's state
@@ -100,9 +84,4 @@ func (r *run) checkpoint() signals.Checkpoint {
 	cp := r.st
 	cp.Runs++
 	return cp
-}
-
-// restore makes a checkpoint the new run's state.
-func (r *run) restore(cp signals.Checkpoint) {
-	r.st = cp
 }

@@ -12,18 +12,23 @@ import (
 	"github.com/planmode/planmode/view"
 )
 
+// The controls of execution: pause, resume, edit-plan, confirm-skip and
+// rollback, each a validator that only reads and a handler that asks the
+// owner of what changes to change it.
+
 // finishing reports whether the run is summarizing or over, when no
 // control input applies any more.
-func (r *run) finishing() bool {
-	return r.st.Phase == plan.PhaseSummarizing || r.st.Phase.Terminal()
+func (c *controls) finishing() bool {
+	ph := c.r.st.Phase
+	return ph == plan.PhaseSummarizing || ph.Terminal()
 }
 
 // validatePause refuses to pause a paused or finishing run.
-func (r *run) validatePause(req signals.ControlRequest) error {
+func (c *controls) validatePause(req signals.ControlRequest) error {
 	switch {
-	case r.finishing():
-		return reject(signals.RejectWrongPhase, "cannot pause: the run is %s", r.st.Phase)
-	case r.st.Paused:
+	case c.finishing():
+		return reject(signals.RejectWrongPhase, "cannot pause: the run is %s", c.r.st.Phase)
+	case c.r.st.Paused:
 		return reject(signals.RejectWrongPhase, "already paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -31,20 +36,21 @@ func (r *run) validatePause(req signals.ControlRequest) error {
 
 // pause stops the run at the next step boundary: running steps finish,
 // no new one starts.
-func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.setPaused(ctx, true)
-	r.st.PauseReason = req.Reason
+func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
+	r := c.r
+	reason := req.Reason
 	if req.By != "" {
-		r.st.PauseReason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
+		reason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
 	}
+	r.setPaused(ctx, true, reason)
 	r.publish(ctx)
-	r.notifyChange(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
-	return r.controlState(), nil
+	r.hooks.change(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
+	return c.controlState(), nil
 }
 
 // validateResume refuses to resume a run that is not paused.
-func (r *run) validateResume(req signals.ControlRequest) error {
-	if !r.st.Paused {
+func (c *controls) validateResume(req signals.ControlRequest) error {
+	if !c.r.st.Paused {
 		return reject(signals.RejectWrongPhase, "not paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -52,128 +58,145 @@ func (r *run) validateResume(req signals.ControlRequest) error {
 
 // resume lets a paused run go on. Resuming after a budget pause waives the
 // budget for the rest of the run.
-func (r *run) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r.setPaused(ctx, false)
-	r.st.PauseReason = req.Reason
-	if r.exec.budgetPaused {
-		r.exec.budgetPaused = false
-		r.st.BudgetWaived = true
-	}
+func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
+	r := c.r
+	r.setPaused(ctx, false, req.Reason)
+	r.exec.waiveBudget()
 	r.publish(ctx)
-	r.notifyChange(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
-	return r.controlState(), nil
+	r.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
+	return c.controlState(), nil
 }
 
 // controlState answers pause and resume.
-func (r *run) controlState() signals.ControlState {
-	return signals.ControlState{Phase: r.st.Phase, Mode: view.Mode(r.view()), Paused: r.st.Paused, Reason: r.st.PauseReason}
-}
-
-// userChange is the change record of a person's (or a service's) edit,
-// on behalf of the caller the request names.
-func (r *run) userChange(ctx workflow.Context, by, reason string) plan.Change {
-	return plan.Change{Actor: signals.Caller(by), Reason: reason, At: workflow.Now(ctx), Within: r.limits()}
+func (c *controls) controlState() signals.ControlState {
+	st := &c.r.st
+	return signals.ControlState{Phase: st.Phase, Mode: view.Mode(c.r.view()), Paused: st.Paused, Reason: st.PauseReason}
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits
 // before a plan is selected, once the run is finishing and beyond the edit
 // bounds. The dry run needs no clock: only whether the edits apply counts.
-func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
+func (c *controls) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
+	r := c.r
 	switch {
 	case r.st.Plan == nil:
 		return reject(signals.RejectWrongPhase, "no plan selected yet")
-	case r.finishing():
+	case c.finishing():
 		return reject(signals.RejectWrongPhase, "cannot edit: the run is %s", r.st.Phase)
-	case r.halted():
+	case r.exec.halted():
 		// No step starts any more: a step added now would stay pending
 		// in the finished plan.
-		return reject(signals.RejectWrongPhase, "cannot edit: execution is stopping (%s)", r.haltReason())
+		return reject(signals.RejectWrongPhase, "cannot edit: execution is stopping (%s)", r.exec.haltReason())
 	case len(req.Edits) == 0:
 		return reject(signals.RejectInvalidEdit, "no edits")
 	}
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
-	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.limits()}
-	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
+	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.lim}
+	if _, err := tryChange(r.st.Plan, r.lim, func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
 		return reject(signals.RejectInvalidEdit, "edit: %v", err)
 	}
 	return nil
 }
 
-// edit applies a person's edits, all or nothing, and answers the new
-// version.
-func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
-	if err := r.validateEdit(ctx, req); err != nil {
+// edit applies a person's edits, all or nothing, on the caller's behalf,
+// and answers the new version.
+func (c *controls) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
+	r := c.r
+	if err := c.validateEdit(ctx, req); err != nil {
 		return signals.EditPlanResponse{}, err
 	}
-	if err := r.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, r.userChange(ctx, req.By, req.Reason)) }); err != nil {
+	change := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, At: workflow.Now(ctx), Within: r.lim}
+	if err := r.exec.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, change) }); err != nil {
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)
-	r.notifyChange(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", r.st.Plan.Version, orDash(req.Reason)), nil)
+	r.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", r.st.Plan.Version, orDash(req.Reason)), nil)
 	return signals.EditPlanResponse{Version: r.st.Plan.Version, Plan: *r.st.Plan}, nil
+}
+
+// validateConfirm accepts answers to pending skip requests only.
+func (c *controls) validateConfirm(req signals.ConfirmSkipRequest) error {
+	if err := tooLong("note", req.Note); err != nil {
+		return err
+	}
+	k := c.r.exec.skips
+	if _, ok := k.pending(req.RequestID); ok {
+		return nil
+	}
+	ids := make([]string, 0, len(c.r.st.SkipConfirmations))
+	for _, sc := range c.r.st.SkipConfirmations {
+		ans, answered := k.answers[sc.RequestID]
+		if sc.RequestID == req.RequestID {
+			// Answered in this workflow task, not settled yet.
+			return reject(signals.RejectWrongPhase, "skip request %q is already answered (%s)", sc.RequestID, approvedWord(ans.approve))
+		}
+		if !answered {
+			ids = append(ids, sc.RequestID)
+		}
+	}
+	if len(ids) == 0 {
+		return reject(signals.RejectUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
+	}
+	return reject(signals.RejectUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
+}
+
+// confirm answers a pending skip request.
+func (c *controls) confirm(_ workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
+	k := c.r.exec.skips
+	sc, ok := k.pending(req.RequestID)
+	if !ok {
+		return signals.ConfirmSkipResponse{}, c.validateConfirm(req)
+	}
+	who := string(signals.Caller(req.By))
+	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
+	if !req.Approve {
+		ans.note = "denied by " + who
+	}
+	if req.Note != "" {
+		ans.note += ": " + req.Note
+	}
+	k.answer(sc.RequestID, ans)
+	return signals.ConfirmSkipResponse{RequestID: sc.RequestID, Approved: ans.approve, StepIDs: sc.StepIDs}, nil
+}
+
+// approvedWord names a confirmation's answer.
+func approvedWord(approve bool) string {
+	if approve {
+		return "approved"
+	}
+	return "denied"
 }
 
 // validateRollback allows a rollback once execution started, while the
 // run is still open, when a snapshot exists and no rollback is running.
-func (r *run) validateRollback(signals.RollbackRequest) error {
+func (c *controls) validateRollback(signals.RollbackRequest) error {
+	st := &c.r.st
 	switch {
-	case !r.exec.started:
-		return reject(signals.RejectWrongPhase, "rollback is possible once execution has started (phase %s)", r.st.Phase)
-	case r.st.SnapshotID == "":
+	case !c.r.exec.started:
+		return reject(signals.RejectWrongPhase, "rollback is possible once execution has started (phase %s)", st.Phase)
+	case st.SnapshotID == "":
 		return reject(signals.RejectWrongPhase, "no workspace snapshot: the run has no workspace")
-	case r.exec.rollingBack:
+	case c.rollingBack:
 		return reject(signals.RejectBusy, "a rollback is already running")
-	case r.st.Phase.Terminal():
-		return reject(signals.RejectWrongPhase, "the run is %s", r.st.Phase)
+	case st.Phase.Terminal():
+		return reject(signals.RejectWrongPhase, "the run is %s", st.Phase)
 	}
 	return nil
 }
 
 // rollback restores the workspace as it was before execution. Steps keep
 // their recorded results; the answer lists what came back.
-func (r *run) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals.RollbackResponse, error) {
-	r.exec.rollingBack = true
-	defer func() { r.exec.rollingBack = false }()
-	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: r.st.SnapshotID, Workspace: r.req.Workspace}, "rollback workspace")
+func (c *controls) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals.RollbackResponse, error) {
+	c.rollingBack = true
+	defer func() { c.rollingBack = false }()
+	in := activities.RestoreInput{SnapshotID: c.r.st.SnapshotID, Workspace: c.r.req.Workspace}
+	out, err := restoreWorkspace(ctx, in, "rollback workspace")
 	if err != nil {
 		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
 	}
 	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
-}
-
-// cancelPending marks every pending step cancelled with a note, and the
-// running ones too when running is set (the run itself was cancelled).
-func (r *run) cancelPending(ctx workflow.Context, note string, running bool) {
-	if r.st.Plan == nil {
-		return
-	}
-	var ids []string
-	for _, s := range r.st.Plan.Steps {
-		active := s.Status == plan.StepRunning || s.Status == plan.StepRetrying
-		if s.Status == plan.StepPending || (running && active) {
-			ids = append(ids, s.ID)
-		}
-	}
-	r.markCancelled(ctx, ids, note)
-}
-
-// markCancelled sets steps cancelled with a note. Cancelling is not a plan
-// edit (no version, no history): it records why work did not happen.
-func (r *run) markCancelled(ctx workflow.Context, ids []string, note string) {
-	if len(ids) == 0 {
-		return
-	}
-	now := workflow.Now(ctx)
-	for _, id := range ids {
-		if s := r.st.Plan.StepByID(id); s != nil {
-			s.Status = plan.StepCancelled
-			s.Note = note
-			s.EndedAt = &now
-		}
-	}
-	workflow.GetLogger(ctx).Info("steps cancelled", "steps", strings.Join(ids, ","), "reason", note)
 }
 
 // orDash is s, or a dash when it is empty.

@@ -11,7 +11,7 @@ import (
 // watchDeadline returns the context the run works in: ctx, cancelled at
 // the run's deadline when it has one. Cancelling it
 // cancels the running steps' activities and every wait of the phases;
-// finish then finds exec.deadline (the reason) set and ends the run failed
+// finish then finds the executor's deadline (the reason) set and ends the run failed
 // with the partial summary, in ctx, which the deadline leaves alone. A deadline
 // that cannot be resolved against the run's start fails the run as an
 // invalid request. Continuations resolve it against the first run's start,
@@ -35,10 +35,10 @@ func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
 				return
 			}
 		}
-		if r.exec.ending {
+		if r.ending {
 			return
 		}
-		r.reachDeadline(ctx, fmt.Sprintf("deadline reached at %s", stamp(at)))
+		r.exec.reachDeadline(ctx, fmt.Sprintf("deadline reached at %s", stamp(at)))
 		cancel()
 	})
 	return work, nil
@@ -46,22 +46,22 @@ func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
 
 // reachDeadline halts execution with reason: no step starts any more,
 // pending steps are cancelled; the caller then cancels the running ones.
-func (r *run) reachDeadline(ctx workflow.Context, reason string) {
+func (e *executor) reachDeadline(ctx workflow.Context, reason string) {
 	workflow.GetLogger(ctx).Info("deadline reached", "reason", reason)
-	r.exec.deadline = reason
-	if r.exec.stopReason == "" {
-		r.exec.stopReason = reason
+	e.deadline = reason
+	if e.stopReason == "" {
+		e.stopReason = reason
 	}
-	r.st.LastError = reason
-	r.cancelPending(ctx, reason, false)
-	r.publish(ctx)
+	e.r.noteError(reason)
+	e.cancelPending(ctx, reason, false)
+	e.r.publish(ctx)
 }
 
 // settleDeadline waits for the steps the deadline cancelled to end, marks
 // what is left cancelled and returns the error the run ends with.
 func (r *run) settleDeadline(ctx workflow.Context) error {
-	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
-	r.cancelPending(ctx, r.exec.deadline, true)
+	r.exec.awaitIdle(ctx)
+	r.exec.cancelPending(ctx, r.exec.deadline, true)
 	r.clarify.Waiting = false
 	r.sel.waiting = false
 	return errors.New(r.exec.deadline)

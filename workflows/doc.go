@@ -8,6 +8,35 @@
 // ranking, the ready set) live in package plan. The wire contract (names,
 // payloads, search attributes) lives in package signals.
 //
+// # Reading the code
+//
+// [PlanMode] builds a run and drives it; the run's parts are types a
+// reader meets in the order they act, each writing only what it owns:
+//
+//   - The cycle, run (workflow.go): the phases in the order they run,
+//     one file each: the workspace lease (lease.go), clarify.go,
+//     options.go, select.go (external.go for a plan handed in), the
+//     executor's act, summarize.go for the end, and continue.go for
+//     continue-as-new; deadline.go bounds them all. It owns the request
+//     and the carried state, one signals.Checkpoint whose fields the
+//     other parts write only through the cycle or where the run type's
+//     comment says they own them (state.go has the shared writes).
+//   - The executor (execute.go, step.go, agent.go, reflect.go, skip.go,
+//     budget.go, limits.go): steps, tries, agent turns and tool calls,
+//     fallbacks, the reflection after each step, skips and the skip
+//     confirmations (confirmations), the budgets and the history budget.
+//   - The controls (handlers.go, inputs.go, controls.go): the signals and
+//     updates, each a validator that only reads and a handler that asks
+//     the part that owns the change to make it, and the queries.
+//   - The notifier (notify.go) sends the webhooks; the publisher
+//     (publish.go, goalattr.go) upserts the search attributes and sets
+//     the current details.
+//
+// Every read-only projection (the queries' answers, the search attribute
+// values, the Web UI's details) is a pure function of package view over a
+// view.Run, which the run builds from pointers to its state when a value
+// is asked for.
+//
 // # Phases
 //
 // (awaiting-workspace →) clarifying → planning → awaiting-selection →

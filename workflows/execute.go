@@ -6,52 +6,67 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
-// prepare takes the selected option's plan and snapshots the workspace
-// (every first run has one, see newRun), so that rollback can restore it.
-func (r *run) prepare(ctx workflow.Context) error {
-	o, ok := r.selectedOption()
-	if !ok {
-		return fmt.Errorf("selected option %q not found", r.st.Options.SelectedID)
-	}
-	p := o.Plan.Clone()
-	p.Status = plan.PlanRunning
-	p.UpdatedAt = workflow.Now(ctx)
-	r.st.Plan = &p
-	r.publish(ctx)
-	out, err := snapshotWorkspace(ctx, activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace}, "snapshot workspace")
-	if err != nil {
-		return fmt.Errorf("snapshot workspace: %w", err)
-	}
-	r.st.SnapshotID = out.SnapshotID
-	return nil
+// executor runs the selected plan: steps in dependency order, up to the
+// parallelism at once, each with its tries, agent turns, tool calls and
+// fallback; a reflection after each; skips and their confirmations
+// (skips); the budgets and the history budget on the way. From prepare on
+// it owns the plan (st.Plan) and the state below. None of it is carried
+// over: continue-as-new happens at a step boundary with nothing running or
+// finished, no handler in progress, and never while budgetPaused,
+// stopReason or completedEarly hold the run; started and stepsThisRun
+// count for this run only.
+type executor struct {
+	r     *run
+	skips *confirmations
+
+	started bool
+	running int
+	// finished are the steps that ended and wait for their reflection.
+	finished []string
+	// budgetPaused is set while a budget overrun holds the run paused.
+	budgetPaused   bool
+	stopReason     string
+	budgetExceeded string
+	// deadline is the reason the run's deadline gave once it passed.
+	deadline       string
+	completedEarly bool
+	// stepsThisRun counts the steps that ended in this run.
+	stepsThisRun int
+}
+
+// newExecutor returns r's executor, idle until act.
+func newExecutor(r *run) *executor {
+	e := &executor{r: r}
+	e.skips = &confirmations{e: e, answers: map[string]skipAnswer{}}
+	return e
 }
 
 // act runs the plan: steps in dependency order, up to parallelism at once,
 // a reflection after each finished step, pauses and continue-as-new at step
 // boundaries. It returns when no step can run any more, with the
 // cancellation or the continue-as-new error if one ended it.
-func (r *run) act(ctx workflow.Context) error {
-	r.exec.started = true
+func (e *executor) act(ctx workflow.Context) error {
+	r := e.r
+	e.started = true
 	r.setPhase(ctx, plan.PhaseExecuting)
-	if err := r.resolveRestoredSkips(ctx); err != nil {
+	if err := e.skips.resolveRestored(ctx); err != nil {
 		return err
 	}
 	for {
-		if err := r.drainFinished(ctx); err != nil {
+		if err := e.drainFinished(ctx); err != nil {
 			return err
 		}
-		r.checkBudget(ctx)
-		if r.exec.running == 0 {
-			if r.halted() {
+		e.checkBudget(ctx)
+		if e.running == 0 {
+			if e.halted() {
 				return nil
 			}
 			if r.st.Paused {
-				if err := r.awaitResume(ctx); err != nil {
+				if err := e.awaitResume(ctx); err != nil {
 					return err
 				}
 				continue
@@ -60,9 +75,9 @@ func (r *run) act(ctx workflow.Context) error {
 				return err
 			}
 		}
-		settled := r.exec.settled
-		progressed := r.launchReady(ctx)
-		if r.exec.running == 0 && len(r.exec.finished) == 0 {
+		settled := e.skips.settled
+		progressed := e.launchReady(ctx)
+		if e.running == 0 && len(e.finished) == 0 {
 			if progressed {
 				continue
 			}
@@ -72,7 +87,7 @@ func (r *run) act(ctx workflow.Context) error {
 		}
 		// A step ends, or a skip confirmation is settled, freeing the
 		// steps it held.
-		if err := workflow.Await(ctx, func() bool { return len(r.exec.finished) > 0 || r.exec.settled != settled }); err != nil {
+		if err := workflow.Await(ctx, func() bool { return len(e.finished) > 0 || e.skips.settled != settled }); err != nil {
 			return err
 		}
 	}
@@ -80,27 +95,27 @@ func (r *run) act(ctx workflow.Context) error {
 
 // halted reports whether no new step may start: a budget stop or a
 // reflection that declared the goal achieved.
-func (r *run) halted() bool {
-	return r.exec.stopReason != "" || r.exec.completedEarly
+func (e *executor) halted() bool {
+	return e.stopReason != "" || e.completedEarly
 }
 
 // haltReason says why no new step may start.
-func (r *run) haltReason() string {
-	if r.exec.stopReason != "" {
-		return r.exec.stopReason
+func (e *executor) haltReason() string {
+	if e.stopReason != "" {
+		return e.stopReason
 	}
 	return "the goal was declared achieved"
 }
 
 // drainFinished reflects on every step that finished since the last call.
-func (r *run) drainFinished(ctx workflow.Context) error {
-	for len(r.exec.finished) > 0 {
-		id := r.exec.finished[0]
-		r.exec.finished = r.exec.finished[1:]
-		if r.halted() || ctx.Err() != nil {
+func (e *executor) drainFinished(ctx workflow.Context) error {
+	for len(e.finished) > 0 {
+		id := e.finished[0]
+		e.finished = e.finished[1:]
+		if e.halted() || ctx.Err() != nil {
 			continue
 		}
-		if err := r.reflectOn(ctx, id); err != nil {
+		if err := e.reflectOn(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -110,13 +125,14 @@ func (r *run) drainFinished(ctx workflow.Context) error {
 // awaitResume holds the run at a step boundary until it is resumed. The
 // wait is a safe point to continue as new (continueDue), unless a budget
 // or an open skip confirmation holds the run too.
-func (r *run) awaitResume(ctx workflow.Context) error {
+func (e *executor) awaitResume(ctx workflow.Context) error {
+	r := e.r
 	r.st.Plan.Status = plan.PlanPaused
 	r.publish(ctx)
 	err := workflow.Await(ctx, func() bool { return !r.st.Paused || r.continueDue(ctx) })
 	if err == nil && r.st.Paused {
 		err = r.continueAsNew(ctx, func() bool {
-			return !r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.halted() || r.exec.budgetPaused
+			return !r.st.Paused || len(r.st.SkipConfirmations) > 0 || e.halted() || e.budgetPaused
 		})
 		if err == nil {
 			err = workflow.Await(ctx, func() bool { return !r.st.Paused })
@@ -133,21 +149,21 @@ func (r *run) awaitResume(ctx workflow.Context) error {
 // launchReady starts ready steps up to the parallelism, skipping those
 // whose skip condition holds. It reports whether it started or skipped
 // anything.
-func (r *run) launchReady(ctx workflow.Context) bool {
-	if r.st.Paused || r.halted() || ctx.Err() != nil {
+func (e *executor) launchReady(ctx workflow.Context) bool {
+	if e.r.st.Paused || e.halted() || ctx.Err() != nil {
 		return false
 	}
 	progressed := false
-	for r.exec.running < r.req.Execution.Parallelism {
-		id := r.nextReady()
+	for e.running < e.r.req.Execution.Parallelism {
+		id := e.nextReady()
 		if id == "" {
 			break
 		}
 		progressed = true
-		if r.skipByCondition(ctx, id) {
+		if e.skipByCondition(ctx, id) {
 			continue
 		}
-		r.launch(ctx, id)
+		e.launch(ctx, id)
 	}
 	return progressed
 }
@@ -155,8 +171,8 @@ func (r *run) launchReady(ctx workflow.Context) bool {
 // nextReady returns the first ready step (fallback-only steps are never
 // ready: they run in another's place) that no skip confirmation holds,
 // or "".
-func (r *run) nextReady() string {
-	if ids := r.st.Plan.ReadyExcept(r.held()); len(ids) > 0 {
+func (e *executor) nextReady() string {
+	if ids := e.r.st.Plan.ReadyExcept(e.skips.held()); len(ids) > 0 {
 		return ids[0]
 	}
 	return ""
@@ -164,52 +180,54 @@ func (r *run) nextReady() string {
 
 // skipByCondition evaluates the step's skip condition and skips the step
 // when it holds. An evaluation error is recorded and the step runs.
-func (r *run) skipByCondition(ctx workflow.Context, id string) bool {
-	s := r.st.Plan.StepByID(id)
+func (e *executor) skipByCondition(ctx workflow.Context, id string) bool {
+	p := e.r.st.Plan
+	s := e.step(id)
 	if s == nil || s.SkipCondition == "" {
 		return false
 	}
-	skip, err := plan.EvalCondition(s.SkipCondition, r.st.Plan)
+	skip, err := plan.EvalCondition(s.SkipCondition, p)
 	if err != nil {
-		r.st.LastError = fmt.Sprintf("skip condition of step %s: %v (the step runs)", id, err)
+		e.r.noteError(fmt.Sprintf("skip condition of step %s: %v (the step runs)", id, err))
 		return false
 	}
 	if !skip {
 		return false
 	}
 	reason := fmt.Sprintf("skip condition holds: %s", s.SkipCondition)
-	if err := r.st.Plan.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
-		r.st.LastError = fmt.Sprintf("skip step %s: %v (the step runs)", id, err)
+	if err := p.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx), Within: e.r.lim}); err != nil {
+		e.r.noteError(fmt.Sprintf("skip step %s: %v (the step runs)", id, err))
 		return false
 	}
-	r.publish(ctx)
+	e.r.publish(ctx)
 	return true
 }
 
 // finishExecution settles the steps that never ran: fallbacks nobody
 // needed are skipped, steps blocked by a dependency that did not complete
 // are cancelled.
-func (r *run) finishExecution(ctx workflow.Context) {
-	if r.st.Plan == nil {
+func (e *executor) finishExecution(ctx workflow.Context) {
+	p := e.r.st.Plan
+	if p == nil {
 		return
 	}
-	r.skipSteps(ctx, r.st.Plan.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
-	r.markCancelled(ctx, r.st.Plan.Blocked(), "not run: a step it depends on did not complete")
+	e.skipSteps(ctx, p.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
+	e.markCancelled(ctx, p.Blocked(), "not run: a step it depends on did not complete")
 }
 
 // outcome turns the end of execution into a status and an error.
-func (r *run) outcome(err error) (signals.Status, error) {
+func (e *executor) outcome(err error) (signals.Status, error) {
 	if err != nil {
 		return signals.StatusFailed, err
 	}
-	if r.exec.stopReason != "" {
-		return signals.StatusFailed, fmt.Errorf("%s", r.exec.stopReason)
+	if e.stopReason != "" {
+		return signals.StatusFailed, fmt.Errorf("%s", e.stopReason)
 	}
-	if r.st.Plan == nil {
+	if e.r.st.Plan == nil {
 		return signals.StatusCompleted, nil
 	}
 	var failed []string
-	for _, s := range r.st.Plan.Steps {
+	for _, s := range e.r.st.Plan.Steps {
 		if s.Status == plan.StepFailed {
 			msg := s.ID
 			if s.Result != nil && s.Result.Error != "" {
@@ -220,8 +238,46 @@ func (r *run) outcome(err error) (signals.Status, error) {
 	}
 	// A reflection (or a step's finish_plan) that declared the goal
 	// achieved outweighs the steps that failed on the way there.
-	if len(failed) > 0 && !r.exec.completedEarly {
+	if len(failed) > 0 && !e.completedEarly {
 		return signals.StatusFailed, fmt.Errorf("%d step(s) failed: %s", len(failed), strings.Join(failed, "; "))
 	}
 	return signals.StatusCompleted, nil
+}
+
+// cancelPending marks every pending step cancelled with a note, and the
+// running ones too when running is set (the run itself was cancelled).
+func (e *executor) cancelPending(ctx workflow.Context, note string, running bool) {
+	if e.r.st.Plan == nil {
+		return
+	}
+	var ids []string
+	for _, s := range e.r.st.Plan.Steps {
+		active := s.Status == plan.StepRunning || s.Status == plan.StepRetrying
+		if s.Status == plan.StepPending || (running && active) {
+			ids = append(ids, s.ID)
+		}
+	}
+	e.markCancelled(ctx, ids, note)
+}
+
+// markCancelled sets steps cancelled with a note. Cancelling is not a plan
+// edit (no version, no history): it records why work did not happen.
+func (e *executor) markCancelled(ctx workflow.Context, ids []string, note string) {
+	if len(ids) == 0 {
+		return
+	}
+	now := workflow.Now(ctx)
+	for _, id := range ids {
+		if s := e.step(id); s != nil {
+			s.Status = plan.StepCancelled
+			s.Note = note
+			s.EndedAt = &now
+		}
+	}
+	workflow.GetLogger(ctx).Info("steps cancelled", "steps", strings.Join(ids, ","), "reason", note)
+}
+
+// awaitIdle waits until no step runs: they acknowledged a cancellation.
+func (e *executor) awaitIdle(ctx workflow.Context) {
+	_ = workflow.Await(ctx, func() bool { return e.running == 0 })
 }

@@ -37,7 +37,7 @@ func (r *run) runExternal(ctx, work workflow.Context) (signals.Result, error) {
 func (r *run) adoptExternal(ctx workflow.Context) error {
 	r.setPhase(ctx, plan.PhasePlanning)
 	p := r.req.Plan.Plan(r.workflowID+"-external", r.task.ID, r.st.Goal, workflow.Now(ctx))
-	if res := plan.Validate(p, r.limits()); !res.Valid {
+	if res := plan.Validate(p, r.lim); !res.Valid {
 		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
 	}
 	o := plan.Option{
@@ -56,7 +56,7 @@ func (r *run) adoptExternal(ctx workflow.Context) error {
 	r.st.Options.RecommendedID = signals.ExternalOptionID
 	r.st.Options.SelectedID = signals.ExternalOptionID
 	r.publish(ctx)
-	r.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
+	r.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
 		Message: fmt.Sprintf("external plan with %d step(s), run at once", len(p.Steps)),
 	})
 	return nil

@@ -18,7 +18,7 @@ type goalAttrState struct {
 }
 
 // resolveGoalAttr asks the worker, once per run and before anything is
-// published, what PlanGoal holds: the goal, or, on a worker that encrypts
+// published, what PlanGoal holds for goal: the goal, or, on a worker that encrypts
 // payloads, a keyed digest of it (activities.Activities.GoalAttr). Search
 // attributes are never encrypted, so the workflow cannot write the goal
 // itself without knowing whether payloads are encrypted, nor digest it
@@ -27,25 +27,25 @@ type goalAttrState struct {
 // client (the temporal CLI, another SDK) from leaking their goal. A local
 // activity costs one marker event and its answer is recorded, so a replay
 // (after a key rotation too) upserts what the run did. A run that cannot
-// get an answer sets no PlanGoal rather than the plaintext.
-func (r *run) resolveGoalAttr(ctx workflow.Context) {
+// get an answer sets no PlanGoal rather than the plaintext. The caller
+// passes the request's goal, not a clarified one: it is what a client
+// searches for, and every run of the chain carries it.
+func (p *publisher) resolveGoalAttr(ctx workflow.Context, goal string) {
 	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: goalAttrStartToClose,
 		RetryPolicy:         retryPolicy,
 	})
 	var out activities.GoalAttrOutput
-	// The request's goal, not a clarified one: it is what a client
-	// searches for, and every run of the chain carries it.
-	err := workflow.ExecuteLocalActivity(ctx, a.GoalAttr, activities.GoalAttrInput{Goal: r.req.Goal}).Get(ctx, &out)
+	err := workflow.ExecuteLocalActivity(ctx, a.GoalAttr, activities.GoalAttrInput{Goal: goal}).Get(ctx, &out)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("PlanGoal left unset: the worker did not say what it holds", "error", err)
 		return
 	}
-	r.goal.value = out.Value
+	p.goal.value = out.Value
 }
 
 // goalAttrDue returns the PlanGoal value publish sets now, if any: what
 // resolveGoalAttr got, once.
-func (r *run) goalAttrDue() (string, bool) {
-	return r.goal.value, r.goal.value != "" && !r.goal.published
+func (p *publisher) goalAttrDue() (string, bool) {
+	return p.goal.value, p.goal.value != "" && !p.goal.published
 }

@@ -30,24 +30,41 @@ func reject(typ, format string, args ...any) error {
 	return signals.Reject(typ, format, args...)
 }
 
-// registerHandlers registers every query, update and signal. It must run
-// before the workflow first blocks, so that no early input is lost.
-func (r *run) registerHandlers(ctx workflow.Context) error {
+// controls take what arrives from outside the run: the signals and
+// updates people and services send (each validated, then applied by the
+// part that owns what it changes) and the queries, answered from a
+// view.Run when asked. They write only their own bookkeeping and the list
+// of refused inputs (st.Rejected).
+type controls struct {
+	r *run
+	// signalsRunning counts signal handlers in progress, so that
+	// continue-as-new waits for them as AllHandlersFinished does for
+	// updates; signalsThisRun counts the signals this run received.
+	signalsRunning int
+	signalsThisRun int
+	channels       []workflow.ReceiveChannel
+	// rollingBack is set while a rollback update runs.
+	rollingBack bool
+}
+
+// register registers every query, update and signal. It must run before
+// the workflow first blocks, so that no early input is lost.
+func (c *controls) register(ctx workflow.Context) error {
 	return errors.Join(
-		r.registerQueries(ctx),
-		listen(r, ctx, signals.SelectOption, ignoreCtx(r.validateSelect), r.selectOption),
-		listen(r, ctx, signals.RefinePlan, ignoreCtx(r.validateRefine), r.refine),
-		listen(r, ctx, signals.AnswerClarification, ignoreCtx(r.validateAnswers), r.answer),
-		listen(r, ctx, signals.ConfirmSkip, ignoreCtx(r.validateConfirm), r.confirm),
-		listen(r, ctx, signals.EditPlan, r.validateEdit, r.edit),
-		listen(r, ctx, signals.Pause, ignoreCtx(r.validatePause), r.pause),
-		listen(r, ctx, signals.Resume, ignoreCtx(r.validateResume), r.resume),
+		c.registerQueries(ctx),
+		listen(c, ctx, signals.SelectOption, ignoreCtx(c.validateSelect), c.selectOption),
+		listen(c, ctx, signals.RefinePlan, ignoreCtx(c.validateRefine), c.refine),
+		listen(c, ctx, signals.AnswerClarification, ignoreCtx(c.validateAnswers), c.answer),
+		listen(c, ctx, signals.ConfirmSkip, ignoreCtx(c.validateConfirm), c.confirm),
+		listen(c, ctx, signals.EditPlan, c.validateEdit, c.edit),
+		listen(c, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
+		listen(c, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
-		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, r.rollback), ignoreCtx(r.validateRollback)),
+		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
 		// Await-options is an update only: it exists to answer a caller
 		// that starts a run and waits for its options in one call.
-		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, r.awaitOptions), ignoreCtx(r.validateAwaitOptions)),
+		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),
 	)
 }
 
@@ -63,40 +80,60 @@ func ignoreCtx[Req any](fn func(Req) error) func(workflow.Context, Req) error {
 // is refused and recorded in the pending query instead of being dropped
 // by the SDK or failing the workflow task; so is a signal the validator or
 // the handler refuses.
-func listen[Req, Resp any](r *run, ctx workflow.Context, h signals.Handler[Req, Resp],
+func listen[Req, Resp any](c *controls, ctx workflow.Context, h signals.Handler[Req, Resp],
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
 	if err := h.SetUpdateHandler(ctx, carryHeartbeat(ctx, apply), validate); err != nil {
 		return fmt.Errorf("update %s: %w", h.Name, err)
 	}
 	ch := h.Channel(ctx)
-	r.channels = append(r.channels, ch)
+	c.channels = append(c.channels, ch)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var v converter.RawValue
 			ch.Receive(ctx, &v)
-			r.signalsThisRun++
+			c.signalsThisRun++
 			raw, err := signalJSON(v)
-			r.signalsRunning++
+			c.signalsRunning++
 			if err == nil {
 				err = serveSignal(ctx, h, raw, validate, apply)
 			}
 			if err != nil {
 				by := callerOf(raw) //workflowcheck:ignore (decoding the payload only)
-				r.keep(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
+				c.keep(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
 					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
 				// A flood arrives in one workflow task: the details
 				// show its last rejection, rendered once.
 				if ch.Len() == 0 {
-					r.publish(ctx)
+					c.r.publish(ctx)
 				}
 			}
-			r.signalsRunning--
-			if r.signalsThisRun%signalsBetweenYields == 0 {
+			c.signalsRunning--
+			if c.signalsThisRun%signalsBetweenYields == 0 {
 				yield(ctx)
 			}
 		}
 	})
 	return nil
+}
+
+// idle reports whether no signal is being served or waits in a channel:
+// continue-as-new waits for it, so that no input is lost.
+func (c *controls) idle() bool {
+	if c.signalsRunning > 0 {
+		return false
+	}
+	for _, ch := range c.channels {
+		if ch.Len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// signalCapReached reports whether this run received its share of
+// signals (runOptions.signalLimit).
+func (c *controls) signalCapReached() bool {
+	return c.r.opts.signalLimit > 0 && c.signalsThisRun >= c.r.opts.signalLimit
 }
 
 // signalsBetweenYields is how many signals a handler coroutine serves
@@ -167,25 +204,27 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 }
 
 // record keeps a refused input (see keep) and publishes it.
-func (r *run) record(ctx workflow.Context, rej signals.Rejection) {
-	r.keep(ctx, rej)
-	r.publish(ctx)
+func (c *controls) record(ctx workflow.Context, rej signals.Rejection) {
+	c.keep(ctx, rej)
+	c.r.publish(ctx)
 }
 
 // keep keeps a refused input for the pending query, the last maxRejected
 // only.
-func (r *run) keep(ctx workflow.Context, rej signals.Rejection) {
+func (c *controls) keep(ctx workflow.Context, rej signals.Rejection) {
+	st := &c.r.st
 	rej.Reason = plan.TruncateBytes(rej.Reason, maxRejectedReason)
-	r.st.Rejected = append(r.st.Rejected, rej)
-	if n := len(r.st.Rejected); n > maxRejected {
-		r.st.Rejected = append([]signals.Rejection(nil), r.st.Rejected[n-maxRejected:]...)
+	st.Rejected = append(st.Rejected, rej)
+	if n := len(st.Rejected); n > maxRejected {
+		st.Rejected = append([]signals.Rejection(nil), st.Rejected[n-maxRejected:]...)
 	}
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
 }
 
 // registerQueries registers the read-only queries. Each computes its
 // answer from a view of the run when it is asked, never before.
-func (r *run) registerQueries(ctx workflow.Context) error {
+func (c *controls) registerQueries(ctx workflow.Context) error {
+	r := c.r
 	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
 	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
 		return err
@@ -193,7 +232,7 @@ func (r *run) registerQueries(ctx workflow.Context) error {
 	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return view.Plan(r.view()), nil }); err != nil {
 		return err
 	}
-	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.optionsView(), nil }); err != nil {
+	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.st.Options, nil }); err != nil {
 		return err
 	}
 	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return view.Pending(r.view()), nil })

@@ -27,7 +27,18 @@ type errWorkspaceRefused struct{ msg string }
 
 func (e *errWorkspaceRefused) Error() string { return e.msg }
 
-// acquireWorkspace leases the run's workspace before anything touches it
+// workspaceLease is the run's hold on its workspace: it asks the task
+// queue's PlanWorkspaces registry for it before anything touches it,
+// waits while another plan holds it, and gives it back however the run
+// ends. It writes the lease the checkpoint carries (st.Lease) and the
+// wait the run shows.
+type workspaceLease struct {
+	r *run
+	// wait is the busy workspace the run waits for, if any.
+	wait *signals.WorkspaceWait
+}
+
+// acquire leases the run's workspace before anything touches it
 // (once per chain: a continuation carries the lease in st.Lease). A
 // workspace another open plan holds is refused with an
 // errWorkspaceRefused naming that plan, or waited for when the request
@@ -36,7 +47,8 @@ func (e *errWorkspaceRefused) Error() string { return e.msg }
 // continue as new. The workspace root itself, one outside it and a
 // missing one are refused too. Other failures (no registry answered) are
 // returned as they are.
-func (r *run) acquireWorkspace(ctx workflow.Context) error {
+func (l *workspaceLease) acquire(ctx workflow.Context) error {
+	r := l.r
 	if r.st.Lease != nil {
 		return nil
 	}
@@ -55,14 +67,14 @@ func (r *run) acquireWorkspace(ctx workflow.Context) error {
 		out, err := acquireLease(ctx, in)
 		if err == nil {
 			r.st.Lease = &out.Lease
-			r.workspaceWait = nil
+			l.wait = nil
 			return nil
 		}
 		holder, busy := signals.BusyHolder(err)
 		if !busy || r.req.OnBusy != signals.OnBusyWait {
 			return refusedWorkspace(err)
 		}
-		r.awaitWorkspace(ctx, holder)
+		l.await(ctx, holder)
 		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return r.continueDue(ctx) }); err != nil {
 			return err
 		}
@@ -75,15 +87,15 @@ func (r *run) acquireWorkspace(ctx workflow.Context) error {
 	}
 }
 
-// awaitWorkspace shows that the run waits for holder's plan to end.
-func (r *run) awaitWorkspace(ctx workflow.Context, holder signals.WorkspaceLease) {
+// await shows that the run waits for holder's plan to end.
+func (l *workspaceLease) await(ctx workflow.Context, holder signals.WorkspaceLease) {
 	since := workflow.Now(ctx)
-	if r.workspaceWait != nil {
-		since = r.workspaceWait.Since
+	if l.wait != nil {
+		since = l.wait.Since
 	}
-	r.workspaceWait = &signals.WorkspaceWait{Workspace: r.req.Workspace, Since: since,
+	l.wait = &signals.WorkspaceWait{Workspace: l.r.req.Workspace, Since: since,
 		HeldBy: fmt.Sprintf("plan %s (workspace %q)", holder.PlanID, holder.Key)}
-	r.setPhase(ctx, plan.PhaseAwaitingWorkspace)
+	l.r.setPhase(ctx, plan.PhaseAwaitingWorkspace)
 }
 
 // refusedWorkspace turns the activity's refusal of the workspace (busy,
@@ -97,21 +109,22 @@ func refusedWorkspace(err error) error {
 	return err
 }
 
-// releaseWorkspace gives the run's lease back to the registry, in a
+// release gives the run's lease back to the registry, in a
 // disconnected context so that a cancelled run releases too. A release
 // that cannot be sent is logged: the lease is stale then, and the next
 // plan that needs the workspace finds this one closed and clears it.
-func (r *run) releaseWorkspace(ctx workflow.Context) {
-	if r.st.Lease == nil {
+func (l *workspaceLease) release(ctx workflow.Context) {
+	st := &l.r.st
+	if st.Lease == nil {
 		return
 	}
-	l := *r.st.Lease
-	r.st.Lease = nil
+	held := *st.Lease
+	st.Lease = nil
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	id := signals.WorkspacesWorkflowID(workflow.GetInfo(ctx).TaskQueueName)
-	err := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, l.Request()).Get(ctx, nil)
+	err := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, held.Request()).Get(ctx, nil)
 	if err != nil {
-		workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", l.Key, "error", err)
+		workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", held.Key, "error", err)
 	}
 }
 

@@ -55,11 +55,11 @@ var defaultHistoryBudget = historyBudget{events: 25_000, bytes: 25 << 20}
 // the run.
 const budgetHistory = "history"
 
-// historyExhausted returns why the history is past its budget, or "" when
+// historyExhausted returns why the history is past budget b, or "" when
 // it is not.
-func (r *run) historyExhausted(ctx workflow.Context) string {
+func historyExhausted(ctx workflow.Context, b historyBudget) string {
 	info := workflow.GetInfo(ctx)
-	n, size, b := info.GetCurrentHistoryLength(), info.GetCurrentHistorySize(), r.opts.budget
+	n, size := info.GetCurrentHistoryLength(), info.GetCurrentHistorySize()
 	if (b.events > 0 && n >= b.events) || (b.bytes > 0 && size >= b.bytes) {
 		return fmt.Sprintf("history budget exhausted: %d events, %d bytes (budget %d events, %d bytes); "+
 			"the plan stops long before Temporal would terminate it", n, size, b.events, b.bytes)
@@ -72,18 +72,18 @@ func (r *run) historyExhausted(ctx workflow.Context) string {
 // (no step starts any more, pending ones are cancelled, the run ends
 // failed with the reason) and returns the reason for the step to fail
 // with; otherwise "".
-func (r *run) checkHistory(ctx workflow.Context) string {
-	reason := r.historyExhausted(ctx)
+func (e *executor) checkHistory(ctx workflow.Context) string {
+	reason := historyExhausted(ctx, e.r.opts.budget)
 	if reason == "" {
 		return ""
 	}
-	if r.exec.stopReason == "" {
+	if e.stopReason == "" {
 		workflow.GetLogger(ctx).Warn("history budget exhausted", "reason", reason)
-		r.exec.stopReason = reason
-		r.exec.budgetExceeded = budgetHistory
-		r.st.LastError = reason
-		r.cancelPending(ctx, reason, false)
-		r.publish(ctx)
+		e.stopReason = reason
+		e.budgetExceeded = budgetHistory
+		e.r.noteError(reason)
+		e.cancelPending(ctx, reason, false)
+		e.r.publish(ctx)
 	}
 	return reason
 }

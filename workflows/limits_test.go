@@ -16,8 +16,9 @@ import (
 // openRun is a run that accepts every kind of input: a selection and a
 // clarification are awaited, a skip confirmation is pending and a plan is
 // selected and paused.
-func openRun() *run {
-	r := selectedNotWoken()
+func openRun() *controls {
+	c := selectedNotWoken()
+	r := c.r
 	r.st.Options.SelectedID = ""
 	r.clarify = view.Clarification{Questions: []string{"Which database?"}, Answers: map[string]string{}, Waiting: true}
 	p := option("Only", plan.ComplexityLow, 0.9, llmSteps(2)...).Plan
@@ -25,7 +26,7 @@ func openRun() *run {
 	r.st.Plan = &p
 	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1", StepIDs: []string{"s2"}}}
 	r.st.Paused = true
-	return r
+	return c
 }
 
 func TestOversizedInputsAreRejected(t *testing.T) {
@@ -35,30 +36,30 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 	bigStep.Description = strings.Repeat("y", signals.MaxEditBytes)
 	cases := []struct {
 		name     string
-		validate func(r *run, text string) error
+		validate func(c *controls, text string) error
 		want     string
 	}{
-		{"select feedback", func(r *run, s string) error {
-			return r.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
+		{"select feedback", func(c *controls, s string) error {
+			return c.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
 		}, "feedback"},
-		{"refine feedback", func(r *run, s string) error {
-			return r.validateRefine(signals.RefinePlanRequest{Feedback: s})
+		{"refine feedback", func(c *controls, s string) error {
+			return c.validateRefine(signals.RefinePlanRequest{Feedback: s})
 		}, "feedback"},
-		{"clarification answer", func(r *run, s string) error {
-			return r.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
+		{"clarification answer", func(c *controls, s string) error {
+			return c.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
 		}, `answer to "1"`},
-		{"confirm-skip note", func(r *run, s string) error {
-			return r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true, Note: s})
+		{"confirm-skip note", func(c *controls, s string) error {
+			return c.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true, Note: s})
 		}, "note"},
-		{"resume reason", func(r *run, s string) error {
-			return r.validateResume(signals.ControlRequest{Reason: s})
+		{"resume reason", func(c *controls, s string) error {
+			return c.validateResume(signals.ControlRequest{Reason: s})
 		}, "reason"},
-		{"pause reason", func(r *run, s string) error {
-			r.st.Paused = false
-			return r.validatePause(signals.ControlRequest{Reason: s})
+		{"pause reason", func(c *controls, s string) error {
+			c.r.st.Paused = false
+			return c.validatePause(signals.ControlRequest{Reason: s})
 		}, "reason"},
-		{"edit reason", func(r *run, s string) error {
-			return r.validateEdit(nil, signals.EditPlanRequest{Reason: s, Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s2"}}})
+		{"edit reason", func(c *controls, s string) error {
+			return c.validateEdit(nil, signals.EditPlanRequest{Reason: s, Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s2"}}})
 		}, "reason"},
 	}
 	for _, tc := range cases {

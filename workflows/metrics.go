@@ -15,9 +15,10 @@ import (
 // silent while a history replays, so recording needs no version and adds
 // no command.
 
-// countPlanStarted counts the plan once, in the first run of its chain.
-func (r *run) countPlanStarted(ctx workflow.Context) {
-	if r.req.Checkpoint == nil {
+// countPlanStarted counts the plan once, in the first run of its chain
+// (not in a continuation).
+func countPlanStarted(ctx workflow.Context, continuation bool) {
+	if !continuation {
 		metrics.PlanStarted(workflow.GetMetricsHandler(ctx))
 	}
 }

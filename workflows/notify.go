@@ -13,6 +13,17 @@ import (
 	"github.com/planmode/planmode/view"
 )
 
+// notifier sends the run's webhook events, each as a PlanNotify child the
+// run does not wait for. It writes the sequence of events and whether a
+// receiver exists (st.NotifySeq, st.NoReceiver) and counts the deliveries
+// not yet handed off; the rest it reads from the run.
+type notifier struct {
+	r *run
+	// notifying counts webhook deliveries not yet handed off: PlanNotify
+	// children not yet started.
+	notifying int
+}
+
 // notify tells the webhook about event without holding the run up; a
 // delivery that fails after its retries is logged and dropped. The
 // idempotency key is deterministic and unique over the whole chain of
@@ -20,7 +31,8 @@ import (
 // duplicates. The delivery is a PlanNotify child workflow the run does
 // not wait for (see deliver). Once a delivery found no webhook configured
 // anywhere, the run (and its continuations) send no more.
-func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
+func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
+	r := n.r
 	if r.st.NoReceiver {
 		return
 	}
@@ -36,17 +48,18 @@ func (r *run) notify(ctx workflow.Context, event activities.NotifyEvent, data ac
 		Data:           data,
 		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.st.NotifySeq),
 	}
-	r.deliver(ctx, in)
+	n.deliver(ctx, in)
 }
 
 // deliver starts a PlanNotify child workflow for in. The child is
 // abandoned when the run closes or continues as new, so the run waits only
-// until the child has started (r.notifying), never for the receiver. It
+// until the child has started (notifying), never for the receiver. It
 // is started in a disconnected context: cancelling the plan must not
 // cancel its deliveries, least of all the one that reports the
 // cancellation. Its id is the run's id, "notify" and the event's sequence
 // number, unique across plans that reuse a workflow id.
-func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput) {
+func (n *notifier) deliver(ctx workflow.Context, in activities.NotifyInput) {
+	r := n.r
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", r.workflowID, in.RunID, r.st.NotifySeq),
@@ -55,10 +68,10 @@ func (r *run) deliver(ctx workflow.Context, in activities.NotifyInput) {
 		StaticSummary:            fmt.Sprintf("webhook %s of %s", in.Event, r.workflowID),
 	})
 	f := workflow.ExecuteChildWorkflow(ctx, PlanNotify, in)
-	r.notifying++
+	n.notifying++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		err := f.GetChildWorkflowExecution().Get(ctx, nil)
-		r.notifying--
+		n.notifying--
 		if err != nil {
 			workflow.GetLogger(ctx).Warn("webhook delivery not started", "event", in.Event, "error", err)
 			return
@@ -104,36 +117,36 @@ func PlanNotify(ctx workflow.Context, in activities.NotifyInput) (activities.Not
 	return out, nil
 }
 
-// notifyStep reports a finished step.
-func (r *run) notifyStep(ctx workflow.Context, s plan.Step) {
+// step reports a finished step.
+func (n *notifier) step(ctx workflow.Context, s plan.Step) {
 	event := activities.EventStepCompleted
-	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(r.st.Plan.Steps), s.Status, s.Title)
+	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(n.r.st.Plan.Steps), s.Status, s.Title)
 	if s.Status != plan.StepCompleted {
 		event = activities.EventStepFailed
 		if s.Result != nil && s.Result.Error != "" {
 			msg += ": " + s.Result.Error
 		}
 	}
-	r.notify(ctx, event, activities.NotifyData{
+	n.notify(ctx, event, activities.NotifyData{
 		Message: msg,
 		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
-		Percent: view.Percent(r.view()),
+		Percent: view.Percent(n.r.view()),
 	})
 }
 
-// notifyChange reports a change of the run's state (step started, plan
+// change reports a change of the run's state (step started, plan
 // updated, paused, resumed, budget exceeded), with the step it concerns
 // when there is one.
-func (r *run) notifyChange(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	data := activities.NotifyData{Message: msg, Percent: view.Percent(r.view())}
+func (n *notifier) change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
+	data := activities.NotifyData{Message: msg, Percent: view.Percent(n.r.view())}
 	if step != nil {
 		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
 	}
-	r.notify(ctx, event, data)
+	n.notify(ctx, event, data)
 }
 
-// notifyEnd reports how the run ended.
-func (r *run) notifyEnd(ctx workflow.Context, res signals.Result) {
+// end reports how the run ended.
+func (n *notifier) end(ctx workflow.Context, res signals.Result) {
 	event := activities.EventCompleted
 	switch res.Status {
 	case signals.StatusFailed:
@@ -141,11 +154,11 @@ func (r *run) notifyEnd(ctx workflow.Context, res signals.Result) {
 	case signals.StatusCancelled:
 		event = activities.EventCancelled
 	}
-	r.notify(ctx, event, activities.NotifyData{
+	n.notify(ctx, event, activities.NotifyData{
 		Message: fmt.Sprintf("run %s", res.Status),
 		Status:  res.Status,
 		Summary: res.Summary,
 		Error:   res.Error,
-		Percent: view.Percent(r.view()),
+		Percent: view.Percent(n.r.view()),
 	})
 }

@@ -63,11 +63,11 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 	r.st.Options.Dropped = dropped
 	r.st.Options.SelectedID = ""
 	r.st.Options.RecommendedID = ""
-	if o, ok := r.recommended(); ok {
+	if o, ok := recommended(r.st.Options); ok {
 		r.st.Options.RecommendedID = o.ID
 	}
 	r.publish(ctx)
-	r.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
+	r.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
 		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, r.st.Options.RecommendedID),
 	})
 	return nil
@@ -84,7 +84,7 @@ func (r *run) regenerate(ctx workflow.Context, in activities.OptionsInput, inval
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		r.st.LastError = fmt.Sprintf("regenerate invalid options: %v", err)
+		r.noteError(fmt.Sprintf("regenerate invalid options: %v", err))
 		return nil, nil, nil
 	}
 	r.addUsage(out.Usage)
@@ -116,7 +116,7 @@ func (r *run) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, t
 		if o.Title == "" {
 			o.Title = o.Plan.Title
 		}
-		res := plan.Validate(o.Plan, r.limits())
+		res := plan.Validate(o.Plan, r.lim)
 		if !res.Valid {
 			invalid = append(invalid, plan.DroppedOption{Title: o.Title, Reason: "invalid plan", Issues: issueTexts(res.Errors)})
 			continue
@@ -168,21 +168,15 @@ func issueTexts(issues []plan.Issue) []string {
 	return out
 }
 
-// recommended returns the recommended option, or the first one.
-func (r *run) recommended() (plan.Option, bool) {
-	for _, o := range r.st.Options.Options {
+// recommended returns the recommended option of opts, or the first one.
+func recommended(opts signals.OptionsView) (plan.Option, bool) {
+	for _, o := range opts.Options {
 		if o.Recommended {
 			return o, true
 		}
 	}
-	if len(r.st.Options.Options) > 0 {
-		return r.st.Options.Options[0], true
+	if len(opts.Options) > 0 {
+		return opts.Options[0], true
 	}
 	return plan.Option{}, false
-}
-
-// optionsView answers the options query and refine-plan: the options as
-// the run keeps them.
-func (r *run) optionsView() signals.OptionsView {
-	return r.st.Options
 }

@@ -15,8 +15,8 @@ import (
 // selection phase has not woken yet to stop waiting. The test environment
 // runs the workflow between every two inputs, so only this state shows
 // the race.
-func selectedNotWoken() *run {
-	return &run{
+func selectedNotWoken() *controls {
+	r := wire(&run{
 		sel: selectionState{waiting: true},
 		st: signals.Checkpoint{
 			Phase: plan.PhaseAwaitingSelection,
@@ -29,45 +29,47 @@ func selectedNotWoken() *run {
 				SelectedID: "r1-o1",
 			},
 		},
-	}
+	})
+	return r.ctl
 }
 
 func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 	cases := []struct {
 		name     string
-		validate func(r *run) error
+		validate func(c *controls) error
 	}{
-		{"second select by rank", func(r *run) error { return r.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
-		{"second select by id", func(r *run) error { return r.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
-		{"refine", func(r *run) error { return r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
+		{"second select by rank", func(c *controls) error { return c.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
+		{"second select by id", func(c *controls) error { return c.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
+		{"refine", func(c *controls) error { return c.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := selectedNotWoken()
-			err := tc.validate(r)
+			c := selectedNotWoken()
+			err := tc.validate(c)
 			require.Equal(t, signals.RejectWrongPhase, signals.RejectionType(err), err)
 			assert.Contains(t, err.Error(), `option "r1-o1" is already selected`)
-			assert.Equal(t, "r1-o1", r.st.Options.SelectedID, "the answered selection stands")
+			assert.Equal(t, "r1-o1", c.r.st.Options.SelectedID, "the answered selection stands")
 		})
 	}
 }
 
 func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
-	r := selectedNotWoken()
-	r.st.Options.SelectedID = ""
-	assert.NoError(t, r.validateSelect(signals.SelectOptionRequest{Rank: 2}))
-	assert.NoError(t, r.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
+	c := selectedNotWoken()
+	c.r.st.Options.SelectedID = ""
+	assert.NoError(t, c.validateSelect(signals.SelectOptionRequest{Rank: 2}))
+	assert.NoError(t, c.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
 }
 
 func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {
-	r := &run{exec: execState{answers: map[string]skipAnswer{"skip-1": {approve: true}}}}
+	r := wire(&run{})
+	r.exec.skips.answer("skip-1", skipAnswer{approve: true})
 	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1"}, {RequestID: "skip-2"}}
-	err := r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
+	err := r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
 	require.Equal(t, signals.RejectWrongPhase, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `skip request "skip-1" is already answered (approved)`)
-	assert.True(t, r.exec.answers["skip-1"].approve, "the first answer stands")
+	assert.True(t, r.exec.skips.answers["skip-1"].approve, "the first answer stands")
 
-	err = r.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
+	err = r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
 	require.Equal(t, signals.RejectUnknownRequest, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `unknown skip request "skip-9" (pending: skip-2)`, "only unanswered requests are listed")
 }

@@ -27,7 +27,7 @@ func (e *selectionCancelled) Error() string { return e.reason }
 // continue-as-new error.
 func (r *run) selectPhase(ctx workflow.Context) (err error) {
 	if r.req.Selection.Mode == signals.SelectAuto {
-		o, _ := r.recommended()
+		o, _ := recommended(r.st.Options)
 		r.st.Options.SelectedID = o.ID
 		r.publish(ctx)
 		return nil
@@ -46,7 +46,7 @@ func (r *run) selectPhase(ctx workflow.Context) (err error) {
 	for r.st.Options.SelectedID == "" {
 		if r.sel.notified != r.st.Options.Revision {
 			r.sel.notified = r.st.Options.Revision
-			r.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
+			r.hooks.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
 				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: view.Pending(r.view()).Selection,
 			})
 		}
@@ -112,134 +112,61 @@ func (r *run) selectionTimedOut(ctx workflow.Context) error {
 	if r.req.Selection.OnTimeout == signals.OnTimeoutCancel {
 		return &selectionCancelled{reason: fmt.Sprintf("no option selected within %s", r.req.Selection.Timeout)}
 	}
-	o, _ := r.recommended()
+	o, _ := recommended(r.st.Options)
 	r.st.Options.SelectedID = o.ID
 	r.st.Options.Feedback = append(r.st.Options.Feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", r.req.Selection.Timeout))
 	return nil
 }
 
-// findOption resolves a selection request to an option.
-func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
-	if req.OptionID != "" {
-		if o, ok := r.optionByID(req.OptionID); ok {
-			return o, nil
-		}
-		return plan.Option{}, reject(signals.RejectUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(view.OptionIDs(r.view()), ", "))
-	}
-	if req.Rank == 0 {
-		return plan.Option{}, reject(signals.RejectInvalidInput, "optionId or rank is required")
-	}
-	for _, o := range r.st.Options.Options {
-		if o.Rank == req.Rank {
-			return o, nil
-		}
-	}
-	return plan.Option{}, reject(signals.RejectUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(r.st.Options.Options))
-}
-
-// validateSelect accepts a selection only while one is awaited.
-func (r *run) validateSelect(req signals.SelectOptionRequest) error {
-	if err := r.awaitingSelection(); err != nil {
-		return err
-	}
-	if err := tooLong("feedback", req.Feedback); err != nil {
-		return err
-	}
-	_, err := r.findOption(req)
-	return err
-}
-
-// awaitingSelection says why selection inputs are refused, if they are.
-// Several inputs can arrive in one workflow task: once one of them selected
-// an option, the others are refused even though the selection phase has not
-// woken yet to stop waiting, so the option a caller was answered with is
-// the one that runs and no refine replaces the options under it.
-func (r *run) awaitingSelection() error {
-	switch {
-	case !r.sel.waiting:
-		return reject(signals.RejectWrongPhase, "not awaiting a selection (phase %s)", r.st.Phase)
-	case r.st.Options.SelectedID != "":
-		return reject(signals.RejectWrongPhase, "option %q is already selected", r.st.Options.SelectedID)
-	case r.sel.refining:
-		return reject(signals.RejectBusy, "options are being refined: wait for the new options")
-	}
-	return nil
-}
-
-// selectOption records the selection and its feedback.
-func (r *run) selectOption(ctx workflow.Context, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error) {
-	o, err := r.findOption(req)
-	if err != nil {
-		return signals.SelectOptionResponse{}, err
-	}
+// choose records the selection of o, with the caller's feedback.
+func (r *run) choose(ctx workflow.Context, o plan.Option, feedback string) {
 	r.st.Options.SelectedID = o.ID
-	if fb := strings.TrimSpace(req.Feedback); fb != "" {
+	if fb := strings.TrimSpace(feedback); fb != "" {
 		r.st.Options.Feedback = append(r.st.Options.Feedback, fb)
 	}
 	r.publish(ctx)
-	return signals.SelectOptionResponse{Option: o}, nil
 }
 
-// validateRefine accepts a refine only while a selection is awaited.
-func (r *run) validateRefine(req signals.RefinePlanRequest) error {
-	if err := r.awaitingSelection(); err != nil {
-		return err
-	}
-	if strings.TrimSpace(req.Feedback) == "" {
-		return reject(signals.RejectInvalidInput, "feedback is required to refine the options")
-	}
-	return tooLong("feedback", req.Feedback)
-}
-
-// refine generates a new revision of options from feedback and answers
-// it. When it fails the previous options stay and the wait goes on.
-func (r *run) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signals.OptionsView, error) {
+// refine generates a new revision of options from feedback while the
+// selection waits; no selection is taken meanwhile. On error the previous
+// options stay.
+func (r *run) refine(ctx workflow.Context, feedback string) error {
 	r.sel.refining = true
-	r.st.Options.Feedback = append(r.st.Options.Feedback, req.Feedback)
+	r.st.Options.Feedback = append(r.st.Options.Feedback, feedback)
 	r.publish(ctx)
-	err := r.generate(ctx, req.Feedback, r.st.Options.Options)
+	err := r.generate(ctx, feedback, r.st.Options.Options)
 	r.sel.refining = false
 	r.publish(ctx)
-	if err != nil {
-		return signals.OptionsView{}, fmt.Errorf("refine: %w", err)
+	return err
+}
+
+// prepare takes the selected option's plan and snapshots the workspace
+// (every first run has one, see newRun), so that rollback can restore it.
+// From here on the plan is the executor's.
+func (r *run) prepare(ctx workflow.Context) error {
+	o, ok := optionByID(r.st.Options, r.st.Options.SelectedID)
+	if !ok {
+		return fmt.Errorf("selected option %q not found", r.st.Options.SelectedID)
 	}
-	return r.optionsView(), nil
+	p := o.Plan.Clone()
+	p.Status = plan.PlanRunning
+	p.UpdatedAt = workflow.Now(ctx)
+	r.st.Plan = &p
+	r.publish(ctx)
+	out, err := snapshotWorkspace(ctx, activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace}, "snapshot workspace")
+	if err != nil {
+		return fmt.Errorf("snapshot workspace: %w", err)
+	}
+	r.st.SnapshotID = out.SnapshotID
+	return nil
 }
 
-// selectedOption returns the selected option.
-func (r *run) selectedOption() (plan.Option, bool) {
-	return r.optionByID(r.st.Options.SelectedID)
-}
-
-// optionByID returns the current option with id.
-func (r *run) optionByID(id string) (plan.Option, bool) {
-	for _, o := range r.st.Options.Options {
+// optionByID returns the option of opts with id.
+func optionByID(opts signals.OptionsView, id string) (plan.Option, bool) {
+	for _, o := range opts.Options {
 		if o.ID == id {
 			return o, true
 		}
 	}
 	return plan.Option{}, false
-}
-
-// validateAwaitOptions refuses once the run has passed selection: there
-// are no options to wait for any more.
-func (r *run) validateAwaitOptions(signals.AwaitOptionsRequest) error {
-	if r.st.Plan != nil || r.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
-		return reject(signals.RejectWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
-	}
-	return nil
-}
-
-// awaitOptions answers the options once they exist and no refine is
-// running. It fails when the run ends without options (a direct answer, no
-// valid option).
-func (r *run) awaitOptions(ctx workflow.Context, _ signals.AwaitOptionsRequest) (signals.OptionsView, error) {
-	ready := func() bool { return (r.st.Options.Revision > 0 && !r.sel.refining) || r.finishing() }
-	if err := workflow.Await(ctx, ready); err != nil {
-		return signals.OptionsView{}, err
-	}
-	if r.st.Options.Revision == 0 {
-		return signals.OptionsView{}, fmt.Errorf("the run ended without options (phase %s)", r.st.Phase)
-	}
-	return r.optionsView(), nil
 }

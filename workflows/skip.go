@@ -21,8 +21,7 @@ const (
 )
 
 // policyFor applies gollem's execution modes to a skip's confidence.
-func (r *run) policyFor(confidence float64) skipPolicy {
-	ex := r.req.Execution
+func policyFor(ex signals.ExecutionPolicy, confidence float64) skipPolicy {
 	confident := confidence >= ex.SkipConfidenceThreshold
 	switch ex.Mode {
 	case signals.ExecComplete:
@@ -43,51 +42,78 @@ func (r *run) policyFor(confidence float64) skipPolicy {
 	}
 }
 
-// proposeSkip handles a skip decision: applied at once, asked of a person
+// confirmations are the skips a reflection proposed that wait for a
+// person: the open requests (st.SkipConfirmations, numbered by
+// st.SkipSeq), which it alone writes, and their answers until they are
+// settled. The run never continues as new while one is open.
+type confirmations struct {
+	e *executor
+	// answers holds the answers to open requests until settle applies
+	// them.
+	answers map[string]skipAnswer
+	// settled counts requests settled in their own coroutine, so that
+	// the executor wakes up to launch the steps they held.
+	settled int
+}
+
+// skipAnswer is how a skip confirmation was answered: by a person, or by
+// its deadline's default outcome.
+type skipAnswer struct {
+	approve bool
+	byUser  bool
+	by      string
+	note    string
+}
+
+// propose handles a skip decision: applied at once, asked of a person
 // or dropped, as the execution mode says. While a person is asked, the
 // steps the skip concerns and their dependents wait for the answer (see
 // held) and the other steps go on; a coroutine settles the answer.
-func (r *run) proposeSkip(ctx workflow.Context, refl plan.Reflection) error {
-	ids := r.pendingOf(refl.StepIDs)
+func (k *confirmations) propose(ctx workflow.Context, refl plan.Reflection) error {
+	e := k.e
+	ids := pendingOf(e.r.st.Plan, refl.StepIDs)
 	if len(ids) == 0 {
-		r.rejectReflection(ctx, refl, fmt.Errorf("no pending step among %s", strings.Join(refl.StepIDs, ", ")))
+		e.rejectReflection(ctx, refl, fmt.Errorf("no pending step among %s", strings.Join(refl.StepIDs, ", ")))
 		return nil
 	}
-	switch r.policyFor(refl.Confidence) {
+	ex := e.r.req.Execution
+	switch policyFor(ex, refl.Confidence) {
 	case skipDrop:
-		r.rejectReflection(ctx, refl, fmt.Errorf("confidence %.2f below threshold %.2f in efficient mode: skip dropped",
-			refl.Confidence, r.req.Execution.SkipConfidenceThreshold))
+		e.rejectReflection(ctx, refl, fmt.Errorf("confidence %.2f below threshold %.2f in efficient mode: skip dropped",
+			refl.Confidence, ex.SkipConfidenceThreshold))
 		return nil
 	case skipApply:
-		r.applySkip(ctx, ids, plan.ActorReflection, refl.Reason)
+		e.applySkip(ctx, ids, plan.ActorReflection, refl.Reason)
 		return nil
 	}
-	c := r.newConfirmation(ctx, ids, refl)
-	r.publish(ctx)
+	c := k.open(ctx, ids, refl)
+	e.r.publish(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		if err := r.settle(ctx, c); err != nil {
+		if err := k.settle(ctx, c); err != nil {
 			return // cancelled: the run's end settles the rest
 		}
-		r.exec.settled++
+		k.settled++
 	})
 	return nil
 }
 
-// held lists the steps open skip confirmations hold back: the steps they
-// ask to skip and those that depend on them (plan.Plan.Held).
-func (r *run) held() []string {
-	if len(r.st.SkipConfirmations) == 0 {
+// held lists the steps open requests hold back: the steps they ask to
+// skip and those that depend on them (plan.Plan.Held).
+func (k *confirmations) held() []string {
+	st := &k.e.r.st
+	if len(st.SkipConfirmations) == 0 {
 		return nil
 	}
 	var ids []string
-	for _, c := range r.st.SkipConfirmations {
+	for _, c := range st.SkipConfirmations {
 		ids = append(ids, c.StepIDs...)
 	}
-	return r.st.Plan.Held(ids)
+	return st.Plan.Held(ids)
 }
 
-// newConfirmation opens a confirmation request with a deterministic id.
-func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Reflection) signals.SkipConfirmation {
+// open opens a confirmation request with a deterministic id.
+func (k *confirmations) open(ctx workflow.Context, ids []string, refl plan.Reflection) signals.SkipConfirmation {
+	r := k.e.r
 	r.st.SkipSeq++
 	c := signals.SkipConfirmation{
 		RequestID:      fmt.Sprintf("skip-%d", r.st.SkipSeq),
@@ -101,7 +127,7 @@ func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Refl
 		c.Deadline = &dl
 	}
 	r.st.SkipConfirmations = append(r.st.SkipConfirmations, c)
-	r.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
+	r.hooks.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
 		Message: fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
 		Skip:    &c,
 	})
@@ -110,9 +136,10 @@ func (r *run) newConfirmation(ctx workflow.Context, ids []string, refl plan.Refl
 
 // settle waits for the answer to c (or its deadline, whose default
 // outcome then applies) and skips the steps when approved.
-func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
-	r.publish(ctx)
-	answered := func() bool { _, ok := r.exec.answers[c.RequestID]; return ok }
+func (k *confirmations) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
+	e := k.e
+	e.r.publish(ctx)
+	answered := func() bool { _, ok := k.answers[c.RequestID]; return ok }
 	if c.Deadline == nil {
 		if err := workflow.Await(ctx, answered); err != nil {
 			return err
@@ -127,11 +154,11 @@ func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
 			}
 		}
 		if !ok {
-			r.exec.answers[c.RequestID] = skipAnswer{approve: c.DefaultApprove, note: "no answer before the deadline: default outcome"}
+			k.answers[c.RequestID] = skipAnswer{approve: c.DefaultApprove, note: "no answer before the deadline: default outcome"}
 		}
 	}
-	ans := r.exec.answers[c.RequestID]
-	r.dropConfirmation(c.RequestID)
+	ans := k.answers[c.RequestID]
+	k.drop(c.RequestID)
 	if ans.approve {
 		actor := plan.ActorSystem
 		if ans.byUser {
@@ -141,62 +168,49 @@ func (r *run) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
 		if ans.note != "" {
 			reason = fmt.Sprintf("%s (%s)", reason, ans.note)
 		}
-		r.applySkip(ctx, r.pendingOf(c.StepIDs), actor, reason)
+		e.applySkip(ctx, pendingOf(e.r.st.Plan, c.StepIDs), actor, reason)
 	}
-	r.publish(ctx)
+	e.r.publish(ctx)
 	return nil
 }
 
-// applySkip skips ids and publishes the change.
-func (r *run) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
-	if len(ids) == 0 {
-		return
-	}
-	r.skipSteps(ctx, ids, actor, reason)
-	r.publish(ctx)
-}
-
-// skipSteps skips ids on actor's behalf, recording a failure as the last
-// error. It does not publish: the run's end settles steps this way and
-// publishes once.
-func (r *run) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
-	if len(ids) == 0 {
-		return
-	}
-	if err := r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: r.limits()}); err != nil {
-		r.st.LastError = fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err)
-	}
-}
-
-// dropConfirmation removes a settled request and its answer. It builds
-// a new list: the old one may be shared with the request's checkpoint.
-func (r *run) dropConfirmation(id string) {
+// drop removes a settled request and its answer. It builds a new list:
+// the old one may be shared with the request's checkpoint.
+func (k *confirmations) drop(id string) {
+	st := &k.e.r.st
 	var out []signals.SkipConfirmation
-	for _, c := range r.st.SkipConfirmations {
+	for _, c := range st.SkipConfirmations {
 		if c.RequestID != id {
 			out = append(out, c)
 		}
 	}
-	r.st.SkipConfirmations = out
-	delete(r.exec.answers, id)
+	st.SkipConfirmations = out
+	delete(k.answers, id)
 }
 
-// resolveRestoredSkips settles confirmations a checkpoint carried over.
-func (r *run) resolveRestoredSkips(ctx workflow.Context) error {
-	for len(r.st.SkipConfirmations) > 0 {
-		if err := r.settle(ctx, r.st.SkipConfirmations[0]); err != nil {
+// dropAll forgets every request: the run is finishing.
+func (k *confirmations) dropAll() {
+	k.e.r.st.SkipConfirmations = nil
+	clear(k.answers)
+}
+
+// resolveRestored settles the requests a checkpoint carried over.
+func (k *confirmations) resolveRestored(ctx workflow.Context) error {
+	st := &k.e.r.st
+	for len(st.SkipConfirmations) > 0 {
+		if err := k.settle(ctx, st.SkipConfirmations[0]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// pendingConfirmation finds an unanswered request by id.
-func (r *run) pendingConfirmation(id string) (signals.SkipConfirmation, bool) {
-	if _, answered := r.exec.answers[id]; answered {
+// pending finds an unanswered request by id.
+func (k *confirmations) pending(id string) (signals.SkipConfirmation, bool) {
+	if _, answered := k.answers[id]; answered {
 		return signals.SkipConfirmation{}, false
 	}
-	for _, c := range r.st.SkipConfirmations {
+	for _, c := range k.e.r.st.SkipConfirmations {
 		if c.RequestID == id {
 			return c, true
 		}
@@ -204,53 +218,28 @@ func (r *run) pendingConfirmation(id string) (signals.SkipConfirmation, bool) {
 	return signals.SkipConfirmation{}, false
 }
 
-// validateConfirm accepts answers to pending requests only.
-func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
-	if err := tooLong("note", req.Note); err != nil {
-		return err
-	}
-	if _, ok := r.pendingConfirmation(req.RequestID); ok {
-		return nil
-	}
-	ids := make([]string, 0, len(r.st.SkipConfirmations))
-	for _, c := range r.st.SkipConfirmations {
-		ans, answered := r.exec.answers[c.RequestID]
-		if c.RequestID == req.RequestID {
-			// Answered in this workflow task, not settled yet.
-			return reject(signals.RejectWrongPhase, "skip request %q is already answered (%s)", c.RequestID, approvedWord(ans.approve))
-		}
-		if !answered {
-			ids = append(ids, c.RequestID)
-		}
-	}
+// answer records the answer to the open request id; settle applies it.
+func (k *confirmations) answer(id string, ans skipAnswer) {
+	k.answers[id] = ans
+}
+
+// applySkip skips ids and publishes the change.
+func (e *executor) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
 	if len(ids) == 0 {
-		return reject(signals.RejectUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
+		return
 	}
-	return reject(signals.RejectUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
+	e.skipSteps(ctx, ids, actor, reason)
+	e.r.publish(ctx)
 }
 
-// confirm answers a pending skip request.
-func (r *run) confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
-	c, ok := r.pendingConfirmation(req.RequestID)
-	if !ok {
-		return signals.ConfirmSkipResponse{}, r.validateConfirm(req)
+// skipSteps skips ids on actor's behalf, recording a failure as the last
+// error. It does not publish: the run's end settles steps this way and
+// publishes once.
+func (e *executor) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	if len(ids) == 0 {
+		return
 	}
-	who := string(signals.Caller(req.By))
-	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
-	if !req.Approve {
-		ans.note = "denied by " + who
+	if err := e.r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: e.r.lim}); err != nil {
+		e.r.noteError(fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err))
 	}
-	if req.Note != "" {
-		ans.note += ": " + req.Note
-	}
-	r.exec.answers[c.RequestID] = ans
-	return signals.ConfirmSkipResponse{RequestID: c.RequestID, Approved: ans.approve, StepIDs: c.StepIDs}, nil
-}
-
-// approvedWord names a confirmation's answer.
-func approvedWord(approve bool) string {
-	if approve {
-		return "approved"
-	}
-	return "denied"
 }

@@ -11,40 +11,41 @@ import (
 )
 
 // launch marks step id running and runs it in its own coroutine; the
-// coroutine hands the id to the executor through exec.finished.
-func (r *run) launch(ctx workflow.Context, id string) {
-	r.markRunning(ctx, id)
-	r.exec.running++
-	r.st.MaxConcurrent = max(r.st.MaxConcurrent, r.exec.running)
+// coroutine hands the id to the executor's loop through finished.
+func (e *executor) launch(ctx workflow.Context, id string) {
+	r := e.r
+	e.markRunning(ctx, id)
+	e.running++
+	r.st.MaxConcurrent = max(r.st.MaxConcurrent, e.running)
 	r.publish(ctx)
-	if s := r.st.Plan.StepByID(id); s != nil {
-		r.notifyChange(ctx, activities.EventStepStarted, fmt.Sprintf("step %d/%d started: %s", s.Number, len(r.st.Plan.Steps), s.Title), s)
+	if s := e.step(id); s != nil {
+		r.hooks.change(ctx, activities.EventStepStarted, fmt.Sprintf("step %d/%d started: %s", s.Number, len(r.st.Plan.Steps), s.Title), s)
 	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		res := r.attempt(ctx, id)
+		res := e.attempt(ctx, id)
 		if !res.Success && ctx.Err() == nil {
-			res = r.fallback(ctx, id, res)
+			res = e.fallback(ctx, id, res)
 		}
-		r.endStep(ctx, id, res)
+		e.endStep(ctx, id, res)
 		if res.Success && res.EndedPlan {
-			r.completeEarly(ctx, plan.ActorSystem, fmt.Sprintf("step %s finished the plan: %s", id, res.Output))
+			e.completeEarly(ctx, plan.ActorSystem, fmt.Sprintf("step %s finished the plan: %s", id, res.Output))
 		}
-		if s := r.st.Plan.StepByID(id); s != nil {
+		if s := e.step(id); s != nil {
 			countStep(ctx, *s)
 			if s.Status != plan.StepCancelled {
-				r.notifyStep(ctx, *s)
+				r.hooks.step(ctx, *s)
 			}
 		}
-		r.exec.running--
-		r.exec.stepsThisRun++
-		r.exec.finished = append(r.exec.finished, id)
+		e.running--
+		e.stepsThisRun++
+		e.finished = append(e.finished, id)
 		r.publish(ctx)
 	})
 }
 
 // markRunning sets a step running and stamps its start.
-func (r *run) markRunning(ctx workflow.Context, id string) {
-	if s := r.st.Plan.StepByID(id); s != nil {
+func (e *executor) markRunning(ctx workflow.Context, id string) {
+	if s := e.step(id); s != nil {
 		now := workflow.Now(ctx)
 		s.Status = plan.StepRunning
 		s.StartedAt = &now
@@ -55,36 +56,36 @@ func (r *run) markRunning(ctx workflow.Context, id string) {
 // step's MaxRetries with its RetryDelay between tries (status retrying).
 // The step is looked up again after every wait: an edit may have replaced
 // the plan meanwhile.
-func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
+func (e *executor) attempt(ctx workflow.Context, id string) plan.StepResult {
 	earlier := 0 // commands of the tries before this one
 	for n := 1; ; n++ {
-		s := r.st.Plan.StepByID(id)
+		s := e.step(id)
 		if s == nil {
 			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1}
 		}
 		step := *s
-		if reason := r.checkHistory(ctx); reason != "" {
+		if reason := e.checkHistory(ctx); reason != "" {
 			return plan.StepResult{Error: reason, Attempts: n - 1}
 		}
-		res := r.runOnce(ctx, step)
+		res := e.runOnce(ctx, step)
 		res.Attempts = n
 		res.CommandsRun += earlier
 		earlier = res.CommandsRun
 		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
 			return res
 		}
-		if s := r.st.Plan.StepByID(id); s != nil {
+		if s := e.step(id); s != nil {
 			s.Status = plan.StepRetrying
 			s.Note = fmt.Sprintf("attempt %d of %d failed: %s", n, step.MaxRetries+1, res.Error)
-			r.publish(ctx)
+			e.r.publish(ctx)
 		}
 		if d := step.RetryDelay.D(); d > 0 {
 			if err := workflow.Sleep(ctx, d); err != nil {
 				return res
 			}
 		}
-		r.markRunning(ctx, id)
-		r.publish(ctx)
+		e.markRunning(ctx, id)
+		e.r.publish(ctx)
 	}
 }
 
@@ -93,27 +94,27 @@ func (r *run) attempt(ctx workflow.Context, id string) plan.StepResult {
 // fallback step records its own result too. The step keeps status
 // completed when the fallback succeeds: its note says it was rescued and
 // from what (plan.Step.RescuedBy).
-func (r *run) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
-	s := r.st.Plan.StepByID(id)
+func (e *executor) fallback(ctx workflow.Context, id string, failed plan.StepResult) plan.StepResult {
+	s := e.step(id)
 	if s == nil || s.FallbackStepID == "" {
 		return failed
 	}
 	fbID := s.FallbackStepID
-	fb := r.st.Plan.StepByID(fbID)
+	fb := e.step(fbID)
 	if fb == nil || fb.Status != plan.StepPending {
 		return failed
 	}
 	s.Note = fmt.Sprintf("failed after %d attempt(s): %s; fallback %s runs in its place", failed.Attempts, failed.Error, fbID)
-	r.markRunning(ctx, fbID)
-	r.publish(ctx)
-	res := r.attempt(ctx, fbID)
-	r.endStep(ctx, fbID, res)
+	e.markRunning(ctx, fbID)
+	e.r.publish(ctx)
+	res := e.attempt(ctx, fbID)
+	e.endStep(ctx, fbID, res)
 	res = rescued(res, failed)
 	res.FallbackUsed = fbID
 	if !res.Success && res.Error == "" {
 		res.Error = failed.Error
 	}
-	if s := r.st.Plan.StepByID(id); s != nil {
+	if s := e.step(id); s != nil {
 		s.Note = rescueNote(fbID, res.Success, failed.Error)
 	}
 	return res
@@ -145,10 +146,10 @@ func rescueNote(fbID string, rescued bool, cause string) string {
 }
 
 // endStep records a step's result and final status.
-func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
-	s := r.st.Plan.StepByID(id)
+func (e *executor) endStep(ctx workflow.Context, id string, res plan.StepResult) {
+	s := e.step(id)
 	if s == nil {
-		r.st.LastError = fmt.Sprintf("step %s ended after it was removed from the plan", id)
+		e.r.noteError(fmt.Sprintf("step %s ended after it was removed from the plan", id))
 		return
 	}
 	now := workflow.Now(ctx)
@@ -163,27 +164,27 @@ func (r *run) endStep(ctx workflow.Context, id string, res plan.StepResult) {
 	case ctx.Err() != nil:
 		s.Status = plan.StepCancelled
 		s.Note = "cancelled while running"
-		if r.exec.deadline != "" {
-			s.Note = "cancelled while running: " + r.exec.deadline
+		if e.deadline != "" {
+			s.Note = "cancelled while running: " + e.deadline
 		}
 	default:
 		s.Status = plan.StepFailed
 	}
-	r.st.Plan.UpdatedAt = now
+	e.r.st.Plan.UpdatedAt = now
 }
 
 // runOnce runs one try of a step according to its action. Activity errors
 // (after the activity's own retries) become a failed result.
-func (r *run) runOnce(ctx workflow.Context, step plan.Step) plan.StepResult {
+func (e *executor) runOnce(ctx workflow.Context, step plan.Step) plan.StepResult {
 	start := workflow.Now(ctx)
 	var res plan.StepResult
 	switch step.Action {
 	case plan.ActionLLM:
-		res = r.runLLM(ctx, step)
+		res = e.runLLM(ctx, step)
 	case plan.ActionTool:
-		res = r.runToolStep(ctx, step)
+		res = e.runToolStep(ctx, step)
 	case plan.ActionAgent:
-		res = r.runAgent(ctx, step)
+		res = e.runAgent(ctx, step)
 	default:
 		res = plan.StepResult{Error: fmt.Sprintf("unknown action %q", step.Action)}
 	}
@@ -194,12 +195,13 @@ func (r *run) runOnce(ctx workflow.Context, step plan.Step) plan.StepResult {
 }
 
 // stepLabel is the activity summary prefix of a step: "step 3/7 · Title".
-func (r *run) stepLabel(step plan.Step) string {
-	return fmt.Sprintf("step %d/%d · %s", step.Number, len(r.st.Plan.Steps), step.Title)
+func (e *executor) stepLabel(step plan.Step) string {
+	return fmt.Sprintf("step %d/%d · %s", step.Number, len(e.r.st.Plan.Steps), step.Title)
 }
 
 // stepInput is what an llm step or an agent turn gets.
-func (r *run) stepInput(step plan.Step) activities.StepInput {
+func (e *executor) stepInput(step plan.Step) activities.StepInput {
+	r := e.r
 	return activities.StepInput{
 		PlanID:    r.st.Plan.ID,
 		Context:   plan.BuildStepContext(r.st.Goal, r.st.Plan, step.ID),
@@ -209,21 +211,21 @@ func (r *run) stepInput(step plan.Step) activities.StepInput {
 }
 
 // runLLM runs an llm step: one completion.
-func (r *run) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
-	if reason := r.llmBudget(ctx); reason != "" {
+func (e *executor) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
+	if reason := e.llmBudget(ctx); reason != "" {
 		return plan.StepResult{Error: reason}
 	}
-	res, err := executeLLMStep(ctx, r.stepInput(step), r.stepLabel(step))
+	res, err := executeLLMStep(ctx, e.stepInput(step), e.stepLabel(step))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("llm step: %v", err)}
 	}
-	r.addUsage(res.Usage)
+	e.r.addUsage(res.Usage)
 	return res
 }
 
 // runToolStep runs a tool step: one call with the configured params as
 // JSON arguments.
-func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult {
+func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult {
 	cfg := step.Config.Tool
 	if cfg == nil {
 		return plan.StepResult{Error: "tool step has no tool config"}
@@ -237,11 +239,11 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		args = []byte("{}")
 	}
 	out, err := runTool(ctx, activities.ToolInput{
-		PlanID:    r.st.Plan.ID,
+		PlanID:    e.r.st.Plan.ID,
 		StepID:    step.ID,
-		Workspace: r.req.Workspace,
+		Workspace: e.r.req.Workspace,
 		Call:      activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
-	}, fmt.Sprintf("%s · tool %s", r.stepLabel(step), cfg.Name))
+	}, fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
 	}
@@ -258,4 +260,9 @@ func (r *run) runToolStep(ctx workflow.Context, step plan.Step) plan.StepResult 
 		endPlan(&res, out)
 	}
 	return res
+}
+
+// step returns the plan's step id, or nil.
+func (e *executor) step(id string) *plan.Step {
+	return e.r.st.Plan.StepByID(id)
 }

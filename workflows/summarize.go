@@ -17,7 +17,7 @@ import (
 // cancelled and does its work in a disconnected context, so the summary is
 // still written.
 func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) (signals.Result, error) {
-	r.exec.ending = true
+	r.ending = true
 	switch {
 	case ctx.Err() == nil && r.exec.deadline != "":
 		// The deadline cancelled the work, not the run: it fails.
@@ -27,13 +27,12 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
 		r.settleCancelled(ctx)
 	default:
-		r.finishExecution(ctx)
+		r.exec.finishExecution(ctx)
 	}
-	r.setPaused(ctx, false)
-	r.st.SkipConfirmations = nil
-	clear(r.exec.answers)
+	r.setPaused(ctx, false, r.st.PauseReason)
+	r.exec.skips.dropAll()
 	r.setPhase(ctx, plan.PhaseSummarizing)
-	r.compactAll()
+	compactAll(r.st.Plan)
 	if r.st.Plan != nil {
 		r.st.Plan.Status = planStatus(status)
 		r.st.Plan.UpdatedAt = workflow.Now(ctx)
@@ -65,7 +64,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
 	r.close(ctx, res)
-	return r.end(ctx, res)
+	return end(ctx, res)
 }
 
 // end returns res the way Temporal records the truth: a completed or
@@ -75,7 +74,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 // server records as WorkflowExecutionCanceled whether or not a
 // cancellation was requested, so a selection timeout that cancels ends
 // Canceled too.
-func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
+func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 	switch res.Status {
 	case signals.StatusFailed:
 		msg := res.Error
@@ -96,17 +95,17 @@ func (r *run) end(ctx workflow.Context, res signals.Result) (signals.Result, err
 // lease; validators refuse new inputs from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
 	countPlanFinished(ctx, res.Status)
-	r.notifyEnd(ctx, res)
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.notifying == 0 })
+	r.hooks.end(ctx, res)
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.hooks.notifying == 0 })
 	// Last: a rollback that was running has finished with the workspace.
-	r.releaseWorkspace(ctx)
+	r.lease.release(ctx)
 }
 
 // settleCancelled waits for running steps to see the cancellation, then
 // marks everything not done cancelled.
 func (r *run) settleCancelled(ctx workflow.Context) {
-	_ = workflow.Await(ctx, func() bool { return r.exec.running == 0 })
-	r.cancelPending(ctx, "run cancelled", true)
+	r.exec.awaitIdle(ctx)
+	r.exec.cancelPending(ctx, "run cancelled", true)
 	r.clarify.Waiting = false
 	r.sel.waiting = false
 }
@@ -128,21 +127,21 @@ func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 	}
 	out, err := summarize(ctx, in, fmt.Sprintf("summarize %s run", status))
 	if err != nil {
-		r.st.LastError = fmt.Sprintf("summarize: %v", err)
-		return r.plainSummary(status)
+		r.noteError(fmt.Sprintf("summarize: %v", err))
+		return plainSummary(&r.st, status)
 	}
 	r.addUsage(out.Usage)
 	return out.Summary
 }
 
-// plainSummary accounts for the run without an LLM.
-func (r *run) plainSummary(status signals.Status) string {
-	if r.st.Plan == nil {
-		return fmt.Sprintf("Run %s before a plan was selected: %s", status, r.st.Goal)
+// plainSummary accounts for the run whose state is st without an LLM.
+func plainSummary(st *signals.Checkpoint, status signals.Status) string {
+	if st.Plan == nil {
+		return fmt.Sprintf("Run %s before a plan was selected: %s", status, st.Goal)
 	}
-	t := r.st.Plan.Totals()
+	t := st.Plan.Totals()
 	return fmt.Sprintf("Run %s: %q — %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
-		status, r.st.Plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
+		status, st.Plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
 }
 
 // planStatus maps a run status to the plan's.

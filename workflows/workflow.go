@@ -93,8 +93,14 @@ func withHistoryBudget(events, bytes int) runOption {
 	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
 }
 
-// run is one PlanMode run. Only the workflow's coroutines touch it;
-// queries, validators and await conditions only read it.
+// run is one PlanMode run, and the cycle that drives it: the phases in
+// the order they run (clarify, options, select, execute, summarize, end)
+// and continue-as-new. Three parts work beside it, each owning what it
+// writes: the executor (exec) runs the selected plan, the controls (ctl)
+// take the signals, updates and queries, and the notifier (hooks) sends
+// the webhooks; the publisher (pub) shows the run in search attributes
+// and current details. Only the workflow's coroutines write; queries,
+// validators and await conditions only read.
 type run struct {
 	req        signals.StartRequest
 	opts       runOptions
@@ -102,43 +108,40 @@ type run struct {
 	namespace  string
 	task       plan.Task
 	prompts    activities.Prompts
+	// lim are the limits every validation and plan change keeps: the
+	// request's maxSteps and the built-in tools.
+	lim plan.Limits
 	// st is everything the run carries across continue-as-new, and the
 	// only place those values live: a continuation gets st whole (see
-	// checkpoint and restore), so a field added to signals.Checkpoint
-	// cannot be forgotten on the way.
+	// checkpoint and newRun), so a field added to signals.Checkpoint
+	// cannot be forgotten on the way. Its fields are written by their
+	// owners: the executor writes Plan once prepare has handed it over,
+	// MaxConcurrent and BudgetWaived, its skip confirmations
+	// SkipConfirmations and SkipSeq; the notifier NotifySeq and
+	// NoReceiver; the controls Rejected; the cycle the rest, Usage and
+	// LastError for everyone (addUsage, noteError).
 	st signals.Checkpoint
 
 	// The rest is transient. A run continues as new only at a step
-	// boundary of the executing phase, once no step runs, no handler or
-	// signal is in progress, no webhook delivery is in flight, nothing
-	// holds the run (pause, halt, open skip confirmation): every field
-	// below is then at its resting value, or rebuilt by the continuation.
-	// clarify is the clarification the run waits for, if any; it ends
-	// before execution, where alone a run continues as new.
+	// boundary of the executing phase or while it waits (for its
+	// workspace, a selection, a resume), once no handler or signal is in
+	// progress and no webhook delivery is in flight: every field below
+	// is then at its resting value, or rebuilt by the continuation.
 	clarify view.Clarification
 	sel     selectionState
-	exec    execState
+	// ending is set once the run is finishing: a deadline passing then
+	// changes nothing.
+	ending bool
 
-	// signalsRunning counts signal handlers in progress, so that
-	// continue-as-new waits for them as AllHandlersFinished does for
-	// updates; signalsThisRun counts the signals this run received.
-	signalsRunning int
-	signalsThisRun int
-	// workspaceWait is the busy workspace the run waits for, if any.
-	workspaceWait *signals.WorkspaceWait
-	channels      []workflow.ReceiveChannel
-	published     published
-	// goal is what PlanGoal holds, asked of the worker at the start of
-	// every run (resolveGoalAttr).
-	goal goalAttrState
-	// notifying counts webhook deliveries not yet handed off: Notify
-	// activities in flight, or PlanNotify children not yet started.
-	notifying int
+	lease *workspaceLease
+	exec  *executor
+	ctl   *controls
+	hooks *notifier
+	pub   publisher
 }
 
 // selectionState says whether the run waits for a selection and whether a
-// refine is running; the options themselves are in st.Options. Selection
-// ends before execution, where alone a run continues as new.
+// refine is running; the options themselves are in st.Options.
 type selectionState struct {
 	waiting  bool
 	refining bool
@@ -147,45 +150,6 @@ type selectionState struct {
 	// deadline is the selection deadline a continuation keeps waiting
 	// for, in place of a full timeout, until a refine restarts it.
 	deadline *time.Time
-}
-
-// execState is the executor's bookkeeping within one run. None of it is
-// carried over: continue-as-new waits for running and finished to drain
-// and for handlers (a rollback) to end, and is refused while budgetPaused,
-// stopReason or completedEarly hold the run; started and stepsThisRun
-// count for this run only.
-type execState struct {
-	started  bool
-	running  int
-	finished []string
-	// answers holds the answers to open skip confirmations
-	// (st.SkipConfirmations) until settle applies them; the run never
-	// continues as new while a confirmation is open.
-	answers map[string]skipAnswer
-	// settled counts skip confirmations settled in their own coroutine,
-	// so that the executor wakes up to launch the steps they held.
-	settled int
-	// budgetPaused is set while a budget overrun holds the run paused.
-	budgetPaused   bool
-	stopReason     string
-	budgetExceeded string
-	// deadline is the reason the run's deadline gave once it passed.
-	deadline string
-	// ending is set once the run is finishing: a deadline passing then
-	// changes nothing.
-	ending         bool
-	completedEarly bool
-	rollingBack    bool
-	stepsThisRun   int
-}
-
-// skipAnswer is how a skip confirmation was answered: by a person, or by
-// its deadline's default outcome.
-type skipAnswer struct {
-	approve bool
-	byUser  bool
-	by      string
-	note    string
 }
 
 // newRun builds the run for req, restoring a checkpoint when the request
@@ -208,9 +172,10 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		workflowID: info.WorkflowExecution.ID,
 		namespace:  info.Namespace,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
+		lim:        plan.Limits{MaxSteps: req.Execution.MaxSteps, Tools: plan.BuiltinTools()},
 		st:         signals.Checkpoint{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
-		exec:       execState{answers: map[string]skipAnswer{}},
 	}
+	wire(r)
 	r.task = plan.Task{
 		ID:           r.workflowID,
 		Goal:         req.Goal,
@@ -221,29 +186,41 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		History:      slices.Clone(req.History),
 	}
 	if req.Checkpoint != nil {
-		r.restore(*req.Checkpoint)
+		// The state the previous run handed on, whole.
+		r.st = *req.Checkpoint
 	}
+	return r
+}
+
+// wire gives r its parts, each pointing back to it, and returns it.
+func wire(r *run) *run {
+	r.lease = &workspaceLease{r: r}
+	r.exec = newExecutor(r)
+	r.ctl = &controls{r: r}
+	r.hooks = &notifier{r: r}
 	return r
 }
 
 // run registers the handlers and drives the phases to a Result.
 func (r *run) run(ctx workflow.Context) (signals.Result, error) {
-	if err := r.registerHandlers(ctx); err != nil {
+	if err := r.ctl.register(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
-	r.resolveGoalAttr(ctx)
+	r.pub.resolveGoalAttr(ctx, r.req.Goal)
 	work, err := r.watchDeadline(ctx)
 	if err != nil {
 		return signals.Result{}, err
 	}
-	r.countPlanStarted(ctx)
+	countPlanStarted(ctx, r.req.Checkpoint != nil)
 	if r.req.Checkpoint != nil && r.st.Plan != nil {
-		return r.resumeAct(ctx, work)
+		// A continuation of the executing phase goes on executing.
+		r.publish(ctx)
+		return r.actAndFinish(ctx, work)
 	}
 	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
 		return r.resumeSelect(ctx, work)
 	}
-	if err := r.acquireWorkspace(work); err != nil {
+	if err := r.lease.acquire(work); err != nil {
 		return r.leaseFailed(ctx, err)
 	}
 	if r.req.Plan != nil {
@@ -306,21 +283,15 @@ func (r *run) leaseFailed(ctx workflow.Context, err error) (signals.Result, erro
 	return r.finish(ctx, signals.StatusFailed, fmt.Errorf("lease workspace: %w", err))
 }
 
-// resumeAct continues execution in a run started by continue-as-new.
-func (r *run) resumeAct(ctx, work workflow.Context) (signals.Result, error) {
-	r.publish(ctx)
-	return r.actAndFinish(ctx, work)
-}
-
 // actAndFinish executes the plan in work (ctx until the deadline) and
 // ends the run in ctx: continue-as-new when the executor asks for it,
 // otherwise a Result.
 func (r *run) actAndFinish(ctx, work workflow.Context) (signals.Result, error) {
-	err := r.act(work)
+	err := r.exec.act(work)
 	var can *workflow.ContinueAsNewError
 	if errors.As(err, &can) {
 		return signals.Result{}, err
 	}
-	status, runErr := r.outcome(err)
+	status, runErr := r.exec.outcome(err)
 	return r.finish(ctx, status, runErr)
 }

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/view"
+)
+
+// The cycle owns the carried state; these are the writes the other parts
+// make to it through the cycle, and the one read they all share.
+
+// addUsage adds an activity's usage to the run's.
+func (r *run) addUsage(u plan.Usage) {
+	r.st.Usage = r.st.Usage.Add(u)
+}
+
+// noteError records msg as the run's last error: something failed and the
+// run goes on.
+func (r *run) noteError(msg string) {
+	r.st.LastError = msg
+}
+
+// setPhase moves the run to phase and publishes it. A move the mode
+// machine does not allow is logged, not refused: the phase is the truth.
+func (r *run) setPhase(ctx workflow.Context, phase plan.Phase) {
+	if from, to := r.st.Phase.Mode(), phase.Mode(); r.st.Phase != "" && !plan.CanTransition(from, to) {
+		workflow.GetLogger(ctx).Warn("unexpected mode change", "from", from, "to", to, "phase", phase)
+	}
+	r.st.Phase = phase
+	r.publish(ctx)
+}
+
+// setPaused pauses or resumes the run for reason and keeps the paused
+// time: the progress query reports running time and paused time apart.
+// It does not publish: the callers do once they are done.
+func (r *run) setPaused(ctx workflow.Context, paused bool, reason string) {
+	now := workflow.Now(ctx)
+	if r.st.PausedAt != nil {
+		r.st.PausedFor += plan.Duration(now.Sub(*r.st.PausedAt))
+		r.st.PausedAt = nil
+	}
+	if paused {
+		r.st.PausedAt = &now
+	}
+	r.st.Paused = paused
+	r.st.PauseReason = reason
+}
+
+// view is the run as the queries, the current details and the search
+// attributes read it: pointers to its state, nothing copied, so building
+// one costs nothing and a projection is computed only when asked for.
+func (r *run) view() view.Run {
+	return view.Run{
+		State:         &r.st,
+		Request:       &r.req,
+		WorkflowID:    r.workflowID,
+		Namespace:     r.namespace,
+		Clarify:       r.clarify,
+		Selecting:     r.sel.waiting,
+		Refining:      r.sel.refining,
+		WorkspaceWait: r.lease.wait,
+		Limits:        r.lim,
+	}
+}
+
+// publish shows the run's state outside its queries (see publisher).
+func (r *run) publish(ctx workflow.Context) {
+	r.pub.publish(ctx, r.view())
+}
