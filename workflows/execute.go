@@ -17,8 +17,8 @@ import (
 // it owns the plan (st.Plan) and the state below. None of it is carried
 // over: continue-as-new happens at a step boundary with nothing running or
 // finished, no handler in progress, and never while budgetPaused,
-// stopReason or completedEarly hold the run; started and stepsThisRun
-// count for this run only.
+// stopReason or completedEarly hold the run; started, launched and
+// stepsThisRun count for this run only.
 type executor struct {
 	r     *run
 	skips *confirmations
@@ -34,7 +34,8 @@ type executor struct {
 	// deadline is the reason the run's deadline gave once it passed.
 	deadline       string
 	completedEarly bool
-	// stepsThisRun counts the steps that ended in this run.
+	// launched counts the steps started, stepsThisRun those that ended.
+	launched     int
 	stepsThisRun int
 }
 

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -11,13 +13,16 @@ import (
 
 // publisher shows the run outside its queries: the search attributes,
 // upserted only when a value changes (an upsert is a command), and the
-// current details the Web UI reads (not a command). It reads the run
-// through a view.Run handed to it and writes only its own bookkeeping.
+// current details the Web UI reads (not a command), refreshed when what
+// the operator acts on changes and otherwise at most every detailsEvery.
+// It reads the run through a view.Run handed to it and writes only its
+// own bookkeeping.
 type publisher struct {
 	attrs published
 	// goal is what PlanGoal holds, asked of the worker at the start of
 	// every run (resolveGoalAttr).
-	goal goalAttrState
+	goal    goalAttrState
+	details shownDetails
 }
 
 // published is what the search attributes last said, so that they are
@@ -29,9 +34,47 @@ type published struct {
 	percent  int
 }
 
+// detailsEvery bounds how often the current details are rebuilt for a
+// change nobody has to act on (a step's end, a retry, usage): a few KiB of
+// markdown the Web UI reads when a person opens the run, which no person
+// reads faster. The bound is in workflow time, so a replay rebuilds them
+// where the run did, and a plan of quick steps no longer renders them
+// several times a step.
+const detailsEvery = time.Second
+
+// shownDetails is what the current details were last built from, and
+// when.
+type shownDetails struct {
+	key   detailsKey
+	at    time.Time
+	shown bool
+}
+
+// detailsKey is what the operator acts on, and what changes the picture
+// of the work at once: when any of it changes the details are rebuilt
+// whatever the time. A step that starts is in it, so that the details
+// name the step that runs while it runs, however long that is; so is a
+// new plan version.
+type detailsKey struct {
+	phase      plan.Phase
+	awaiting   signals.Awaiting
+	paused     bool
+	refining   bool
+	revision   int
+	selected   string
+	answers    int
+	skipSeq    int
+	skips      int
+	version    int
+	started    int
+	lastError  string
+	lastRefuse signals.Rejection
+}
+
 // publish upserts the search attributes that changed and refreshes the
-// current details.
-func (p *publisher) publish(ctx workflow.Context, v view.Run) {
+// current details when they are due; started is how many steps the run
+// has started.
+func (p *publisher) publish(ctx workflow.Context, v view.Run, started int) {
 	now := published{phase: v.State.Phase, awaiting: view.Awaiting(v), percent: view.Percent(v)}
 	first := p.attrs.phase == ""
 	var ups []temporal.SearchAttributeUpdate
@@ -58,5 +101,34 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run) {
 		p.attrs = now
 		p.goal.published = p.goal.published || setGoal
 	}
+	p.refreshDetails(ctx, v, now.awaiting, started)
+}
+
+// refreshDetails rebuilds the current details when what the operator acts
+// on changed (detailsKey) or detailsEvery has passed since they were
+// built.
+func (p *publisher) refreshDetails(ctx workflow.Context, v view.Run, awaiting signals.Awaiting, started int) {
+	st := v.State
+	key := detailsKey{phase: st.Phase, awaiting: awaiting, paused: st.Paused, refining: v.Refining,
+		revision: st.Options.Revision, selected: st.Options.SelectedID, answers: len(v.Clarify.Answers),
+		skipSeq: st.SkipSeq, skips: len(st.SkipConfirmations), started: started, lastError: st.LastError}
+	if st.Plan != nil {
+		key.version = st.Plan.Version
+	}
+	if n := len(st.Rejected); n > 0 {
+		key.lastRefuse = st.Rejected[n-1]
+	}
+	at := workflow.Now(ctx)
+	if !p.details.due(key, at) {
+		return
+	}
 	workflow.SetCurrentDetails(ctx, view.Details(v))
+	p.details = shownDetails{key: key, at: at, shown: true}
+}
+
+// due reports whether details built from what key says are due at
+// workflow time at: none were built yet, key changed, or detailsEvery
+// has passed since the last ones.
+func (d shownDetails) due(key detailsKey, at time.Time) bool {
+	return !d.shown || key != d.key || at.Sub(d.at) >= detailsEvery
 }

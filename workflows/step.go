@@ -16,6 +16,7 @@ func (e *executor) launch(ctx workflow.Context, id string) {
 	r := e.r
 	e.markRunning(ctx, id)
 	e.running++
+	e.launched++
 	r.st.MaxConcurrent = max(r.st.MaxConcurrent, e.running)
 	r.publish(ctx)
 	if s := e.step(id); s != nil {
