@@ -15,7 +15,7 @@ import (
 // cancelled (by Temporal cancellation, or by its own selection timeout
 // with the cancel outcome) is Canceled with the Result as the
 // cancellation's first detail. [ResultFromError] gets the Result back
-// from either error; [Client.Result] does it for you.
+// from either error; planclient.Client.Result does it for you.
 const (
 	// ErrorTypePlanFailed is the application error type of a failed
 	// plan. Its message is the Result's Error; its first detail is the
@@ -94,22 +94,6 @@ func RejectionReason(err error) string {
 		return app.Message()
 	}
 	return err.Error()
-}
-
-// rejection marks a typed rejection so that errors.Is finds [ErrRejected]
-// in it as well as the application error under it.
-type rejection struct{ err error }
-
-func (r *rejection) Error() string   { return r.err.Error() }
-func (r *rejection) Unwrap() []error { return []error{r.err, ErrRejected} }
-
-// markRejected returns err so that errors.Is finds ErrRejected in it when
-// it is a typed rejection; any other err is returned as it is.
-func markRejected(err error) error {
-	if err == nil || errors.Is(err, ErrRejected) || RejectionType(err) == "" {
-		return err
-	}
-	return &rejection{err: err}
 }
 
 // ResultFromError returns the Result a failed or cancelled plan ended with:

@@ -30,7 +30,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/version"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 )
 
 // defaultDialTimeout bounds the first connection to Temporal.
@@ -75,7 +75,7 @@ func newApp(in io.Reader, out, errOut io.Writer) *app {
 		interactive:  func() bool { return isTerminal(in) && isTerminal(out) },
 		live:         func() bool { return isTerminal(out) },
 		pollInterval: time.Second,
-		queryTimeout: signals.DefaultQueryTimeout,
+		queryTimeout: planclient.DefaultQueryTimeout,
 		dialTimeout:  defaultDialTimeout,
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -54,7 +55,7 @@ func (a *app) rollback(ctx context.Context, id string, force bool) error {
 		}
 		return a.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
+	pc := planclient.New(c, planclient.WithTaskQueue(a.cfg.Temporal.TaskQueue), planclient.WithIdentity(caller()))
 	res, err := pc.RollbackEnded(ctx, id, force)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == signals.ErrorTypeWorkspaceChanged {

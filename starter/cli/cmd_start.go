@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -226,7 +227,7 @@ func (a *app) start(ctx context.Context, req signals.StartRequest, id string, wa
 	if err := signals.EnsureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
+	pc := planclient.New(c, planclient.WithTaskQueue(a.cfg.Temporal.TaskQueue), planclient.WithIdentity(caller()))
 	run, err := pc.Start(ctx, id, req)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -39,7 +40,7 @@ func (a *app) watchCmd() *cobra.Command {
 type watcher struct {
 	a     *app
 	c     client.Client
-	pc    *signals.Client
+	pc    *planclient.Client
 	id    string
 	bar   *progressbar.ProgressBar
 	steps map[string]plan.StepStatus
@@ -56,7 +57,7 @@ func (a *app) watch(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	w := &watcher{a: a, c: c, pc: signals.NewClient(c, signals.WithQueryTimeout(a.queryTimeout)), id: id,
+	w := &watcher{a: a, c: c, pc: planclient.New(c, planclient.WithQueryTimeout(a.queryTimeout)), id: id,
 		steps: map[string]plan.StepStatus{}}
 	if !a.jsonOutput() && a.live() {
 		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
@@ -86,7 +87,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if s.Source != signals.SourceQuery {
+	if s.Source != planclient.SourceQuery {
 		if s.Status != "Running" {
 			return w.closed(ctx, errors.New(s.Note))
 		}
@@ -115,7 +116,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 // unanswered reports a plan that did not answer its query, once per
 // change of what its search attributes say: a "standing" event under
 // --output json, else a line.
-func (w *watcher) unanswered(s signals.Standing) error {
+func (w *watcher) unanswered(s planclient.Standing) error {
 	key := s
 	key.QueuedFor = 0 // a line per change, not per second queued
 	k := key.Summary()
@@ -292,18 +293,18 @@ const (
 // watchEvent is one line of watch --output json, which writes JSON Lines
 // (one compact object per line) so a script can read each as it comes:
 // "progress" with the progress answer when it changes, "standing" with
-// what the server knows (signals.Standing) when the plan is queued for a
+// what the server knows (planclient.Standing) when the plan is queued for a
 // worker or did not answer within the query timeout, "waiting" with the
 // pending answer when the plan stops for input, "ended" with how the plan
 // ended (Temporal's status, Failed or Canceled included, or the Result's
 // status of a completed run, see endStatus) when it closed and can no
 // longer be queried.
 type watchEvent struct {
-	Event    string            `json:"event"`
-	Progress *signals.Progress `json:"progress,omitempty"`
-	Standing *signals.Standing `json:"standing,omitempty"`
-	Pending  *signals.Pending  `json:"pending,omitempty"`
-	Status   string            `json:"status,omitempty"`
+	Event    string               `json:"event"`
+	Progress *signals.Progress    `json:"progress,omitempty"`
+	Standing *planclient.Standing `json:"standing,omitempty"`
+	Pending  *signals.Pending     `json:"pending,omitempty"`
+	Status   string               `json:"status,omitempty"`
 }
 
 // event writes e as one line of JSON.
