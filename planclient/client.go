@@ -23,8 +23,12 @@ import (
 // validator's error and changes nothing: a non-retryable application
 // error whose type is one of [signals.RejectionTypes] (read it with
 // [signals.RejectionType]), in which errors.Is finds [signals.ErrRejected].
-// Callers that want fire-and-forget signals use the [signals.Handler] definitions
-// with [Client.Temporal].
+// Every error of a call on a plan is wrapped once, here: its message is
+// "plan <id>: ", what was asked and the cause, a refusal reading as the
+// run wrote it ("plan p: update pause: rejected: already paused") without
+// the SDK's decorations; errors.As still finds the SDK's errors under it.
+// Callers that want fire-and-forget signals use the [signals.Handler]
+// definitions with [Client.Temporal].
 type Client struct {
 	c            client.Client
 	taskQueue    string
@@ -93,7 +97,7 @@ func (c *Client) Start(ctx context.Context, id string, req signals.StartRequest)
 	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
 	run, err := c.c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req)
 	if err != nil {
-		return nil, fmt.Errorf("start plan %s: %w", id, err)
+		return nil, wrap(id, fmt.Errorf("start: %w", err))
 	}
 	return run, nil
 }
@@ -127,10 +131,10 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 		},
 	})
 	if err != nil {
-		return out, fmt.Errorf("start plan %s and %s: %w", id, signals.AwaitOptions.Name, err)
+		return out, wrap(id, fmt.Errorf("start and %s: %w", signals.AwaitOptions.Name, err))
 	}
 	if err := h.Get(ctx, &out); err != nil {
-		return out, fmt.Errorf("plan %s: %s: %w", id, signals.AwaitOptions.Name, markRejected(err))
+		return out, wrap(id, fmt.Errorf("%s: %w", signals.AwaitOptions.Name, err))
 	}
 	return out, nil
 }
@@ -140,7 +144,7 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 // one so large the server would, is refused before anything starts.
 func (c *Client) startOptions(id string, req signals.StartRequest) (client.StartWorkflowOptions, error) {
 	if err := req.Validate(); err != nil {
-		return client.StartWorkflowOptions{}, fmt.Errorf("start plan %s: %w", id, err)
+		return client.StartWorkflowOptions{}, wrap(id, fmt.Errorf("start: %w", err))
 	}
 	return client.StartWorkflowOptions{
 		ID:            id,
@@ -154,43 +158,50 @@ func (c *Client) startOptions(id string, req signals.StartRequest) (client.Start
 // Select picks an option of plan id and answers the selected option.
 func (c *Client) Select(ctx context.Context, id string, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.SelectOption.Update(ctx, c.c, id, req))
+	v, err := signals.SelectOption.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Refine asks plan id for new options from feedback and answers them.
 func (c *Client) Refine(ctx context.Context, id string, req signals.RefinePlanRequest) (signals.OptionsView, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.RefinePlan.Update(ctx, c.c, id, req))
+	v, err := signals.RefinePlan.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Answer answers the clarifying questions of plan id.
 func (c *Client) Answer(ctx context.Context, id string, req signals.AnswerClarificationRequest) (signals.ClarificationResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.AnswerClarification.Update(ctx, c.c, id, req))
+	v, err := signals.AnswerClarification.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
 func (c *Client) ConfirmSkip(ctx context.Context, id string, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.ConfirmSkip.Update(ctx, c.c, id, req))
+	v, err := signals.ConfirmSkip.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Edit edits the plan of plan id and answers the new plan version.
 func (c *Client) Edit(ctx context.Context, id string, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.EditPlan.Update(ctx, c.c, id, req))
+	v, err := signals.EditPlan.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Pause pauses plan id at its next step boundary and answers its state.
 func (c *Client) Pause(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.Pause.Update(ctx, c.c, id, req))
+	v, err := signals.Pause.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Resume resumes paused plan id and answers its state.
 func (c *Client) Resume(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error) {
 	req.By = c.by(req.By)
-	return withRejection(signals.Resume.Update(ctx, c.c, id, req))
+	v, err := signals.Resume.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Cancel asks plan id to stop through Temporal cancellation: it cancels
@@ -199,7 +210,7 @@ func (c *Client) Resume(ctx context.Context, id string, req signals.ControlReque
 // for the end and answers the Result.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	if err := c.c.CancelWorkflow(ctx, id, ""); err != nil {
-		return fmt.Errorf("cancel plan %s: %w", id, err)
+		return wrap(id, fmt.Errorf("cancel: %w", err))
 	}
 	return nil
 }
@@ -207,27 +218,32 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
 func (c *Client) Rollback(ctx context.Context, id string) (signals.RollbackResponse, error) {
-	return withRejection(signals.Rollback.Update(ctx, c.c, id, signals.RollbackRequest{By: c.identity}))
+	v, err := signals.Rollback.Update(ctx, c.c, id, signals.RollbackRequest{By: c.identity})
+	return v, wrap(id, err)
 }
 
 // Progress answers the progress query of plan id.
 func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, error) {
-	return signals.ProgressQuery.Get(ctx, c.c, id)
+	v, err := signals.ProgressQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Plan answers the plan query of plan id.
 func (c *Client) Plan(ctx context.Context, id string) (signals.PlanView, error) {
-	return signals.PlanQuery.Get(ctx, c.c, id)
+	v, err := signals.PlanQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Options answers the options query of plan id.
 func (c *Client) Options(ctx context.Context, id string) (signals.OptionsView, error) {
-	return signals.OptionsQuery.Get(ctx, c.c, id)
+	v, err := signals.OptionsQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Pending answers the pending query of plan id.
 func (c *Client) Pending(ctx context.Context, id string) (signals.Pending, error) {
-	return signals.PendingQuery.Get(ctx, c.c, id)
+	v, err := signals.PendingQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Result waits until plan id ends, following its continue-as-new chain,
@@ -246,26 +262,5 @@ func (c *Client) Result(ctx context.Context, id string) (signals.Result, error) 
 	if res, ok := signals.ResultFromError(err); ok {
 		return res, nil
 	}
-	return out, fmt.Errorf("result of plan %s: %w", id, err)
-}
-
-// withRejection marks a typed rejection in an update's error, see markRejected.
-func withRejection[T any](v T, err error) (T, error) {
-	return v, markRejected(err)
-}
-
-// rejection marks a typed rejection so that errors.Is finds [signals.ErrRejected]
-// in it as well as the application error under it.
-type rejection struct{ err error }
-
-func (r *rejection) Error() string   { return r.err.Error() }
-func (r *rejection) Unwrap() []error { return []error{r.err, signals.ErrRejected} }
-
-// markRejected returns err so that errors.Is finds ErrRejected in it when
-// it is a typed rejection; any other err is returned as it is.
-func markRejected(err error) error {
-	if err == nil || errors.Is(err, signals.ErrRejected) || signals.RejectionType(err) == "" {
-		return err
-	}
-	return &rejection{err: err}
+	return out, wrap(id, fmt.Errorf("result: %w", err))
 }

@@ -248,7 +248,7 @@ func TestCancelAndResult(t *testing.T) {
 func TestCancelWrapsTheError(t *testing.T) {
 	tc := mocks.NewClient(t)
 	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(errors.New("not found")).Once()
-	assert.EqualError(t, New(tc).Cancel(context.Background(), "p"), "cancel plan p: not found")
+	assert.EqualError(t, New(tc).Cancel(context.Background(), "p"), "plan p: cancel: not found")
 }
 
 func TestResultOfAFailedOrCancelledPlan(t *testing.T) {
@@ -281,7 +281,7 @@ func TestResultReportsAnEndWithoutResult(t *testing.T) {
 	run.On("Get", mock.Anything, mock.Anything).Return(errors.New("workflow terminated")).Once()
 	tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
 	_, err := New(tc).Result(context.Background(), "p")
-	assert.EqualError(t, err, "result of plan p: workflow terminated")
+	assert.EqualError(t, err, "plan p: result: workflow terminated")
 }
 
 func TestUpdateRejectionReachesTheCallerTyped(t *testing.T) {
@@ -297,23 +297,6 @@ func TestUpdateRejectionReachesTheCallerTyped(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())
-}
-
-func TestMarkRejectedLetsErrorsIsFindTheSentinel(t *testing.T) {
-	err := markRejected(overTheWire(signals.Reject(signals.RejectWrongPhase, "not paused")))
-	assert.ErrorIs(t, err, signals.ErrRejected)
-	var app *temporal.ApplicationError
-	require.ErrorAs(t, err, &app, "the application error stays reachable")
-	assert.Equal(t, signals.RejectWrongPhase, app.Type())
-
-	plain := errors.New("unavailable")
-	assert.Same(t, plain, markRejected(plain))
-	assert.NoError(t, markRejected(nil))
-}
-
-// overTheWire returns err as a client sees it: turned into a Temporal
-// failure by the worker and back into an error by the client.
-func overTheWire(err error) error {
-	fc := temporal.GetDefaultFailureConverter()
-	return fc.FailureToError(fc.ErrorToFailure(err))
+	assert.EqualError(t, err, `plan p: update select-option: rejected: unknown option "o9"`,
+		"the refusal reads as the run wrote it, once wrapped")
 }

@@ -22,7 +22,7 @@ import (
 func (c *Client) RollbackEnded(ctx context.Context, id string, force bool) (signals.RollbackPlanResult, error) {
 	req := signals.RollbackPlanRequest{PlanID: id, Force: force}
 	if err := req.Validate(); err != nil {
-		return signals.RollbackPlanResult{}, err
+		return signals.RollbackPlanResult{}, wrap(id, fmt.Errorf("rollback: %w", err))
 	}
 	for n := 1; n <= signals.MaxRollbacksPerPlan; n++ {
 		run, err := c.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -39,11 +39,11 @@ func (c *Client) RollbackEnded(ctx context.Context, id string, force bool) (sign
 			continue
 		}
 		if err != nil {
-			return signals.RollbackPlanResult{}, fmt.Errorf("rollback of plan %s: %w", id, err)
+			return signals.RollbackPlanResult{}, wrap(id, fmt.Errorf("rollback: %w", err))
 		}
 		return rollbackResult(ctx, run, id)
 	}
-	return signals.RollbackPlanResult{}, fmt.Errorf("rollback of plan %s: it has had %d rollbacks already", id, signals.MaxRollbacksPerPlan)
+	return signals.RollbackPlanResult{}, wrap(id, fmt.Errorf("rollback: it has had %d rollbacks already", signals.MaxRollbacksPerPlan))
 }
 
 // rollbackResult waits for a PlanRollback run; a refusal's details carry
@@ -58,5 +58,5 @@ func rollbackResult(ctx context.Context, run client.WorkflowRun, id string) (sig
 	if errors.As(err, &app) && app.Type() == signals.ErrorTypeWorkspaceChanged && app.HasDetails() {
 		_ = app.Details(&out) // the message says it all when the details do not decode
 	}
-	return out, fmt.Errorf("rollback of plan %s: %w", id, err)
+	return out, wrap(id, fmt.Errorf("rollback: %w", err))
 }

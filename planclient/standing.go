@@ -106,7 +106,7 @@ func orUnknown(s string) string {
 func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 	desc, err := c.c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
-		return Standing{}, fmt.Errorf("describe plan %s: %w", id, err)
+		return Standing{}, wrap(id, fmt.Errorf("describe: %w", err))
 	}
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	s := standingOf(desc.RawResponse, time.Now())
@@ -124,7 +124,7 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 		return s, nil
 	}
 	if ctx.Err() != nil {
-		return Standing{}, ctx.Err()
+		return Standing{}, wrap(id, ctx.Err())
 	}
 	s.Pollers = c.pollers(ctx, s.TaskQueue)
 	switch {
@@ -136,6 +136,17 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 		s.Note = fmt.Sprintf("the query failed: %v", err)
 	}
 	return s, nil
+}
+
+// Status answers Temporal's status of the latest run of plan id
+// (running, completed, failed, canceled, terminated, continued as new or
+// timed out), which says whether the plan can still take an update.
+func (c *Client) Status(ctx context.Context, id string) (enumspb.WorkflowExecutionStatus, error) {
+	desc, err := c.c.DescribeWorkflow(ctx, id, "")
+	if err != nil {
+		return enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED, wrap(id, fmt.Errorf("describe: %w", err))
+	}
+	return desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(), nil
 }
 
 // standingOf reads a describe answer at now: status, task queue, whether

@@ -59,13 +59,13 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 	if err := a.checkQueryTimeout(); err != nil {
 		return st, err
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return st, err
 	}
-	standing, err := planclient.New(c, planclient.WithQueryTimeout(a.queryTimeout)).Standing(ctx, id)
+	standing, err := pc.Standing(ctx, id)
 	if err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+		return st, err
 	}
 	if standing.Source != planclient.SourceQuery {
 		st.Source, st.Standing = standing.Source, &standing
@@ -74,16 +74,14 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 	st.Source, st.Progress = planclient.SourceQuery, *standing.Progress
 	qctx, cancel := context.WithTimeout(ctx, a.queryTimeout)
 	defer cancel()
-	if st.Options, err = signals.OptionsQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+	if st.Options, err = pc.Options(qctx, id); err != nil {
+		return st, err
 	}
-	if st.Plan, err = signals.PlanQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+	if st.Plan, err = pc.Plan(qctx, id); err != nil {
+		return st, err
 	}
-	if st.Pending, err = signals.PendingQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
-	}
-	return st, nil
+	st.Pending, err = pc.Pending(qctx, id)
+	return st, err
 }
 
 func renderState(w io.Writer, st planState) error {

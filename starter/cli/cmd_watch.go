@@ -10,7 +10,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/planclient"
@@ -39,7 +38,6 @@ func (a *app) watchCmd() *cobra.Command {
 // end.
 type watcher struct {
 	a     *app
-	c     client.Client
 	pc    *planclient.Client
 	id    string
 	bar   *progressbar.ProgressBar
@@ -53,12 +51,11 @@ func (a *app) watch(ctx context.Context, id string) error {
 	if err := a.checkQueryTimeout(); err != nil {
 		return err
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
-	w := &watcher{a: a, c: c, pc: planclient.New(c, planclient.WithQueryTimeout(a.queryTimeout)), id: id,
-		steps: map[string]plan.StepStatus{}}
+	w := &watcher{a: a, pc: pc, id: id, steps: map[string]plan.StepStatus{}}
 	if !a.jsonOutput() && a.live() {
 		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
@@ -152,7 +149,7 @@ func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	view, err := signals.PlanQuery.Get(qctx, w.c, w.id)
+	view, err := w.pc.Plan(qctx, w.id)
 	if err != nil || view.Plan == nil {
 		return // the next poll tries again
 	}
@@ -182,9 +179,9 @@ func (w *watcher) println(line string) {
 func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error {
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	pending, err := signals.PendingQuery.Get(qctx, w.c, w.id)
+	pending, err := w.pc.Pending(qctx, w.id)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", w.id, err)
+		return err
 	}
 	if w.a.jsonOutput() {
 		return w.event(watchEvent{Event: eventWaiting, Pending: &pending})
@@ -204,7 +201,7 @@ func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
 	fmt.Fprintf(w.a.out, "plan %s %s\n", w.id, phase)
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	if view, err := signals.PlanQuery.Get(qctx, w.c, w.id); err == nil && view.Plan != nil {
+	if view, err := w.pc.Plan(qctx, w.id); err == nil && view.Plan != nil {
 		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
 			return err
 		}
@@ -224,11 +221,10 @@ func (w *watcher) stopBar() {
 // closed handles a failed query: a plan that has ended (and whose worker
 // may be gone) finishes the watch; anything else is an error.
 func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
-	desc, err := w.c.DescribeWorkflow(ctx, w.id, "")
+	st, err := w.pc.Status(ctx, w.id)
 	if err != nil {
-		return true, fmt.Errorf("plan %s: %w", w.id, errors.Join(qerr, err))
+		return true, errors.Join(qerr, err)
 	}
-	st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus()
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
@@ -251,9 +247,7 @@ func (w *watcher) endReason(ctx context.Context, st enumspb.WorkflowExecutionSta
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED && st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		return ""
 	}
-	var res signals.Result
-	err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res)
-	if res, ok := signals.ResultFromError(err); ok {
+	if res, err := w.pc.Result(ctx, w.id); err == nil {
 		return res.Error
 	}
 	return ""
@@ -268,8 +262,8 @@ func (w *watcher) endStatus(ctx context.Context, st enumspb.WorkflowExecutionSta
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return st.String()
 	}
-	var res signals.Result
-	if err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res); err != nil || res.Status == "" {
+	res, err := w.pc.Result(ctx, w.id)
+	if err != nil || res.Status == "" {
 		return st.String()
 	}
 	return string(res.Status)

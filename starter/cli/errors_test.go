@@ -94,10 +94,3 @@ func TestRunExitCodes(t *testing.T) {
 		})
 	}
 }
-
-func TestMessageDropsTheSDKDecorations(t *testing.T) {
-	err := fmt.Errorf("plan p: update select-option: %w",
-		temporal.NewApplicationError(`rejected: unknown option "x"`, "wrapError"))
-	assert.Equal(t, `plan p: update select-option: rejected: unknown option "x"`, message(err))
-	assert.Equal(t, "disk full", message(errors.New("disk full")))
-}
