@@ -287,13 +287,13 @@ func TestResultReportsAnEndWithoutResult(t *testing.T) {
 func TestUpdateRejectionReachesTheCallerTyped(t *testing.T) {
 	tc := mocks.NewClient(t)
 	h := mocks.NewWorkflowUpdateHandle(t)
-	h.On("Get", mock.Anything, mock.Anything).Return(overTheWire(signals.Reject(signals.RejectUnknownOption, `unknown option "o9"`))).Once()
+	h.On("Get", mock.Anything, mock.Anything).Return(overTheWire(signals.Reject(signals.ErrorTypeUnknownOption, `unknown option "o9"`))).Once()
 	tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
 
 	_, err := New(tc).Select(context.Background(), "p", signals.SelectOptionRequest{OptionID: "o9"})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, signals.ErrRejected)
-	assert.Equal(t, signals.RejectUnknownOption, signals.RejectionType(err))
+	assert.Equal(t, signals.ErrorTypeUnknownOption, signals.RejectionType(err))
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())

@@ -26,10 +26,10 @@ func overTheWire(err error) error {
 }
 
 func TestWrapMarksATypedRefusal(t *testing.T) {
-	err := wrap("p", fmt.Errorf("update pause: %w", overTheWire(signals.Reject(signals.RejectWrongPhase, "already paused"))))
+	err := wrap("p", fmt.Errorf("update pause: %w", overTheWire(signals.Reject(signals.ErrorTypeWrongPhase, "already paused"))))
 	assert.EqualError(t, err, "plan p: update pause: rejected: already paused", "no SDK decorations")
 	assert.ErrorIs(t, err, signals.ErrRejected)
-	assert.Equal(t, signals.RejectWrongPhase, signals.RejectionType(err))
+	assert.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err))
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app, "the application error stays reachable")
 	assert.True(t, app.NonRetryable())

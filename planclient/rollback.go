@@ -15,10 +15,11 @@ import (
 
 // RollbackEnded restores the workspace of plan id after the plan ended,
 // by running a PlanRollback workflow under the next free id
-// RollbackWorkflowID(id, n), and waits for its answer. It refuses (an
-// error of type ErrorTypeWorkspaceChanged, with the result's ChangedSince
-// filled in) when files changed after the plan ended, unless force is set.
-// An open plan is refused too: use [Client.Rollback] for it.
+// [signals.RollbackWorkflowID](id, n), and waits for its answer. It
+// refuses (an error of type [signals.ErrorTypeWorkspaceChanged], with the
+// result's ChangedSince filled in) when files changed after the plan
+// ended, unless force is set. An open plan is refused too: use
+// [Client.Rollback] for it.
 func (c *Client) RollbackEnded(ctx context.Context, id string, force bool) (signals.RollbackPlanResult, error) {
 	req := signals.RollbackPlanRequest{PlanID: id, Force: force}
 	if err := req.Validate(); err != nil {

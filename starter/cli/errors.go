@@ -96,13 +96,13 @@ func isRejected(err error) bool {
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return app.Type() == rejectedType || strings.HasPrefix(app.Message(), signals.ErrRejected.Error())
+		return app.Type() == errorTypeRejected || strings.HasPrefix(app.Message(), signals.ErrRejected.Error())
 	}
 	var invalid *serviceerror.InvalidArgument
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	return errors.As(err, &invalid) || errors.As(err, &started)
 }
 
-// rejectedType is the application error type a workflow may give its
+// errorTypeRejected is the application error type a workflow may give its
 // rejections.
-const rejectedType = "Rejected"
+const errorTypeRejected = "Rejected"

@@ -49,7 +49,7 @@ func TestInputsGoThroughTheClient(t *testing.T) {
 			c.On("Close").Return().Once()
 			h := mocks.NewWorkflowUpdateHandle(t)
 			h.On("Get", mock.Anything, mock.Anything).
-				Return(endedWith(signals.Reject(signals.RejectWrongPhase, "not now"))).Once()
+				Return(endedWith(signals.Reject(signals.ErrorTypeWrongPhase, "not now"))).Once()
 			c.On("UpdateWorkflow", mock.Anything, client.UpdateWorkflowOptions{
 				WorkflowID: "plan-1", UpdateName: tc.name, Args: []any{tc.arg},
 				WaitForStage: client.WorkflowUpdateStageCompleted,
