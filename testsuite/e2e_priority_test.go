@@ -10,6 +10,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -22,7 +23,7 @@ func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	pw := startPlanWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-priority-" + pw.queue
 	steps := []plan.Step{
 		{ID: "a", Title: "A", Action: plan.ActionLLM, Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "say a"}}},

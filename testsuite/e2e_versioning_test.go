@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -47,7 +48,7 @@ func TestPlansStayOnTheirBuildAndMoveAtContinueAsNew(t *testing.T) {
 		"the first build of a deployment makes itself current")
 	assert.Equal(t, buildA, currentBuild(ctx, t, c, deployment))
 
-	pc := signals.NewClient(c, signals.WithTaskQueue(queue))
+	pc := planclient.New(c, planclient.WithTaskQueue(queue))
 	early := "plan-early-" + queue
 	_, err := pc.StartAndGetOptions(ctx, early, signals.StartRequest{Goal: versioningGoal, Workspace: workspace, OptionCount: 1})
 	require.NoError(t, err)
@@ -122,7 +123,7 @@ func TestUnversionedWorkerRunsAPlan(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-unversioned-" + queue
 	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: versioningGoal, Workspace: workspace,
 		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})

@@ -131,14 +131,14 @@ func (r *run) questionFor(key string) string {
 // only for questions that were asked.
 func (r *run) validateAnswers(req signals.AnswerClarificationRequest) error {
 	if !r.clarify.waiting {
-		return reject(signals.RejectWrongPhase, "no clarification is pending (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "no clarification is pending (phase %s)", r.st.Phase)
 	}
 	if len(req.Answers) == 0 {
-		return reject(signals.RejectInvalidInput, "answers are empty")
+		return reject(signals.ErrorTypeInvalidInput, "answers are empty")
 	}
 	for _, k := range workflow.DeterministicKeys(req.Answers) {
 		if r.questionFor(k) == "" {
-			return reject(signals.RejectInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.questions))
+			return reject(signals.ErrorTypeInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(r.clarify.questions))
 		}
 		if err := tooLong(fmt.Sprintf("answer to %q", k), req.Answers[k]); err != nil {
 			return err

@@ -21,9 +21,9 @@ func (r *run) finishing() bool {
 func (r *run) validatePause(req signals.ControlRequest) error {
 	switch {
 	case r.finishing():
-		return reject(signals.RejectWrongPhase, "cannot pause: the run is %s", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "cannot pause: the run is %s", r.st.Phase)
 	case r.st.Paused:
-		return reject(signals.RejectWrongPhase, "already paused")
+		return reject(signals.ErrorTypeWrongPhase, "already paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -44,7 +44,7 @@ func (r *run) pause(ctx workflow.Context, req signals.ControlRequest) (signals.C
 // validateResume refuses to resume a run that is not paused.
 func (r *run) validateResume(req signals.ControlRequest) error {
 	if !r.st.Paused {
-		return reject(signals.RejectWrongPhase, "not paused")
+		return reject(signals.ErrorTypeWrongPhase, "not paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -80,22 +80,22 @@ func (r *run) userChange(ctx workflow.Context, by, reason string) plan.Change {
 func (r *run) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
 	switch {
 	case r.st.Plan == nil:
-		return reject(signals.RejectWrongPhase, "no plan selected yet")
+		return reject(signals.ErrorTypeWrongPhase, "no plan selected yet")
 	case r.finishing():
-		return reject(signals.RejectWrongPhase, "cannot edit: the run is %s", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "cannot edit: the run is %s", r.st.Phase)
 	case r.halted():
 		// No step starts any more: a step added now would stay pending
 		// in the finished plan.
-		return reject(signals.RejectWrongPhase, "cannot edit: execution is stopping (%s)", r.haltReason())
+		return reject(signals.ErrorTypeWrongPhase, "cannot edit: execution is stopping (%s)", r.haltReason())
 	case len(req.Edits) == 0:
-		return reject(signals.RejectInvalidEdit, "no edits")
+		return reject(signals.ErrorTypeInvalidEdit, "no edits")
 	}
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
 	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.limits()}
 	if _, err := r.tryChange(func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
-		return reject(signals.RejectInvalidEdit, "edit: %v", err)
+		return reject(signals.ErrorTypeInvalidEdit, "edit: %v", err)
 	}
 	return nil
 }
@@ -119,13 +119,13 @@ func (r *run) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.E
 func (r *run) validateRollback(signals.RollbackRequest) error {
 	switch {
 	case !r.exec.started:
-		return reject(signals.RejectWrongPhase, "rollback is possible once execution has started (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "rollback is possible once execution has started (phase %s)", r.st.Phase)
 	case r.st.SnapshotID == "":
-		return reject(signals.RejectWrongPhase, "no workspace snapshot: the run has no workspace")
+		return reject(signals.ErrorTypeWrongPhase, "no workspace snapshot: the run has no workspace")
 	case r.exec.rollingBack:
-		return reject(signals.RejectBusy, "a rollback is already running")
+		return reject(signals.ErrorTypeBusy, "a rollback is already running")
 	case r.st.Phase.Terminal():
-		return reject(signals.RejectWrongPhase, "the run is %s", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "the run is %s", r.st.Phase)
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func (r *run) awaitWorkspace(ctx workflow.Context, holder signals.WorkspaceLease
 // message; other errors stay as they are.
 func refusedWorkspace(err error) error {
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && (app.Type() == signals.ErrorTypeWorkspaceBusy || app.Type() == activities.ErrWorkspace) {
+	if errors.As(err, &app) && (app.Type() == signals.ErrorTypeWorkspaceBusy || app.Type() == activities.ErrorTypeWorkspace) {
 		return &errWorkspaceRefused{msg: app.Message()}
 	}
 	return err

@@ -123,17 +123,17 @@ func (r *run) findOption(req signals.SelectOptionRequest) (plan.Option, error) {
 		if o, ok := r.optionByID(req.OptionID); ok {
 			return o, nil
 		}
-		return plan.Option{}, reject(signals.RejectUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(r.optionIDs(), ", "))
+		return plan.Option{}, reject(signals.ErrorTypeUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(r.optionIDs(), ", "))
 	}
 	if req.Rank == 0 {
-		return plan.Option{}, reject(signals.RejectInvalidInput, "optionId or rank is required")
+		return plan.Option{}, reject(signals.ErrorTypeInvalidInput, "optionId or rank is required")
 	}
 	for _, o := range r.st.Options.Options {
 		if o.Rank == req.Rank {
 			return o, nil
 		}
 	}
-	return plan.Option{}, reject(signals.RejectUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(r.st.Options.Options))
+	return plan.Option{}, reject(signals.ErrorTypeUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(r.st.Options.Options))
 }
 
 // optionIDs lists the current option ids in rank order.
@@ -165,11 +165,11 @@ func (r *run) validateSelect(req signals.SelectOptionRequest) error {
 func (r *run) awaitingSelection() error {
 	switch {
 	case !r.sel.waiting:
-		return reject(signals.RejectWrongPhase, "not awaiting a selection (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "not awaiting a selection (phase %s)", r.st.Phase)
 	case r.st.Options.SelectedID != "":
-		return reject(signals.RejectWrongPhase, "option %q is already selected", r.st.Options.SelectedID)
+		return reject(signals.ErrorTypeWrongPhase, "option %q is already selected", r.st.Options.SelectedID)
 	case r.sel.refining:
-		return reject(signals.RejectBusy, "options are being refined: wait for the new options")
+		return reject(signals.ErrorTypeBusy, "options are being refined: wait for the new options")
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ func (r *run) validateRefine(req signals.RefinePlanRequest) error {
 		return err
 	}
 	if strings.TrimSpace(req.Feedback) == "" {
-		return reject(signals.RejectInvalidInput, "feedback is required to refine the options")
+		return reject(signals.ErrorTypeInvalidInput, "feedback is required to refine the options")
 	}
 	return tooLong("feedback", req.Feedback)
 }
@@ -233,7 +233,7 @@ func (r *run) optionByID(id string) (plan.Option, bool) {
 // are no options to wait for any more.
 func (r *run) validateAwaitOptions(signals.AwaitOptionsRequest) error {
 	if r.st.Plan != nil || r.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
-		return reject(signals.RejectWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
 	}
 	return nil
 }

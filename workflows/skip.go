@@ -217,16 +217,16 @@ func (r *run) validateConfirm(req signals.ConfirmSkipRequest) error {
 		ans, answered := r.exec.answers[c.RequestID]
 		if c.RequestID == req.RequestID {
 			// Answered in this workflow task, not settled yet.
-			return reject(signals.RejectWrongPhase, "skip request %q is already answered (%s)", c.RequestID, approvedWord(ans.approve))
+			return reject(signals.ErrorTypeWrongPhase, "skip request %q is already answered (%s)", c.RequestID, approvedWord(ans.approve))
 		}
 		if !answered {
 			ids = append(ids, c.RequestID)
 		}
 	}
 	if len(ids) == 0 {
-		return reject(signals.RejectUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
+		return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
 	}
-	return reject(signals.RejectUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
+	return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
 }
 
 // confirm answers a pending skip request.
