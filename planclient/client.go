@@ -152,6 +152,10 @@ func (c *Client) startOptions(id string, req signals.StartRequest) (client.Start
 		StaticSummary: signals.StaticSummary(req.Goal),
 		StaticDetails: StaticDetails(req),
 		Memo:          map[string]any{signals.MemoGoal: req.Goal},
+		// The plan's workflow tasks take this priority (its activities
+		// get theirs from the request): the tenant, else this client's
+		// identity, is the fairness key (docs/operations.md).
+		Priority: signals.TaskPriority(req, c.identity),
 	}, nil
 }
 

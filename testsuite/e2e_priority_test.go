@@ -36,6 +36,12 @@ func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 
+	desc, err := pw.srv.Client.DescribeWorkflow(ctx, id, "")
+	require.NoError(t, err)
+	started := desc.RawResponse.GetWorkflowExecutionInfo().GetPriority()
+	assert.Equal(t, int32(2), started.GetPriorityKey(), "the client started the plan at its priority")
+	assert.Equal(t, "team-a", started.GetFairnessKey())
+
 	keys := map[string][]int{}
 	it := pw.srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
