@@ -149,7 +149,7 @@ type brokenLLM struct {
 
 // Complete returns the configuration error, non-retryable.
 func (b brokenLLM) Complete(context.Context, llm.Request) (llm.Response, error) {
-	return llm.Response{}, llm.Fail(llm.ErrConfig, b.err, b.msg)
+	return llm.Response{}, llm.Fail(llm.ErrorTypeConfig, b.err, b.msg)
 }
 
 // prices returns the price table, llm.DefaultPricing when none was set.

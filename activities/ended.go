@@ -15,15 +15,15 @@ import (
 
 // Types of the errors PlanEnd refuses with; all non-retryable.
 const (
-	// ErrPlanOpen is a plan that has not ended: its own rollback update
+	// ErrorTypePlanOpen is a plan that has not ended: its own rollback update
 	// restores it.
-	ErrPlanOpen = "PlanOpen"
-	// ErrNoSnapshot is an ended plan whose Result names no snapshot: it had
+	ErrorTypePlanOpen = "PlanOpen"
+	// ErrorTypeNoSnapshot is an ended plan whose Result names no snapshot: it had
 	// no workspace, ended before execution, was terminated, or ran before
 	// Results carried the snapshot.
-	ErrNoSnapshot = "NoSnapshot"
-	// ErrPlanNotFound is a plan id Temporal does not know.
-	ErrPlanNotFound = "PlanNotFound"
+	ErrorTypeNoSnapshot = "NoSnapshot"
+	// ErrorTypePlanNotFound is a plan id Temporal does not know.
+	ErrorTypePlanNotFound = "PlanNotFound"
 )
 
 // MaxChangedPaths bounds the paths WorkspaceChangedSince lists.
@@ -47,22 +47,22 @@ type PlanEndOutput struct {
 // PlanEnd reads how plan in.PlanID ended, through the worker's own
 // Temporal client: its status and close time (of the last run of a
 // continue-as-new chain) and, from its Result, the snapshot and workspace.
-// A plan still open is an ErrPlanOpen error, a plan without a snapshot in
-// its Result an ErrNoSnapshot error, an unknown one an ErrPlanNotFound
+// A plan still open is an ErrorTypePlanOpen error, a plan without a snapshot in
+// its Result an ErrorTypeNoSnapshot error, an unknown one an ErrorTypePlanNotFound
 // error; all non-retryable.
 func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutput, error) {
 	c := activity.GetClient(ctx)
 	desc, err := c.DescribeWorkflow(ctx, in.PlanID, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return PlanEndOutput{}, fail(ErrPlanNotFound, err, fmt.Sprintf("no plan %s", in.PlanID))
+		return PlanEndOutput{}, fail(ErrorTypePlanNotFound, err, fmt.Sprintf("no plan %s", in.PlanID))
 	}
 	if err != nil {
 		return PlanEndOutput{}, fmt.Errorf("describe plan %s: %w", in.PlanID, err)
 	}
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return PlanEndOutput{}, fail(ErrPlanOpen, nil,
+		return PlanEndOutput{}, fail(ErrorTypePlanOpen, nil,
 			fmt.Sprintf("plan %s is still open: roll it back with its rollback update", in.PlanID))
 	}
 	out := PlanEndOutput{Status: info.GetStatus().String(), ClosedAt: info.GetCloseTime().AsTime()}
@@ -71,12 +71,12 @@ func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutpu
 	if err != nil {
 		var ok bool
 		if res, ok = signals.ResultFromError(err); !ok {
-			return out, fail(ErrNoSnapshot, err, fmt.Sprintf("plan %s ended %s without a Result: nothing names its snapshot",
+			return out, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s ended %s without a Result: nothing names its snapshot",
 				in.PlanID, out.Status))
 		}
 	}
 	if res.SnapshotID == "" {
-		return out, fail(ErrNoSnapshot, nil, fmt.Sprintf("plan %s has no workspace snapshot: it had no workspace, "+
+		return out, fail(ErrorTypeNoSnapshot, nil, fmt.Sprintf("plan %s has no workspace snapshot: it had no workspace, "+
 			"ended before execution, or ran before results named the snapshot", in.PlanID))
 	}
 	out.SnapshotID, out.Workspace = res.SnapshotID, res.Workspace

@@ -11,14 +11,14 @@ import (
 // Types of the ApplicationErrors the activities return besides the LLM's
 // (llm.ErrorType). All are non-retryable: a retry cannot fix them.
 const (
-	// ErrUnknownTemplate is a plan template name that does not exist.
-	ErrUnknownTemplate = "UnknownTemplate"
-	// ErrWorkspace is a workspace that is missing, not a directory or
+	// ErrorTypeUnknownTemplate is a plan template name that does not exist.
+	ErrorTypeUnknownTemplate = "UnknownTemplate"
+	// ErrorTypeWorkspace is a workspace that is missing, not a directory or
 	// outside the worker's workspace root.
-	ErrWorkspace = "WorkspaceRejected"
-	// ErrSnapshot is a snapshot that cannot be taken (too large) or
+	ErrorTypeWorkspace = "WorkspaceRejected"
+	// ErrorTypeSnapshot is a snapshot that cannot be taken (too large) or
 	// restored (unknown id, another workspace's snapshot).
-	ErrSnapshot = "SnapshotError"
+	ErrorTypeSnapshot = "SnapshotError"
 )
 
 // fail returns a non-retryable ApplicationError of type typ.
@@ -30,16 +30,16 @@ func fail(typ string, cause error, msg string) error {
 }
 
 // refusal turns a refusal of the workspace package into the non-retryable
-// ApplicationError of its kind (ErrWorkspace, ErrSnapshot). Other errors
+// ApplicationError of its kind (ErrorTypeWorkspace, ErrorTypeSnapshot). Other errors
 // are faults of the worker, returned as they are for Temporal to retry.
 func refusal(err error) error {
 	var r *workspace.Refusal
 	if !errors.As(err, &r) {
 		return err
 	}
-	typ := ErrWorkspace
+	typ := ErrorTypeWorkspace
 	if errors.Is(r.Kind, workspace.ErrSnapshot) {
-		typ = ErrSnapshot
+		typ = ErrorTypeSnapshot
 	}
 	return fail(typ, r.Err, r.Msg)
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// ErrGoalDigest is the type of the error GoalAttr fails with when the
+// ErrorTypeGoalDigest is the type of the error GoalAttr fails with when the
 // worker encrypts payloads but cannot digest the goal; non-retryable.
-const ErrGoalDigest = "GoalDigest"
+const ErrorTypeGoalDigest = "GoalDigest"
 
 // GoalAttrInput is the goal of a plan, as its request gave it.
 type GoalAttrInput struct {
@@ -32,14 +32,14 @@ type GoalAttrOutput struct {
 // belong to the worker: the workflow, which holds no key and must replay
 // the same, upserts what this answered, and the answer is recorded in
 // history (encrypted like every payload). An error digesting is an
-// ErrGoalDigest error; the workflow then sets no PlanGoal at all.
+// ErrorTypeGoalDigest error; the workflow then sets no PlanGoal at all.
 func (a *Activities) GoalAttr(_ context.Context, in GoalAttrInput) (GoalAttrOutput, error) {
 	if a.GoalDigest == nil {
 		return GoalAttrOutput{Value: signals.GoalAttrValue(in.Goal)}, nil
 	}
 	d, err := a.GoalDigest(signals.NormalizeGoal(in.Goal))
 	if err != nil {
-		return GoalAttrOutput{}, temporal.NewNonRetryableApplicationError("digest the goal: "+err.Error(), ErrGoalDigest, nil)
+		return GoalAttrOutput{}, temporal.NewNonRetryableApplicationError("digest the goal: "+err.Error(), ErrorTypeGoalDigest, nil)
 	}
 	return GoalAttrOutput{Value: d, Digest: true}, nil
 }

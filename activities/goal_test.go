@@ -30,7 +30,7 @@ func TestGoalAttrFailsRatherThanWriteTheGoal(t *testing.T) {
 	out, err := a.GoalAttr(context.Background(), GoalAttrInput{Goal: "Add JWT authentication"})
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	assert.Equal(t, ErrGoalDigest, appErr.Type())
+	assert.Equal(t, ErrorTypeGoalDigest, appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Empty(t, out.Value)
 }

@@ -59,7 +59,7 @@ type leaseRegistry interface {
 // holds is a non-retryable error of type signals.ErrorTypeWorkspaceBusy
 // whose message and first detail name that plan; the workspace root
 // itself, a workspace outside it or a missing one is a non-retryable
-// ErrWorkspace. Acquiring again for the same plan is idempotent.
+// ErrorTypeWorkspace. Acquiring again for the same plan is idempotent.
 func (a *Activities) AcquireWorkspace(ctx context.Context, in AcquireWorkspaceInput) (AcquireWorkspaceOutput, error) {
 	key, err := a.workspaceKey(in.Workspace, in.Own)
 	if err != nil {
@@ -100,7 +100,7 @@ func leaseError(key string, err error) error {
 		if holder, busy := signals.BusyHolder(err); busy {
 			return temporal.NewNonRetryableApplicationError(signals.BusyMessage(key, holder), signals.ErrorTypeWorkspaceBusy, nil, holder)
 		}
-		return fail(ErrWorkspace, err, fmt.Sprintf("workspace %q: %s", key, app.Message()))
+		return fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %q: %s", key, app.Message()))
 	}
 	return fmt.Errorf("acquire workspace %q: %w", key, err)
 }
@@ -111,7 +111,7 @@ func leaseError(key string, err error) error {
 func (a *Activities) workspaceKey(ws string, own bool) (string, error) {
 	root := a.Workspace.Dir
 	if own && root == "" {
-		return "", fail(ErrWorkspace, nil, "no workspace: the plan names none and the worker has no workspace root")
+		return "", fail(ErrorTypeWorkspace, nil, "no workspace: the plan names none and the worker has no workspace root")
 	}
 	real, err := a.Workspace.Resolve(ws, !own)
 	if err != nil {
@@ -127,12 +127,12 @@ func (a *Activities) workspaceKey(ws string, own bool) (string, error) {
 			return "", fmt.Errorf("workspace root %s: %w", root, err)
 		}
 		if key, err = filepath.Rel(realRoot, real); err != nil {
-			return "", fail(ErrWorkspace, err, fmt.Sprintf("workspace %s is outside the workspace root", real))
+			return "", fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s is outside the workspace root", real))
 		}
 	}
 	key = filepath.ToSlash(key)
 	if err := plan.ValidWorkspaceKey(key); err != nil {
-		return "", fail(ErrWorkspace, err, fmt.Sprintf("workspace %q: %v: name a folder inside it, or none for "+
+		return "", fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %q: %v: name a folder inside it, or none for "+
 			"the plan's own", ws, err))
 	}
 	return key, nil

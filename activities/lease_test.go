@@ -39,7 +39,7 @@ func (f *fakeRegistry) acquire(_ context.Context, req signals.WorkspaceLeaseRequ
 		return signals.WorkspaceLease{}, f.fault
 	}
 	if err := req.Validate(); err != nil {
-		return signals.WorkspaceLease{}, signals.Reject(signals.RejectInvalidInput, "%v", err)
+		return signals.WorkspaceLease{}, signals.Reject(signals.ErrorTypeInvalidInput, "%v", err)
 	}
 	for key, l := range f.leases {
 		if l.PlanID != req.PlanID && plan.WorkspacesOverlap(key, req.Key) {
@@ -101,7 +101,7 @@ func TestAcquireWorkspaceRefusesTheRootAndWhatLeavesIt(t *testing.T) {
 			_, err := a.AcquireWorkspace(context.Background(), acquireIn("plan-E", ws))
 			var app *temporal.ApplicationError
 			require.ErrorAs(t, err, &app)
-			assert.Equal(t, ErrWorkspace, app.Type())
+			assert.Equal(t, ErrorTypeWorkspace, app.Type())
 			assert.True(t, app.NonRetryable())
 		})
 	}
@@ -111,7 +111,7 @@ func TestAcquireWorkspaceRefusesTheRootAndWhatLeavesIt(t *testing.T) {
 func TestAcquireWorkspaceDoesNotCreateANamedWorkspace(t *testing.T) {
 	a, _, root := leaseRig(t)
 	_, err := a.AcquireWorkspace(context.Background(), acquireIn("plan-F", "typo"))
-	requireAppError(t, err, ErrWorkspace, "typo")
+	requireAppError(t, err, ErrorTypeWorkspace, "typo")
 	assert.NoDirExists(t, filepath.Join(root, "typo"))
 }
 
@@ -120,7 +120,7 @@ func TestAcquireWorkspaceOwnNeedsARoot(t *testing.T) {
 	in := acquireIn("plan-G", "plan-G")
 	in.Own = true
 	_, err := a.AcquireWorkspace(context.Background(), in)
-	requireAppError(t, err, ErrWorkspace, "the worker has no workspace root")
+	requireAppError(t, err, ErrorTypeWorkspace, "the worker has no workspace root")
 }
 
 func TestAcquireWorkspaceRefusesOverlapsNamingTheHolder(t *testing.T) {

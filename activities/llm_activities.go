@@ -31,7 +31,7 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
 	msgs, err := a.Prompts.Clarify(in.Prompts, data)
 	if err != nil {
-		return ClarifyOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the clarify prompt")
+		return ClarifyOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the clarify prompt")
 	}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
 		reply.ClarifySchema, (*reply.Clarify).Check)
@@ -70,7 +70,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 	count := optionCount(in.Count)
 	msgs, err := a.Prompts.Plan(in.Prompts, a.planData(in, count))
 	if err != nil {
-		return OptionsOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the plan prompt")
+		return OptionsOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the plan prompt")
 	}
 	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
@@ -107,7 +107,7 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
 	msgs, err := a.Prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
-		return plan.StepResult{}, llm.Fail(llm.ErrConfig, err, "cannot build the step prompt")
+		return plan.StepResult{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the step prompt")
 	}
 	start := time.Now()
 	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
@@ -152,7 +152,7 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	}
 	msgs, err := a.Prompts.Agent(in.Prompts, data, in.Transcript)
 	if err != nil {
-		return AgentTurnOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the agent prompt")
+		return AgentTurnOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the agent prompt")
 	}
 	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
 	if err != nil {
@@ -200,7 +200,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
 	msgs, err := a.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
-		return plan.Reflection{}, llm.Fail(llm.ErrConfig, err, "cannot build the reflect prompt")
+		return plan.Reflection{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the reflect prompt")
 	}
 	ins := inspection{stepID: in.Context.Step.ID}
 	if mayInspect(data.Result, in.Context.Step.Status) {
@@ -237,7 +237,7 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, *digest)
 	msgs, err := a.Prompts.Summarize(in.Prompts, data)
 	if err != nil {
-		return SummarizeOutput{}, llm.Fail(llm.ErrConfig, err, "cannot build the summary prompt")
+		return SummarizeOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the summary prompt")
 	}
 	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseSummarize, Messages: msgs})
 	if err != nil {

@@ -80,7 +80,7 @@ func TestGenerateOptionsUnknownTemplate(t *testing.T) {
 	a, model := newScripted()
 	_, err := a.GenerateOptions(context.Background(), OptionsInput{Task: plan.Task{Goal: "x"}, Template: "nope"})
 	appErr := appError(t, err)
-	assert.Equal(t, string(ErrUnknownTemplate), appErr.Type())
+	assert.Equal(t, string(ErrorTypeUnknownTemplate), appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Contains(t, appErr.Message(), "bug_fix")
 	assert.Equal(t, 0, model.calls())
@@ -232,7 +232,7 @@ func TestNoLLMConfigured(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := tt.a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
 			appErr := appError(t, err)
-			assert.Equal(t, string(llm.ErrConfig), appErr.Type())
+			assert.Equal(t, string(llm.ErrorTypeConfig), appErr.Type())
 			assert.True(t, appErr.NonRetryable())
 			assert.Contains(t, appErr.Message(), tt.says)
 		})

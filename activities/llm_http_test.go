@@ -57,18 +57,18 @@ func TestErrorClassesOverHTTP(t *testing.T) {
 		delay     time.Duration
 		says      string
 	}{
-		{"400", offline.Reply{Status: 400, Content: "temperature is out of range"}, llm.ErrBadRequest, false, 0,
+		{"400", offline.Reply{Status: 400, Content: "temperature is out of range"}, llm.ErrorTypeBadRequest, false, 0,
 			"check llm.model"},
 		{"404 model", offline.Reply{Status: 404, Content: "The model `test-model` does not exist"},
-			llm.ErrNotFound, false, 0, `model "test-model" not found: check llm.model`},
-		{"context length", offline.Reply{Status: 400, RawBody: contextLength}, llm.ErrContextLength, false, 0,
+			llm.ErrorTypeNotFound, false, 0, `model "test-model" not found: check llm.model`},
+		{"context length", offline.Reply{Status: 400, RawBody: contextLength}, llm.ErrorTypeContextLength, false, 0,
 			"larger context window"},
-		{"429 retry-after", offline.Reply{Status: 429, RetryAfter: "7"}, llm.ErrRateLimited, true,
+		{"429 retry-after", offline.Reply{Status: 429, RetryAfter: "7"}, llm.ErrorTypeRateLimited, true,
 			7 * time.Second, "rate limiting"},
-		{"500", offline.Reply{Status: 500}, llm.ErrServer, true, 0, "failed"},
-		{"503 retry-after", offline.Reply{Status: 503, RetryAfter: "2"}, llm.ErrServer, true, 2 * time.Second,
+		{"500", offline.Reply{Status: 500}, llm.ErrorTypeServer, true, 0, "failed"},
+		{"503 retry-after", offline.Reply{Status: 503, RetryAfter: "2"}, llm.ErrorTypeServer, true, 2 * time.Second,
 			"failed"},
-		{"malformed body", offline.Reply{RawBody: "{not json"}, llm.ErrInvalidResponse, true, 0, "not valid JSON"},
+		{"malformed body", offline.Reply{RawBody: "{not json"}, llm.ErrorTypeInvalidResponse, true, 0, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +91,7 @@ func TestAuthErrorOverHTTP(t *testing.T) {
 	a := over(srv, llm.Config{APIKey: "wrong-key"})
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(llm.ErrAuth), ae.Type())
+	assert.Equal(t, string(llm.ErrorTypeAuth), ae.Type())
 	assert.True(t, ae.NonRetryable())
 	assert.Contains(t, ae.Message(), "check llm.apiKey")
 	assert.NotContains(t, ae.Error(), "wrong-key", "the key never shows in errors")
@@ -108,7 +108,7 @@ func TestTimeoutIsRetryableOverHTTP(t *testing.T) {
 	start := time.Now()
 	_, err := a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(llm.ErrTimeout), ae.Type())
+	assert.Equal(t, string(llm.ErrorTypeTimeout), ae.Type())
 	assert.False(t, ae.NonRetryable())
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
@@ -121,7 +121,7 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 	a := &activities.Activities{LLMConfig: llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"}}
 	_, err = a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
-	assert.Equal(t, string(llm.ErrNetwork), ae.Type())
+	assert.Equal(t, string(llm.ErrorTypeNetwork), ae.Type())
 	assert.False(t, ae.NonRetryable())
 	assert.Contains(t, ae.Message(), "check llm.baseURL")
 }
@@ -160,7 +160,7 @@ func TestRepairOverHTTP(t *testing.T) {
 			offline.Reply{Content: `{"decision":"perhaps"}`})
 		_, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
 		ae := appErr(t, err)
-		assert.Equal(t, string(llm.ErrMalformedOutput), ae.Type())
+		assert.Equal(t, string(llm.ErrorTypeMalformedOutput), ae.Type())
 		assert.True(t, ae.NonRetryable())
 		assert.Contains(t, ae.Message(), `"perhaps" is not a decision`)
 		assert.Equal(t, 2, srv.Calls(activities.PhaseReflect))

@@ -44,8 +44,8 @@ type NotifyData = webhook.Data
 // non-retryable; WebhookFailed (5xx, 408, 429, network) is retried by
 // Temporal.
 const (
-	ErrWebhookRejected = "WebhookRejected"
-	ErrWebhookFailed   = "WebhookFailed"
+	ErrorTypeWebhookRejected = "WebhookRejected"
+	ErrorTypeWebhookFailed   = "WebhookFailed"
 )
 
 // NotifyInput asks to deliver one event. The workflow sets At and
@@ -77,8 +77,8 @@ type NotifyOutput struct {
 // plan names none, and does nothing when neither is set. The body is
 // signed with HMAC-SHA256 when a secret is configured (see
 // webhook.VerifySignature). A 2xx answer is success; a 4xx other than 408
-// and 429 returns a non-retryable ErrWebhookRejected error, and a 5xx,
-// 408, 429 or network failure a retryable ErrWebhookFailed one (honouring
+// and 429 returns a non-retryable ErrorTypeWebhookRejected error, and a 5xx,
+// 408, 429 or network failure a retryable ErrorTypeWebhookFailed one (honouring
 // Retry-After). Errors never quote the URL, which may hold a token.
 func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, error) {
 	if in.URL == "" && a.Webhook.URL == "" {
@@ -97,12 +97,12 @@ func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, 
 func deliveryError(err error) error {
 	var de *webhook.Error
 	if !errors.As(err, &de) {
-		return temporal.NewApplicationError(fmt.Sprintf("webhook: %v", err), ErrWebhookFailed)
+		return temporal.NewApplicationError(fmt.Sprintf("webhook: %v", err), ErrorTypeWebhookFailed)
 	}
 	if !de.Retryable {
-		return temporal.NewNonRetryableApplicationError(de.Msg, ErrWebhookRejected, de.Err)
+		return temporal.NewNonRetryableApplicationError(de.Msg, ErrorTypeWebhookRejected, de.Err)
 	}
-	return temporal.NewApplicationErrorWithOptions(de.Msg, ErrWebhookFailed, temporal.ApplicationErrorOptions{
+	return temporal.NewApplicationErrorWithOptions(de.Msg, ErrorTypeWebhookFailed, temporal.ApplicationErrorOptions{
 		NextRetryDelay: de.RetryAfter, Cause: de.Err})
 }
 

@@ -102,7 +102,7 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 		_, err := notify(t, a, in)
 		ae := appErr(t, err)
 		assert.False(t, ae.NonRetryable(), "attempt %d", i+1)
-		assert.Equal(t, activities.ErrWebhookFailed, ae.Type())
+		assert.Equal(t, activities.ErrorTypeWebhookFailed, ae.Type())
 		assert.Equal(t, wantDelay, ae.NextRetryDelay(), "attempt %d honours Retry-After", i+1)
 	}
 	out, err := notify(t, a, in)
@@ -124,7 +124,7 @@ func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
 		out, err := notify(t, &activities.Activities{}, stepInput(url))
 		ae := appErr(t, err)
 		assert.True(t, ae.NonRetryable(), url)
-		assert.Equal(t, activities.ErrWebhookRejected, ae.Type(), url)
+		assert.Equal(t, activities.ErrorTypeWebhookRejected, ae.Type(), url)
 		assert.False(t, out.Sent)
 		assert.NotContains(t, err.Error(), "topsecret")
 	}

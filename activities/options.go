@@ -71,7 +71,7 @@ func templateOptions(in OptionsInput, now time.Time) (out OptionsOutput, ok bool
 			names = append(names, t.Name)
 		}
 		sort.Strings(names)
-		return OptionsOutput{}, false, fail(ErrUnknownTemplate, nil, fmt.Sprintf(
+		return OptionsOutput{}, false, fail(ErrorTypeUnknownTemplate, nil, fmt.Sprintf(
 			"there is no plan template %q: use one of %s, %q, or none", name, strings.Join(names, ", "), TemplateAuto))
 	}
 	id := optionID(in.Revision, 1)

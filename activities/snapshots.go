@@ -12,7 +12,7 @@ import (
 // retry replaces the same snapshot. What it left out (hard-linked files,
 // fifos, symlinks leading outside) is listed in Skipped, at most
 // maxSkippedListed of them. A workspace over the snapshot limit is a
-// non-retryable ErrSnapshot error.
+// non-retryable ErrorTypeSnapshot error.
 func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
 	snap, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
 	if err != nil {
@@ -37,7 +37,7 @@ const maxSkippedListed = 20
 // modified or deleted since are put back (Restored), files created since
 // are removed (Removed), both sorted. Running it again changes nothing, so
 // retries are safe. An unknown snapshot, or one of another workspace, is a
-// non-retryable ErrSnapshot error.
+// non-retryable ErrorTypeSnapshot error.
 func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
 	restored, removed, err := a.Workspace.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
 	if err != nil {

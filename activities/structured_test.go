@@ -36,7 +36,7 @@ func TestStructuredFailsAfterOneRepair(t *testing.T) {
 	a, model := newScripted(text(`{"decision":"dance"}`), text(`{"decision":"dance","reason":"x"}`))
 	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
 	appErr := appError(t, err)
-	assert.Equal(t, string(llm.ErrMalformedOutput), appErr.Type())
+	assert.Equal(t, string(llm.ErrorTypeMalformedOutput), appErr.Type())
 	assert.True(t, appErr.NonRetryable())
 	assert.Contains(t, appErr.Message(), `"dance" is not a decision`)
 	assert.Equal(t, 2, model.calls())
@@ -51,7 +51,7 @@ func TestStructuredRepairOfACutOffReplyAsksForAShorterOne(t *testing.T) {
 	a, model := newScripted(cut, cut)
 	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
 	appErr := appError(t, err)
-	assert.Equal(t, string(llm.ErrMalformedOutput), appErr.Type())
+	assert.Equal(t, string(llm.ErrorTypeMalformedOutput), appErr.Type())
 	assert.Contains(t, appErr.Message(), "stopped at the token limit")
 	require.Equal(t, 2, model.calls())
 	repair := model.requests[1].Messages

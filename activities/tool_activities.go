@@ -19,7 +19,7 @@ import (
 // arguments, an unknown tool, a changing tool in read-only mode — is a
 // ToolOutput with Success false and Error saying why, so the agent can
 // correct itself. A workspace outside the root is a non-retryable
-// ErrWorkspace error; other faults of the worker and cancellation are
+// ErrorTypeWorkspace error; other faults of the worker and cancellation are
 // activity errors. Output over the limit keeps its head and tail; with an
 // output store the whole of it is kept in a file named by OutputRef.
 func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, error) {
@@ -39,7 +39,7 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	}
 	sb, err := tools.NewSandbox(ws)
 	if err != nil {
-		return ToolOutput{}, fail(ErrWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
+		return ToolOutput{}, fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
 	}
 	env := tools.Env{Root: sb, Heartbeat: heartbeat.Recorder(ctx), PlanID: in.PlanID, StepID: in.StepID,
 		MaxHeartbeatInterval: heartbeat.Cap(ctx)}

@@ -137,7 +137,7 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := a.RunTool(context.Background(), toolCall(tt.ws, "list_files", `{}`))
 			if tt.reject != "" {
-				requireAppError(t, err, ErrWorkspace, tt.reject)
+				requireAppError(t, err, ErrorTypeWorkspace, tt.reject)
 				return
 			}
 			require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 	}
 
 	_, err := (&Activities{}).RunTool(context.Background(), toolCall("", "list_files", `{}`))
-	requireAppError(t, err, ErrWorkspace, "no workspace")
+	requireAppError(t, err, ErrorTypeWorkspace, "no workspace")
 	out, err := (&Activities{}).RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
 	require.NoError(t, err, "without a root any workspace is accepted")
 	assert.Equal(t, "secret.txt", out.Output)
@@ -252,12 +252,12 @@ func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
 	ctx := context.Background()
 	_, err := (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
-	requireAppError(t, err, ErrSnapshot, "over the 0 MiB snapshot limit")
+	requireAppError(t, err, ErrorTypeSnapshot, "over the 0 MiB snapshot limit")
 	_, err = (&Activities{Workspace: workspace.Root{Dir: testkit.Workspace(t, nil), SnapshotDir: t.TempDir()}}).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
-	requireAppError(t, err, ErrWorkspace, "outside the workspace root")
+	requireAppError(t, err, ErrorTypeWorkspace, "outside the workspace root")
 	_, err = (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
-	requireAppError(t, err, ErrSnapshot, "invalid snapshot id")
+	requireAppError(t, err, ErrorTypeSnapshot, "invalid snapshot id")
 
 	a := &Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}
 	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})

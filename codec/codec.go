@@ -23,7 +23,7 @@
 // [NewDataConverter] wraps the SDK's default converter; put it in
 // client.Options.DataConverter of every client, the worker's included.
 // Workers created from that client, and planmode's typed client
-// (signals.NewClient), which wraps a client.Client, use it without more
+// (planclient.New), which wraps a client.Client, use it without more
 // setup. [NewHTTPHandler] is the codec server.
 package codec
 

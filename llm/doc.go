@@ -15,7 +15,7 @@
 //   - Pricing: [Pricing] costs a call's tokens.
 //   - Structured output: [Structured] asks for a JSON reply, decodes and
 //     checks it, and makes one repair request before failing with
-//     [ErrMalformedOutput].
+//     [ErrorTypeMalformedOutput].
 //
 // The go-openai adapter lives in llm/openai, the replies the model writes
 // in llm/reply and the offline model in llm/offline.

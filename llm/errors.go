@@ -25,21 +25,21 @@ type ErrorType string
 // and malformed output are non-retryable: a retry cannot fix them. The
 // others are retryable.
 const (
-	ErrAuth            ErrorType = "LLMAuthError"
-	ErrBadRequest      ErrorType = "LLMBadRequest"
-	ErrNotFound        ErrorType = "LLMNotFound"
-	ErrContextLength   ErrorType = "LLMContextLength"
-	ErrQuota           ErrorType = "LLMQuotaExceeded"
-	ErrConfig          ErrorType = "LLMConfigError"
-	ErrRateLimited     ErrorType = "LLMRateLimited"
-	ErrServer          ErrorType = "LLMServerError"
-	ErrTimeout         ErrorType = "LLMTimeout"
-	ErrNetwork         ErrorType = "LLMNetworkError"
-	ErrInvalidResponse ErrorType = "LLMInvalidResponse"
-	ErrUnknown         ErrorType = "LLMError"
-	// ErrMalformedOutput is a reply that did not parse or validate even
+	ErrorTypeAuth            ErrorType = "LLMAuthError"
+	ErrorTypeBadRequest      ErrorType = "LLMBadRequest"
+	ErrorTypeNotFound        ErrorType = "LLMNotFound"
+	ErrorTypeContextLength   ErrorType = "LLMContextLength"
+	ErrorTypeQuota           ErrorType = "LLMQuotaExceeded"
+	ErrorTypeConfig          ErrorType = "LLMConfigError"
+	ErrorTypeRateLimited     ErrorType = "LLMRateLimited"
+	ErrorTypeServer          ErrorType = "LLMServerError"
+	ErrorTypeTimeout         ErrorType = "LLMTimeout"
+	ErrorTypeNetwork         ErrorType = "LLMNetworkError"
+	ErrorTypeInvalidResponse ErrorType = "LLMInvalidResponse"
+	ErrorTypeUnknown         ErrorType = "LLMError"
+	// ErrorTypeMalformedOutput is a reply that did not parse or validate even
 	// after one repair request.
-	ErrMalformedOutput ErrorType = "MalformedLLMOutput"
+	ErrorTypeMalformedOutput ErrorType = "MalformedLLMOutput"
 )
 
 // ProviderError is an error answer of an LLM provider, as an adapter
@@ -85,41 +85,41 @@ func classifyProvider(pe *ProviderError) error {
 	model := pe.Model
 	switch {
 	case isContextLength(pe):
-		return Fail(ErrContextLength, pe, fmt.Sprintf(
+		return Fail(ErrorTypeContextLength, pe, fmt.Sprintf(
 			"the prompt is longer than model %q accepts: use a model with a larger context window (llm.model) "+
 				"or shorten the step's prompt", model))
 	case pe.StatusCode == http.StatusUnauthorized:
-		return Fail(ErrAuth, pe, "the LLM provider rejected the API key: check llm.apiKey")
+		return Fail(ErrorTypeAuth, pe, "the LLM provider rejected the API key: check llm.apiKey")
 	case pe.StatusCode == http.StatusForbidden:
-		return Fail(ErrAuth, pe, fmt.Sprintf(
+		return Fail(ErrorTypeAuth, pe, fmt.Sprintf(
 			"the LLM provider refused access to model %q: check llm.apiKey and its permissions", model))
 	case isContentFilter(pe):
-		return Fail(ErrBadRequest, pe, fmt.Sprintf(
+		return Fail(ErrorTypeBadRequest, pe, fmt.Sprintf(
 			"the LLM provider's content filter refused the prompt for model %q: reword the goal or step prompt, "+
 				"or relax the deployment's content filter", model))
 	case pe.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(pe.Code+pe.Message), "deployment"):
-		return Fail(ErrNotFound, pe, fmt.Sprintf(
+		return Fail(ErrorTypeNotFound, pe, fmt.Sprintf(
 			"Azure deployment %q not found: llm.model must name a deployment of the resource in llm.baseURL "+
 				"(a deployment created minutes ago may not be ready yet)", model))
 	case pe.StatusCode == http.StatusNotFound:
 		if strings.Contains(strings.ToLower(pe.Message+pe.Code), "model") {
-			return Fail(ErrNotFound, pe, fmt.Sprintf("model %q not found: check llm.model", model))
+			return Fail(ErrorTypeNotFound, pe, fmt.Sprintf("model %q not found: check llm.model", model))
 		}
-		return Fail(ErrNotFound, pe, "the LLM endpoint was not found: check llm.baseURL (it usually ends in /v1)")
+		return Fail(ErrorTypeNotFound, pe, "the LLM endpoint was not found: check llm.baseURL (it usually ends in /v1)")
 	case pe.StatusCode == http.StatusTooManyRequests && pe.Code == "insufficient_quota":
-		return Fail(ErrQuota, pe, "the LLM account has no quota left: check the provider's billing")
+		return Fail(ErrorTypeQuota, pe, "the LLM account has no quota left: check the provider's billing")
 	case pe.StatusCode == http.StatusTooManyRequests:
-		return Retry(ErrRateLimited, pe, "the LLM provider is rate limiting", pe.RetryAfter)
+		return Retry(ErrorTypeRateLimited, pe, "the LLM provider is rate limiting", pe.RetryAfter)
 	case pe.StatusCode == http.StatusRequestTimeout || pe.StatusCode == http.StatusConflict:
-		return Retry(ErrTimeout, pe, "the LLM provider gave up on the request", pe.RetryAfter)
+		return Retry(ErrorTypeTimeout, pe, "the LLM provider gave up on the request", pe.RetryAfter)
 	case pe.StatusCode >= 500:
-		return Retry(ErrServer, pe, "the LLM provider failed", pe.RetryAfter)
+		return Retry(ErrorTypeServer, pe, "the LLM provider failed", pe.RetryAfter)
 	case pe.StatusCode >= 400:
-		return Fail(ErrBadRequest, pe, fmt.Sprintf(
+		return Fail(ErrorTypeBadRequest, pe, fmt.Sprintf(
 			"the LLM provider rejected the request for model %q: check llm.model, llm.temperature and "+
 				"llm.jsonSchema", model))
 	}
-	return Retry(ErrInvalidResponse, pe, "the LLM provider answered with an unexpected status", pe.RetryAfter)
+	return Retry(ErrorTypeInvalidResponse, pe, "the LLM provider answered with an unexpected status", pe.RetryAfter)
 }
 
 // isContentFilter reports whether a 400 is a content filter's refusal
@@ -149,20 +149,20 @@ func classifyTransport(err error) error {
 	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return Retry(ErrTimeout, err, "the LLM call timed out", 0)
+		return Retry(ErrorTypeTimeout, err, "the LLM call timed out", 0)
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return Retry(ErrTimeout, err, "the LLM call timed out (llm.requestTimeout)", 0)
+		return Retry(ErrorTypeTimeout, err, "the LLM call timed out (llm.requestTimeout)", 0)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return Retry(ErrNetwork, err, "cannot connect to the LLM provider: check llm.baseURL", 0)
+		return Retry(ErrorTypeNetwork, err, "cannot connect to the LLM provider: check llm.baseURL", 0)
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return Retry(ErrNetwork, err, "the connection to the LLM provider failed", 0)
+		return Retry(ErrorTypeNetwork, err, "the connection to the LLM provider failed", 0)
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return Retry(ErrInvalidResponse, err, "the LLM provider's answer is not valid JSON", 0)
+		return Retry(ErrorTypeInvalidResponse, err, "the LLM provider's answer is not valid JSON", 0)
 	}
-	return Retry(ErrUnknown, err, "the LLM call failed", 0)
+	return Retry(ErrorTypeUnknown, err, "the LLM call failed", 0)
 }
 
 // Fail returns a non-retryable ApplicationError of type t: what a retry

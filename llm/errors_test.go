@@ -35,34 +35,34 @@ func TestClassifyProviderErrors(t *testing.T) {
 		delay     time.Duration
 		says      string
 	}{
-		{"401", &ProviderError{StatusCode: 401, Message: "Incorrect API key"}, ErrAuth, false, 0, "llm.apiKey"},
-		{"403", &ProviderError{StatusCode: 403, Model: "m"}, ErrAuth, false, 0, "llm.apiKey"},
+		{"401", &ProviderError{StatusCode: 401, Message: "Incorrect API key"}, ErrorTypeAuth, false, 0, "llm.apiKey"},
+		{"403", &ProviderError{StatusCode: 403, Model: "m"}, ErrorTypeAuth, false, 0, "llm.apiKey"},
 		{"404 model", &ProviderError{StatusCode: 404, Message: "The model `gpt-9` does not exist", Model: "gpt-9"},
-			ErrNotFound, false, 0, `model "gpt-9" not found: check llm.model`},
-		{"404 path", &ProviderError{StatusCode: 404, Message: "no route"}, ErrNotFound, false, 0, "llm.baseURL"},
-		{"400", &ProviderError{StatusCode: 400, Message: "bad temperature"}, ErrBadRequest, false, 0, "llm.model"},
-		{"context code", &ProviderError{StatusCode: 400, Code: "context_length_exceeded"}, ErrContextLength, false, 0,
+			ErrorTypeNotFound, false, 0, `model "gpt-9" not found: check llm.model`},
+		{"404 path", &ProviderError{StatusCode: 404, Message: "no route"}, ErrorTypeNotFound, false, 0, "llm.baseURL"},
+		{"400", &ProviderError{StatusCode: 400, Message: "bad temperature"}, ErrorTypeBadRequest, false, 0, "llm.model"},
+		{"context code", &ProviderError{StatusCode: 400, Code: "context_length_exceeded"}, ErrorTypeContextLength, false, 0,
 			"larger context"},
 		{"context message", &ProviderError{StatusCode: 400,
-			Message: "This model's maximum context length is 8192 tokens"}, ErrContextLength, false, 0, "context"},
-		{"quota", &ProviderError{StatusCode: 429, Code: "insufficient_quota"}, ErrQuota, false, 0, "billing"},
-		{"429", &ProviderError{StatusCode: 429, RetryAfter: 7 * time.Second}, ErrRateLimited, true, 7 * time.Second,
+			Message: "This model's maximum context length is 8192 tokens"}, ErrorTypeContextLength, false, 0, "context"},
+		{"quota", &ProviderError{StatusCode: 429, Code: "insufficient_quota"}, ErrorTypeQuota, false, 0, "billing"},
+		{"429", &ProviderError{StatusCode: 429, RetryAfter: 7 * time.Second}, ErrorTypeRateLimited, true, 7 * time.Second,
 			"rate limit"},
-		{"500", &ProviderError{StatusCode: 500}, ErrServer, true, 0, "failed"},
-		{"503 retry-after", &ProviderError{StatusCode: 503, RetryAfter: time.Second}, ErrServer, true, time.Second,
+		{"500", &ProviderError{StatusCode: 500}, ErrorTypeServer, true, 0, "failed"},
+		{"503 retry-after", &ProviderError{StatusCode: 503, RetryAfter: time.Second}, ErrorTypeServer, true, time.Second,
 			"failed"},
-		{"408", &ProviderError{StatusCode: 408}, ErrTimeout, true, 0, "gave up"},
+		{"408", &ProviderError{StatusCode: 408}, ErrorTypeTimeout, true, 0, "gave up"},
 		{"azure deployment", &ProviderError{StatusCode: 404, Code: "DeploymentNotFound", Model: "gpt4o-prod",
-			Message: "The API deployment for this resource does not exist."}, ErrNotFound, false, 0,
+			Message: "The API deployment for this resource does not exist."}, ErrorTypeNotFound, false, 0,
 			`Azure deployment "gpt4o-prod" not found: llm.model must name a deployment`},
 		{"azure content filter", &ProviderError{StatusCode: 400, Code: "content_filter",
 			Message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy."},
-			ErrBadRequest, false, 0, "content filter refused the prompt"},
+			ErrorTypeBadRequest, false, 0, "content filter refused the prompt"},
 		{"azure policy violation", &ProviderError{StatusCode: 400, Code: "ResponsibleAIPolicyViolation"},
-			ErrBadRequest, false, 0, "content filter"},
-		{"413", &ProviderError{StatusCode: 413, Message: "Request Entity Too Large"}, ErrContextLength, false, 0,
+			ErrorTypeBadRequest, false, 0, "content filter"},
+		{"413", &ProviderError{StatusCode: 413, Message: "Request Entity Too Large"}, ErrorTypeContextLength, false, 0,
 			"larger context"},
-		{"422", &ProviderError{StatusCode: 422, Message: "unprocessable"}, ErrBadRequest, false, 0, "llm.model"},
+		{"422", &ProviderError{StatusCode: 422, Message: "unprocessable"}, ErrorTypeBadRequest, false, 0, "llm.model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,12 +82,12 @@ func TestClassifyTransportErrors(t *testing.T) {
 		err  error
 		typ  ErrorType
 	}{
-		{"deadline", fmt.Errorf("post: %w", context.DeadlineExceeded), ErrTimeout},
-		{"net timeout", &net.DNSError{IsTimeout: true}, ErrTimeout},
-		{"refused", refused, ErrNetwork},
-		{"eof", io.ErrUnexpectedEOF, ErrNetwork},
-		{"bad json", &json.SyntaxError{}, ErrInvalidResponse},
-		{"other", errors.New("boom"), ErrUnknown},
+		{"deadline", fmt.Errorf("post: %w", context.DeadlineExceeded), ErrorTypeTimeout},
+		{"net timeout", &net.DNSError{IsTimeout: true}, ErrorTypeTimeout},
+		{"refused", refused, ErrorTypeNetwork},
+		{"eof", io.ErrUnexpectedEOF, ErrorTypeNetwork},
+		{"bad json", &json.SyntaxError{}, ErrorTypeInvalidResponse},
+		{"other", errors.New("boom"), ErrorTypeUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,7 +30,7 @@ type Call func(ctx context.Context, req Request) (Response, plan.Usage, error)
 // which may also normalize it. The first request goes through first. A
 // reply that does not decode or check gets one repair request through
 // repair, carrying the error, with no tools; a second failure is a
-// non-retryable ErrMalformedOutput error whose details hold the usage
+// non-retryable ErrorTypeMalformedOutput error whose details hold the usage
 // spent. The usage of every call made is returned; call errors are
 // returned as they are.
 func Structured[T any](ctx context.Context, req Request, schema *JSONSchema, first Exchange, repair Call,
@@ -124,12 +124,12 @@ func ExtractJSON(content string) ([]byte, error) {
 }
 
 // Malformed is the failure of a reply that stayed invalid after repair: a
-// non-retryable ErrMalformedOutput error whose details hold the usage
+// non-retryable ErrorTypeMalformedOutput error whose details hold the usage
 // spent, so that the run still counts it.
 func Malformed(phase string, cause error, usage plan.Usage) error {
 	msg := fmt.Sprintf("the model's %s reply was not valid JSON of the requested shape, even after one repair: %v",
 		phase, cause)
-	return temporal.NewApplicationErrorWithOptions(msg, string(ErrMalformedOutput), temporal.ApplicationErrorOptions{
+	return temporal.NewApplicationErrorWithOptions(msg, string(ErrorTypeMalformedOutput), temporal.ApplicationErrorOptions{
 		NonRetryable: true,
 		Details:      []any{usage},
 	})

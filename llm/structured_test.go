@@ -109,7 +109,7 @@ func TestStructuredRepairsOnce(t *testing.T) {
 				return
 			}
 			appErr := appError(t, err)
-			assert.Equal(t, string(ErrMalformedOutput), appErr.Type())
+			assert.Equal(t, string(ErrorTypeMalformedOutput), appErr.Type())
 			assert.True(t, appErr.NonRetryable())
 			assert.Contains(t, appErr.Message(), tt.fails)
 			var spent plan.Usage
@@ -120,7 +120,7 @@ func TestStructuredRepairsOnce(t *testing.T) {
 }
 
 func TestStructuredReturnsCallErrorsAsTheyAre(t *testing.T) {
-	boom := Retry(ErrServer, nil, "down", 0)
+	boom := Retry(ErrorTypeServer, nil, "down", 0)
 	first := func(context.Context, Request) (Response, []Message, plan.Usage, error) {
 		return Response{}, nil, plan.Usage{Calls: 1}, boom
 	}

@@ -15,7 +15,7 @@ import (
 // cancelled (by Temporal cancellation, or by its own selection timeout
 // with the cancel outcome) is Canceled with the Result as the
 // cancellation's first detail. [ResultFromError] gets the Result back
-// from either error; [Client.Result] does it for you.
+// from either error; planclient.Client.Result does it for you.
 const (
 	// ErrorTypePlanFailed is the application error type of a failed
 	// plan. Its message is the Result's Error; its first detail is the
@@ -33,32 +33,32 @@ const (
 // inputs). Every message starts with "rejected: ". Retrying the same input
 // cannot help; [IsRejected] and [RejectionType] read them on the client.
 const (
-	// RejectUnknownOption: no option has the id or rank asked for.
-	RejectUnknownOption = "UnknownOption"
-	// RejectWrongPhase: the input does not apply to the run as it is now
+	// ErrorTypeUnknownOption: no option has the id or rank asked for.
+	ErrorTypeUnknownOption = "UnknownOption"
+	// ErrorTypeWrongPhase: the input does not apply to the run as it is now
 	// (not awaiting it, already done, finishing, nothing to act on).
-	RejectWrongPhase = "WrongPhase"
-	// RejectInvalidEdit: the plan edits do not apply or would leave an
+	ErrorTypeWrongPhase = "WrongPhase"
+	// ErrorTypeInvalidEdit: the plan edits do not apply or would leave an
 	// invalid plan.
-	RejectInvalidEdit = "InvalidEdit"
-	// RejectInvalidInput: the payload is not JSON, not the request's
+	ErrorTypeInvalidEdit = "InvalidEdit"
+	// ErrorTypeInvalidInput: the payload is not JSON, not the request's
 	// shape, or misses a required field.
-	RejectInvalidInput = "InvalidInput"
-	// RejectUnknownRequest: a confirmation names a request the run does
+	ErrorTypeInvalidInput = "InvalidInput"
+	// ErrorTypeUnknownRequest: a confirmation names a request the run does
 	// not have open.
-	RejectUnknownRequest = "UnknownRequest"
-	// RejectTooLarge: a text or the edits are beyond the bounds in
+	ErrorTypeUnknownRequest = "UnknownRequest"
+	// ErrorTypeTooLarge: a text or the edits are beyond the bounds in
 	// limits.go.
-	RejectTooLarge = "TooLarge"
-	// RejectBusy: the run is doing what the input would start or change
+	ErrorTypeTooLarge = "TooLarge"
+	// ErrorTypeBusy: the run is doing what the input would start or change
 	// (a refine, a rollback); try again once it is done.
-	RejectBusy = "Busy"
+	ErrorTypeBusy = "Busy"
 )
 
 // RejectionTypes lists every rejection type.
 var RejectionTypes = []string{
-	RejectUnknownOption, RejectWrongPhase, RejectInvalidEdit, RejectInvalidInput,
-	RejectUnknownRequest, RejectTooLarge, RejectBusy,
+	ErrorTypeUnknownOption, ErrorTypeWrongPhase, ErrorTypeInvalidEdit, ErrorTypeInvalidInput,
+	ErrorTypeUnknownRequest, ErrorTypeTooLarge, ErrorTypeBusy,
 }
 
 // Reject returns the refusal of an input: a non-retryable application
@@ -94,22 +94,6 @@ func RejectionReason(err error) string {
 		return app.Message()
 	}
 	return err.Error()
-}
-
-// rejection marks a typed rejection so that errors.Is finds [ErrRejected]
-// in it as well as the application error under it.
-type rejection struct{ err error }
-
-func (r *rejection) Error() string   { return r.err.Error() }
-func (r *rejection) Unwrap() []error { return []error{r.err, ErrRejected} }
-
-// markRejected returns err so that errors.Is finds ErrRejected in it when
-// it is a typed rejection; any other err is returned as it is.
-func markRejected(err error) error {
-	if err == nil || errors.Is(err, ErrRejected) || RejectionType(err) == "" {
-		return err
-	}
-	return &rejection{err: err}
 }
 
 // ResultFromError returns the Result a failed or cancelled plan ended with:

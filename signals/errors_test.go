@@ -54,18 +54,6 @@ func TestRejectionTypeIgnoresOtherErrors(t *testing.T) {
 	}
 }
 
-func TestMarkRejectedLetsErrorsIsFindTheSentinel(t *testing.T) {
-	err := markRejected(overTheWire(Reject(RejectWrongPhase, "not paused")))
-	assert.ErrorIs(t, err, ErrRejected)
-	var app *temporal.ApplicationError
-	require.ErrorAs(t, err, &app, "the application error stays reachable")
-	assert.Equal(t, RejectWrongPhase, app.Type())
-
-	plain := errors.New("unavailable")
-	assert.Same(t, plain, markRejected(plain))
-	assert.NoError(t, markRejected(nil))
-}
-
 func TestResultFromError(t *testing.T) {
 	res := Result{Status: StatusFailed, Summary: "partial", Error: "1 step(s) failed", Plan: &plan.Plan{Title: "p"}}
 	cancelled := Result{Status: StatusCancelled, Summary: "stopped", Error: "cancelled"}

@@ -3,7 +3,9 @@
 // attribute keys. Nothing else in the project spells these names; the
 // workflow registers its handlers through the typed definitions here and
 // clients send through the same definitions, so a name or payload type
-// cannot drift between the two sides.
+// cannot drift between the two sides. The package holds the contract only:
+// names, payloads and their validation, limits, error types, the
+// checkpoint. The typed Go client that sends them is package planclient.
 //
 // # Handlers
 //
@@ -19,7 +21,7 @@
 // fields are refused, and each payload's Validate method refuses
 // contradictory fields and sizes beyond the bounds of limits.go. A
 // [StartRequest] is bounded the same way by [StartRequest.Validate], which
-// the workflow, [Client.Start] and the CLI all call.
+// the workflow, the client in planclient and the CLI all call.
 package signals
 
 import (
@@ -31,6 +33,16 @@ const WorkflowType = "PlanMode"
 
 // DefaultTaskQueue is the task queue workers poll unless configured.
 const DefaultTaskQueue = "planmode"
+
+// MemoGoal is the memo key holding a plan's goal, which listings show
+// without querying the run.
+const MemoGoal = "goal"
+
+// NotifyWorkflowType is the registered name of the child workflow that
+// delivers one webhook event of a plan. A plan starts one per event with
+// parent close policy ABANDON, so that a slow receiver never holds the
+// plan open; workers register it beside [WorkflowType].
+const NotifyWorkflowType = "PlanNotify"
 
 // Signals and updates. Each travels as a signal and as an update.
 var (

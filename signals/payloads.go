@@ -208,8 +208,8 @@ type Pending struct {
 const MaxCallerBytes = 256
 
 // Caller is who sent a signal or update, for the plan's version history,
-// the rejected inputs and the details: the payload's by field, which the
-// typed Client fills from client.Options.Identity, or "user" when it is
+// the rejected inputs and the details: the payload's by field, which
+// planclient's Client fills from its identity, or "user" when it is
 // empty. Temporal does not tell workflow code who sent an input, so the
 // caller says it; it is a label, not an authentication.
 func Caller(by string) plan.Actor {

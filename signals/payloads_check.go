@@ -134,7 +134,7 @@ func tooLarge(format string, args ...any) error { return tooLargeError{fmt.Error
 func rejectionOf(err error) error {
 	var tl tooLargeError
 	if errors.As(err, &tl) {
-		return Reject(RejectTooLarge, "%v", err)
+		return Reject(ErrorTypeTooLarge, "%v", err)
 	}
-	return Reject(RejectInvalidInput, "%v", err)
+	return Reject(ErrorTypeInvalidInput, "%v", err)
 }

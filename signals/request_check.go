@@ -19,7 +19,7 @@ import (
 // bounds of limits.go, a request larger than MaxStartRequestBytes as JSON.
 // Each problem names the field, its value (or size) and the bound. The
 // workflow calls it first, so an invalid request fails its run at once;
-// [Client.Start] and the CLI call it before starting anything.
+// planclient.Client.Start and the CLI call it before starting anything.
 func (r StartRequest) Validate() error {
 	var errs []string
 	errs = append(errs, textProblems(r)...)

@@ -15,6 +15,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -74,7 +75,7 @@ func benchWorkspace(b *testing.B, root, name string) string {
 // of the shared dev server, wired as the planmode worker wires it, with
 // the offline model on loopback and root as its workspace root. It returns a plan client on that queue
 // and the worker's activity counter.
-func startBenchWorker(b *testing.B, root string) (*signals.Client, *activityCounter) {
+func startBenchWorker(b *testing.B, root string) (*planclient.Client, *activityCounter) {
 	b.Helper()
 	srv := StartDevServer(b)
 	queue := TaskQueue(b)
@@ -87,12 +88,12 @@ func startBenchWorker(b *testing.B, root string) (*signals.Client, *activityCoun
 		b.Fatalf("worker: %v", err)
 	}
 	b.Cleanup(w.Stop)
-	return signals.NewClient(srv.Client, signals.WithTaskQueue(queue)), counter
+	return planclient.New(srv.Client, planclient.WithTaskQueue(queue)), counter
 }
 
 // runBenchPlan starts one plan with auto selection and waits for its
 // result, failing b unless every step completed.
-func runBenchPlan(ctx context.Context, b *testing.B, pc *signals.Client, id, workspace string) signals.Result {
+func runBenchPlan(ctx context.Context, b *testing.B, pc *planclient.Client, id, workspace string) signals.Result {
 	_, err := pc.Start(ctx, id, signals.StartRequest{
 		Goal: "Add a percentage discount to the cart total", Workspace: workspace,
 		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto},

@@ -283,6 +283,7 @@ func TestComposeWorkerEnvironmentNamesConfigKeys(t *testing.T) {
 		config.KeyLLMBaseURL, config.KeyLLMModel, config.KeyLLMOffline,
 		config.KeyWorkspaceRoot, config.KeyAllowCommands, config.KeyWebhookURL,
 		config.KeyOutputsDir, config.KeyLogLevel, config.KeyLogFormat,
+		config.KeyVersioning, config.KeyDeploymentName, config.KeyBuildID, config.KeyPromote,
 		keyLLMAPIKeyFile, keyWebhookSecretFile, keyTemporalAPIKeyFile, keyCodecKeyFile, keyCodecCORSOrigins, keyMetricsAddress} {
 		known[config.EnvName(k)] = true
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -175,7 +176,7 @@ func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-kill-" + queue
 	_, err := pc.Start(ctx, id, signals.StartRequest{
 		Goal: "Add a percentage discount to the cart total", Workspace: workspace,
@@ -238,7 +239,7 @@ func assertStepsRanOnce(t *testing.T, before, final *plan.Plan) {
 // boundary with no activity running, so that killing its worker loses no
 // work in flight (which Temporal would retry only after the activity's
 // heartbeat timeout).
-func holdAtStepBoundary(ctx context.Context, t *testing.T, pc *signals.Client, id string) {
+func holdAtStepBoundary(ctx context.Context, t *testing.T, pc *planclient.Client, id string) {
 	t.Helper()
 	_, err := pc.Pause(ctx, id, signals.ControlRequest{Reason: "move to another worker"})
 	require.NoError(t, err)
@@ -303,7 +304,7 @@ func TestWorkerKilledMidActivityResumesOnAnother(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-failover-" + queue
 	_, err := pc.Start(ctx, id, signals.StartRequest{
 		Goal: "Add a percentage discount to the cart total", Workspace: workspace,
@@ -342,7 +343,7 @@ var llmActivities = map[string]bool{
 // until a step has completed and an LLM activity runs on a worker as the
 // run's only work in flight (no other activity, and no workflow task: a
 // kill would hold that up for the workflow task timeout), and returns it.
-func awaitRunningActivity(ctx context.Context, t *testing.T, pc *signals.Client, id string) *workflowpb.PendingActivityInfo {
+func awaitRunningActivity(ctx context.Context, t *testing.T, pc *planclient.Client, id string) *workflowpb.PendingActivityInfo {
 	t.Helper()
 	var running *workflowpb.PendingActivityInfo
 	require.Eventually(t, func() bool {

@@ -26,6 +26,7 @@ import (
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/starter/cli"
 )
@@ -102,7 +103,7 @@ var fixtureFiles = []docFile{{name: "chat.json", content: `[{"role": "user", "co
 // workspace root holds the demo workspace as exampleWorkspace.
 type exampleRig struct {
 	pw *planWorker
-	pc *signals.Client
+	pc *planclient.Client
 }
 
 func startExampleRig(t *testing.T) *exampleRig {
@@ -118,7 +119,7 @@ func startExampleRig(t *testing.T) *exampleRig {
 	registerOffline(w, llm, root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	rig := &exampleRig{pw: pw, pc: signals.NewClient(srv.Client, signals.WithTaskQueue(pw.queue))}
+	rig := &exampleRig{pw: pw, pc: planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))}
 	t.Cleanup(func() { rig.terminateAll(t) })
 	return rig
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/worker/planworker"
 )
@@ -64,7 +65,7 @@ func TestNoPlaintextGoalInVisibilityWithCodecKey(t *testing.T) {
 	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: bySDK, TaskQueue: pw.queue}, signals.WorkflowType,
 		signals.StartRequest{Goal: goal, Plan: &external})
 	require.NoError(t, err)
-	pc := signals.NewClient(c, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(c, planclient.WithTaskQueue(pw.queue))
 	for _, id := range []string{byCLI, bySDK} {
 		res, err := pc.Result(ctx, id)
 		require.NoError(t, err, id)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -72,7 +73,7 @@ func runLongPlan(t *testing.T, pw *planWorker, n int) historyCost {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	id := fmt.Sprintf("long-%d-%s", n, pw.queue)
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Write notes on the discount rule",
 		Plan: &signals.ExternalPlan{Steps: steps}, Execution: signals.ExecutionPolicy{MaxSteps: n}})
 	require.NoError(t, err)

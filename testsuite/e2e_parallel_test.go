@@ -15,6 +15,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -30,7 +31,7 @@ const partsLatency = 300 * time.Millisecond
 // startLatencyWorker starts a worker on its own queue of the shared dev
 // server, with the offline model answering after partsLatency and root
 // as the workspace root.
-func startLatencyWorker(t testing.TB, root string) *signals.Client {
+func startLatencyWorker(t testing.TB, root string) *planclient.Client {
 	t.Helper()
 	srv := StartDevServer(t)
 	queue := TaskQueue(t)
@@ -40,12 +41,12 @@ func startLatencyWorker(t testing.TB, root string) *signals.Client {
 	registerOffline(w, model, root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	return planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 }
 
 // runParts runs partsGoal to the end with auto selection and the given
 // parallelism, in a fresh workspace under root, and returns its result.
-func runParts(ctx context.Context, t testing.TB, pc *signals.Client, root, id string, parallelism int) signals.Result {
+func runParts(ctx context.Context, t testing.TB, pc *planclient.Client, root, id string, parallelism int) signals.Result {
 	t.Helper()
 	ws := filepath.Join(root, id)
 	require.NoError(t, os.MkdirAll(ws, 0o755))

@@ -10,6 +10,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -22,7 +23,7 @@ func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	pw := startPlanWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-priority-" + pw.queue
 	steps := []plan.Step{
 		{ID: "a", Title: "A", Action: plan.ActionLLM, Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "say a"}}},
@@ -34,6 +35,12 @@ func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	res, err := pc.Result(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+
+	desc, err := pw.srv.Client.DescribeWorkflow(ctx, id, "")
+	require.NoError(t, err)
+	started := desc.RawResponse.GetWorkflowExecutionInfo().GetPriority()
+	assert.Equal(t, int32(2), started.GetPriorityKey(), "the client started the plan at its priority")
+	assert.Equal(t, "team-a", started.GetFairnessKey())
 
 	keys := map[string][]int{}
 	it := pw.srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

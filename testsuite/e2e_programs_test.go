@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/internal/devserver"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -40,7 +41,7 @@ func buildProgram(t *testing.T, pkg string, flags ...string) string {
 func TestGoClientProgramRuns(t *testing.T) {
 	pw := startPlanWorker(t)
 	require.NoError(t, devserver.CopyDemoWorkspace(filepath.Join(pw.root, "shop")))
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	bin := buildProgram(t, "./starter/goclient")
 	id := "plan-goclient-" + pw.queue
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

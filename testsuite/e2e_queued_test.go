@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/llm/offline"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/starter/cli"
 )
 
@@ -34,11 +34,11 @@ func TestCLIShowsAQueuedPlanAndWatchWaitsForItsWorker(t *testing.T) {
 	require.Equal(t, 0, show.code, show.errOut)
 	assert.Contains(t, show.out, "queued, waiting for a worker: no worker is polling task queue "+pw.queue)
 	var st struct {
-		Source   string           `json:"source"`
-		Standing signals.Standing `json:"standing"`
+		Source   string              `json:"source"`
+		Standing planclient.Standing `json:"standing"`
 	}
 	pw.cliJSON(t, &st, "show", id)
-	assert.Equal(t, signals.SourceSearchAttributes, st.Source)
+	assert.Equal(t, planclient.SourceSearchAttributes, st.Source)
 	assert.True(t, st.Standing.Queued)
 
 	// watch in the background; a worker starts once watch has said the

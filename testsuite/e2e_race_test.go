@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -81,7 +82,7 @@ func TestFileToolsCannotBeRacedOut(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-race-" + queue
 	const reads, writes = 40, 20
 	_, err = pc.Start(ctx, id, signals.StartRequest{Goal: "Race the file tools out of the workspace",

@@ -26,6 +26,7 @@ import (
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/webhook"
 )
@@ -181,7 +182,7 @@ func TestNoSecretReachesHistory(t *testing.T) {
 // be refused. It returns the tool plan's Result and how many runs started.
 func (r *attackRig) runAttacks(ctx context.Context, t *testing.T) (signals.Result, int) {
 	t.Helper()
-	pc := signals.NewClient(r.srv.Client, signals.WithTaskQueue(r.queue))
+	pc := planclient.New(r.srv.Client, planclient.WithTaskQueue(r.queue))
 	start := func(id, goal, workspace string) error {
 		_, err := pc.Start(ctx, id, signals.StartRequest{Goal: goal, Workspace: workspace, OptionCount: 1,
 			Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})

@@ -16,6 +16,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -46,7 +47,7 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{})
 	registerOffline(w, pw.llm, pw.root, t.TempDir(), config.Codec{})
 	require.NoError(t, w.Start())
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "flooded-" + pw.queue
 
 	_, err = pc.StartAndGetOptions(ctx, id, signals.StartRequest{Goal: "Add a percentage discount to the cart total",

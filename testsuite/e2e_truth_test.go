@@ -13,6 +13,7 @@ import (
 
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -57,7 +58,7 @@ func TestRefusedPlanIsFoundFailed(t *testing.T) {
 	pw := startTruthWorker(t, refusingModel)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-failed-" + pw.queue
 	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Add a percentage discount to the cart total",
 		Workspace: pw.workspace, Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
@@ -90,7 +91,7 @@ func TestCancelledPlansAreFoundCanceled(t *testing.T) {
 	pw := startTruthWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	goal := "Add a percentage discount to the cart total"
 
 	// Each in a folder of its own: the second starts before the first has

@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -97,7 +98,7 @@ func TestVisibilityFollowsASelection(t *testing.T) {
 	pw := startPlanWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-vis-" + pw.queue
 	_, err := pc.StartAndGetOptions(ctx, id, signals.StartRequest{Goal: "Add a percentage discount to the cart total", Workspace: pw.workspace})
 	require.NoError(t, err)

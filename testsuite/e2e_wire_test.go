@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -26,7 +27,7 @@ type queryState struct {
 }
 
 // readState runs every query of run id.
-func readState(ctx context.Context, t *testing.T, pc *signals.Client, id string) queryState {
+func readState(ctx context.Context, t *testing.T, pc *planclient.Client, id string) queryState {
 	t.Helper()
 	var s queryState
 	var err error
@@ -54,7 +55,7 @@ type refusal struct {
 // requireRefused sends every input, requires the workflow's rejection for
 // each (an application error whose message starts with "rejected") and
 // then that the queries answer as before.
-func requireRefused(ctx context.Context, t *testing.T, pc *signals.Client, id string, inputs []refusal) {
+func requireRefused(ctx context.Context, t *testing.T, pc *planclient.Client, id string, inputs []refusal) {
 	t.Helper()
 	before := readState(ctx, t, pc, id)
 	for _, in := range inputs {
@@ -79,7 +80,7 @@ func TestWireRefusesBadInputs(t *testing.T) {
 	pw := startPlanWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-wire-" + pw.queue
 	options, err := pc.StartAndGetOptions(ctx, id, signals.StartRequest{Goal: "Add a percentage discount to the cart total", Workspace: pw.workspace})
 	require.NoError(t, err)
@@ -121,7 +122,7 @@ func TestWireRefusesBadInputs(t *testing.T) {
 // requireSignalsRefused sends select-option signals whose payloads do not
 // decode and checks that the pending query lists each as refused while
 // the run still waits for its selection.
-func requireSignalsRefused(ctx context.Context, t *testing.T, pc *signals.Client, id string) {
+func requireSignalsRefused(ctx context.Context, t *testing.T, pc *planclient.Client, id string) {
 	t.Helper()
 	before := readState(ctx, t, pc, id)
 	bad := []map[string]any{
@@ -153,7 +154,7 @@ var (
 
 // refusalsBeforeSelection are the inputs run id refuses while it waits for
 // its selection.
-func refusalsBeforeSelection(pc *signals.Client, id string) []refusal {
+func refusalsBeforeSelection(pc *planclient.Client, id string) []refusal {
 	return []refusal{
 		{name: "unknown option", want: "no-such-option", send: func(ctx context.Context) error {
 			_, err := pc.Select(ctx, id, signals.SelectOptionRequest{OptionID: "no-such-option"})
@@ -180,7 +181,7 @@ func refusalsBeforeSelection(pc *signals.Client, id string) []refusal {
 
 // refusalsDuringExecution are the inputs run id refuses once it executes
 // (held paused before its first step).
-func refusalsDuringExecution(pc *signals.Client, id string) []refusal {
+func refusalsDuringExecution(pc *planclient.Client, id string) []refusal {
 	return []refusal{
 		{name: "select during execution", want: "not awaiting a selection", send: func(ctx context.Context) error {
 			_, err := pc.Select(ctx, id, signals.SelectOptionRequest{Rank: 2})

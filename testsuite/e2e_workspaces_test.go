@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -47,7 +48,7 @@ func requireWorkspaceRefused(ctx context.Context, t *testing.T, pw *planWorker, 
 func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	a := filepath.Join(pw.root, "a")
@@ -123,7 +124,7 @@ func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 func TestStaleLeaseOfATerminatedPlanIsCleared(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
-	pc := signals.NewClient(pw.srv.Client, signals.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	first, second := "stale-1-"+pw.queue, "stale-2-"+pw.queue

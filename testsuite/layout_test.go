@@ -62,7 +62,7 @@ func under(path, dir string) bool {
 
 // layer names the layer of a package of the module (docs/architecture.md).
 func layer(path string) string {
-	for _, l := range []string{"plan", "signals", "view", "activities", "workflows", "worker", "starter", "scripts", "testsuite", "demo"} {
+	for _, l := range []string{"plan", "signals", "view", "planclient", "activities", "workflows", "worker", "starter", "scripts", "testsuite", "demo"} {
 		if under(path, l) {
 			return l
 		}
@@ -72,7 +72,8 @@ func layer(path string) string {
 
 // TestImportDirection keeps the layering of docs/architecture.md: imports
 // point down (plan ← signals ← view, subsystems ← activities ← workflows ←
-// commands), nothing imports a command or the test suite, only the LLM
+// commands, and plan ← signals ← planclient ← commands), nothing imports
+// a command or the test suite, only the LLM
 // tree imports go-openai, and the workflow reaches the subsystems only
 // through activity names and contract types.
 func TestImportDirection(t *testing.T) {
@@ -108,6 +109,10 @@ func TestImportDirection(t *testing.T) {
 				bad(p, imp, "signals, the wire contract, imports only plan")
 			case from == "view" && to != "view" && to != "signals" && to != "plan":
 				bad(p, imp, "view renders the contract's state and imports only signals and plan")
+			case from == "planclient" && to != "planclient" && to != "signals" && to != "plan":
+				bad(p, imp, "the client imports only the contract")
+			case to == "planclient" && (from == "subsystem" || from == "activities" || from == "workflows"):
+				bad(p, imp, "only the commands use the client: the worker's side never sends to a plan through it")
 			case from == "subsystem" && (to == "activities" || to == "workflows" || to == "worker" || to == "starter"):
 				bad(p, imp, "a subsystem does not know the Temporal face or the commands above it")
 			case from == "activities" && (to == "workflows" || to == "worker" || to == "starter"):

@@ -102,10 +102,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)
 	}
-	logger.Info("worker started", "version", version.Version(), "commit", version.Commit(), "sdk", version.SDK(),
+	deployment := settleDeployment(ctx, c, cfg, logger)
+	logger.Info("worker started", append([]any{"version", version.Version(), "commit", version.Commit(), "sdk", version.SDK(),
 		"address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
 		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled(),
-		"stickyCacheSize", cfg.Worker.StickyCacheSize)
+		"stickyCacheSize", cfg.Worker.StickyCacheSize}, deployment...)...)
 	ops.started(c)
 	<-ctx.Done()
 	logger.Info("stopping worker")

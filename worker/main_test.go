@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,7 +80,10 @@ func TestRunServesPlanModeUntilCancelled(t *testing.T) {
 		})
 		return err == nil && len(resp.GetPollers()) > 0
 	}, 20*time.Second, 50*time.Millisecond, "the worker polls its task queue")
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "worker started") }, 30*time.Second, 20*time.Millisecond)
 	assert.Contains(t, out.String(), "offline model at http://127.0.0.1:")
+	assert.Contains(t, out.String(), "deployment="+config.DefaultDeploymentName+" buildId="+config.DefaultBuildID()+" current=true",
+		"the worker says which build of which deployment it is, and that it is current")
 	assert.Contains(t, out.String(), "commands run isolated", "the worker says how commands are isolated")
 	assert.Contains(t, out.String(), "outputs="+os.Getenv(config.EnvName(config.KeyOutputsDir)),
 		"the worker says where it keeps full outputs")

@@ -15,6 +15,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/metrics"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite"
 )
@@ -54,7 +55,7 @@ func TestRunServesMetricsAndHealth(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, "/healthz")
 
 	// A plan run on this worker shows in planmode's own series.
-	pc := signals.NewClient(srv.Client, signals.WithTaskQueue(queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	wr, err := pc.Start(ctx, "metrics-"+queue, signals.StartRequest{Goal: "Add a percentage discount to the cart total",
 		Workspace: "shop", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
 	require.NoError(t, err)

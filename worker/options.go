@@ -19,5 +19,21 @@ func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 		MaxConcurrentWorkflowTaskPollers:       w.WorkflowPollers,
 		MaxConcurrentActivityTaskPollers:       w.ActivityPollers,
 		StickyScheduleToStartTimeout:           w.StickyTimeout,
+		DeploymentOptions:                      deploymentOptions(w),
+	}
+}
+
+// deploymentOptions makes the worker the build w.BuildID of the Worker
+// Deployment w.DeploymentName, or leaves it unversioned when
+// worker.versioning is off. Every workflow is registered with its own
+// versioning behaviour (planworker.Register), so there is no default: the
+// SDK refuses to register a workflow that has none.
+func deploymentOptions(w config.Worker) sdkworker.DeploymentOptions {
+	if !w.Versioning {
+		return sdkworker.DeploymentOptions{}
+	}
+	return sdkworker.DeploymentOptions{
+		UseVersioning: true,
+		Version:       sdkworker.WorkerDeploymentVersion{DeploymentName: w.DeploymentName, BuildID: w.BuildID},
 	}
 }

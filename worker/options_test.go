@@ -32,3 +32,14 @@ func TestWorkerOptionsDefaultsAreTheSDKsButTheCache(t *testing.T) {
 	assert.Equal(t, config.DefaultStickyCacheSize, cacheSize)
 	assert.Equal(t, sdkworker.Options{}, got, "zero options are the SDK's defaults")
 }
+
+func TestWorkerOptionsMakeTheWorkerABuildOfItsDeployment(t *testing.T) {
+	got := workerOptions(config.Worker{StickyCacheSize: 1, Versioning: true, DeploymentName: "planmode", BuildID: "0.2.0+abc"}, func(int) {})
+	assert.Equal(t, sdkworker.DeploymentOptions{
+		UseVersioning: true,
+		Version:       sdkworker.WorkerDeploymentVersion{DeploymentName: "planmode", BuildID: "0.2.0+abc"},
+	}, got.DeploymentOptions)
+
+	off := workerOptions(config.Worker{StickyCacheSize: 1, Versioning: false, DeploymentName: "planmode", BuildID: "x"}, func(int) {})
+	assert.Equal(t, sdkworker.DeploymentOptions{}, off.DeploymentOptions, "worker.versioning: false is unversioned")
+}

@@ -8,10 +8,11 @@ import (
 
 // shouldContinueAsNew reports whether the run should start afresh at this
 // step boundary: it received signals.MaxSignalsPerRun signals (the
-// server refuses signals past its own limit), the server suggests it, or
-// the history passed the run's limit. A run that has not finished a step
-// yet never continues for its history, so a standing suggestion cannot
-// loop; a continuation counts its signals from zero.
+// server refuses signals past its own limit), the server suggests it, the
+// deployment's current build changed (upgradeDue), or the history passed
+// the run's limit. A run that has not finished a step yet never continues
+// for its history, so a standing suggestion cannot loop; a continuation
+// counts its signals from zero.
 func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 	if r.exec.nextReady() == "" {
 		return false
@@ -23,7 +24,8 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 		return false
 	}
 	info := workflow.GetInfo(ctx)
-	return info.GetContinueAsNewSuggested() || (r.opts.historyLimit > 0 && info.GetCurrentHistoryLength() >= r.opts.historyLimit)
+	return info.GetContinueAsNewSuggested() || upgradeDue(ctx) ||
+		(r.opts.historyLimit > 0 && info.GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
 
 // continueDue reports whether a run that waits (for its workspace, a
@@ -75,7 +77,7 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	}
 	workflow.GetLogger(ctx).Info("continuing as new", "runs", cp.Runs, "phase", cp.Phase,
 		"history", workflow.GetInfo(ctx).GetCurrentHistoryLength(), "signals", r.ctl.signalsThisRun)
-	return workflow.NewContinueAsNewError(ctx, signals.WorkflowType, next)
+	return continueAsNewError(ctx, next)
 }
 
 // checkpoint is the state the continuation starts from: the run's state

@@ -27,9 +27,9 @@ func (c *controls) finishing() bool {
 func (c *controls) validatePause(req signals.ControlRequest) error {
 	switch {
 	case c.finishing():
-		return reject(signals.RejectWrongPhase, "cannot pause: the run is %s", c.r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "cannot pause: the run is %s", c.r.st.Phase)
 	case c.r.st.Paused:
-		return reject(signals.RejectWrongPhase, "already paused")
+		return reject(signals.ErrorTypeWrongPhase, "already paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -51,7 +51,7 @@ func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (sign
 // validateResume refuses to resume a run that is not paused.
 func (c *controls) validateResume(req signals.ControlRequest) error {
 	if !c.r.st.Paused {
-		return reject(signals.RejectWrongPhase, "not paused")
+		return reject(signals.ErrorTypeWrongPhase, "not paused")
 	}
 	return tooLong("reason", req.Reason)
 }
@@ -80,22 +80,22 @@ func (c *controls) validateEdit(_ workflow.Context, req signals.EditPlanRequest)
 	r := c.r
 	switch {
 	case r.st.Plan == nil:
-		return reject(signals.RejectWrongPhase, "no plan selected yet")
+		return reject(signals.ErrorTypeWrongPhase, "no plan selected yet")
 	case c.finishing():
-		return reject(signals.RejectWrongPhase, "cannot edit: the run is %s", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "cannot edit: the run is %s", r.st.Phase)
 	case r.exec.halted():
 		// No step starts any more: a step added now would stay pending
 		// in the finished plan.
-		return reject(signals.RejectWrongPhase, "cannot edit: execution is stopping (%s)", r.exec.haltReason())
+		return reject(signals.ErrorTypeWrongPhase, "cannot edit: execution is stopping (%s)", r.exec.haltReason())
 	case len(req.Edits) == 0:
-		return reject(signals.RejectInvalidEdit, "no edits")
+		return reject(signals.ErrorTypeInvalidEdit, "no edits")
 	}
 	if err := editTooLarge(req); err != nil {
 		return err
 	}
 	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.lim}
 	if _, err := tryChange(r.st.Plan, r.lim, func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
-		return reject(signals.RejectInvalidEdit, "edit: %v", err)
+		return reject(signals.ErrorTypeInvalidEdit, "edit: %v", err)
 	}
 	return nil
 }
@@ -130,16 +130,16 @@ func (c *controls) validateConfirm(req signals.ConfirmSkipRequest) error {
 		ans, answered := k.answers[sc.RequestID]
 		if sc.RequestID == req.RequestID {
 			// Answered in this workflow task, not settled yet.
-			return reject(signals.RejectWrongPhase, "skip request %q is already answered (%s)", sc.RequestID, approvedWord(ans.approve))
+			return reject(signals.ErrorTypeWrongPhase, "skip request %q is already answered (%s)", sc.RequestID, approvedWord(ans.approve))
 		}
 		if !answered {
 			ids = append(ids, sc.RequestID)
 		}
 	}
 	if len(ids) == 0 {
-		return reject(signals.RejectUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
+		return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
 	}
-	return reject(signals.RejectUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
+	return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
 }
 
 // confirm answers a pending skip request.
@@ -175,13 +175,13 @@ func (c *controls) validateRollback(signals.RollbackRequest) error {
 	st := &c.r.st
 	switch {
 	case !c.r.exec.started:
-		return reject(signals.RejectWrongPhase, "rollback is possible once execution has started (phase %s)", st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "rollback is possible once execution has started (phase %s)", st.Phase)
 	case st.SnapshotID == "":
-		return reject(signals.RejectWrongPhase, "no workspace snapshot: the run has no workspace")
+		return reject(signals.ErrorTypeWrongPhase, "no workspace snapshot: the run has no workspace")
 	case c.rollingBack:
-		return reject(signals.RejectBusy, "a rollback is already running")
+		return reject(signals.ErrorTypeBusy, "a rollback is already running")
 	case st.Phase.Terminal():
-		return reject(signals.RejectWrongPhase, "the run is %s", st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "the run is %s", st.Phase)
 	}
 	return nil
 }

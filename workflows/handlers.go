@@ -165,9 +165,9 @@ func signalJSON(v converter.RawValue) (json.RawMessage, error) {
 	case enc == converter.MetadataEncodingNil:
 		return nil, nil
 	case enc != converter.MetadataEncodingJSON:
-		return json.RawMessage(printable(p.GetData())), reject(signals.RejectInvalidInput, "payload is not JSON (encoding %q)", enc)
+		return json.RawMessage(printable(p.GetData())), reject(signals.ErrorTypeInvalidInput, "payload is not JSON (encoding %q)", enc)
 	case !json.Valid(p.GetData()):
-		return json.RawMessage(printable(p.GetData())), reject(signals.RejectInvalidInput, "payload is not valid JSON")
+		return json.RawMessage(printable(p.GetData())), reject(signals.ErrorTypeInvalidInput, "payload is not valid JSON")
 	}
 	return json.RawMessage(p.GetData()), nil
 }
@@ -194,7 +194,7 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
 	req, err := h.Decode(raw) //workflowcheck:ignore (strict JSON decoding of the payload only)
 	if err != nil {
-		return reject(signals.RejectInvalidInput, "%v", err)
+		return reject(signals.ErrorTypeInvalidInput, "%v", err)
 	}
 	if err := validate(ctx, req); err != nil {
 		return err

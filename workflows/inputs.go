@@ -21,14 +21,14 @@ import (
 func (c *controls) validateAnswers(req signals.AnswerClarificationRequest) error {
 	q := c.r.clarify
 	if !q.Waiting {
-		return reject(signals.RejectWrongPhase, "no clarification is pending (phase %s)", c.r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "no clarification is pending (phase %s)", c.r.st.Phase)
 	}
 	if len(req.Answers) == 0 {
-		return reject(signals.RejectInvalidInput, "answers are empty")
+		return reject(signals.ErrorTypeInvalidInput, "answers are empty")
 	}
 	for _, k := range workflow.DeterministicKeys(req.Answers) {
 		if questionFor(q, k) == "" {
-			return reject(signals.RejectInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(q.Questions))
+			return reject(signals.ErrorTypeInvalidInput, "unknown question %q: answer by question text or number (1..%d)", k, len(q.Questions))
 		}
 		if err := tooLong(fmt.Sprintf("answer to %q", k), req.Answers[k]); err != nil {
 			return err
@@ -76,11 +76,11 @@ func (c *controls) awaitingSelection() error {
 	r := c.r
 	switch {
 	case !r.sel.waiting:
-		return reject(signals.RejectWrongPhase, "not awaiting a selection (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "not awaiting a selection (phase %s)", r.st.Phase)
 	case r.st.Options.SelectedID != "":
-		return reject(signals.RejectWrongPhase, "option %q is already selected", r.st.Options.SelectedID)
+		return reject(signals.ErrorTypeWrongPhase, "option %q is already selected", r.st.Options.SelectedID)
 	case r.sel.refining:
-		return reject(signals.RejectBusy, "options are being refined: wait for the new options")
+		return reject(signals.ErrorTypeBusy, "options are being refined: wait for the new options")
 	}
 	return nil
 }
@@ -102,17 +102,17 @@ func findOption(v view.Run, req signals.SelectOptionRequest) (plan.Option, error
 		if o, ok := optionByID(opts, req.OptionID); ok {
 			return o, nil
 		}
-		return plan.Option{}, reject(signals.RejectUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(view.OptionIDs(v), ", "))
+		return plan.Option{}, reject(signals.ErrorTypeUnknownOption, "unknown option %q (options: %s)", req.OptionID, strings.Join(view.OptionIDs(v), ", "))
 	}
 	if req.Rank == 0 {
-		return plan.Option{}, reject(signals.RejectInvalidInput, "optionId or rank is required")
+		return plan.Option{}, reject(signals.ErrorTypeInvalidInput, "optionId or rank is required")
 	}
 	for _, o := range opts.Options {
 		if o.Rank == req.Rank {
 			return o, nil
 		}
 	}
-	return plan.Option{}, reject(signals.RejectUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(opts.Options))
+	return plan.Option{}, reject(signals.ErrorTypeUnknownOption, "no option has rank %d (ranks 1..%d)", req.Rank, len(opts.Options))
 }
 
 // validateRefine accepts a refine only while a selection is awaited.
@@ -121,7 +121,7 @@ func (c *controls) validateRefine(req signals.RefinePlanRequest) error {
 		return err
 	}
 	if strings.TrimSpace(req.Feedback) == "" {
-		return reject(signals.RejectInvalidInput, "feedback is required to refine the options")
+		return reject(signals.ErrorTypeInvalidInput, "feedback is required to refine the options")
 	}
 	return tooLong("feedback", req.Feedback)
 }
@@ -140,7 +140,7 @@ func (c *controls) refine(ctx workflow.Context, req signals.RefinePlanRequest) (
 func (c *controls) validateAwaitOptions(signals.AwaitOptionsRequest) error {
 	r := c.r
 	if r.st.Plan != nil || c.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
-		return reject(signals.RejectWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
+		return reject(signals.ErrorTypeWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (l *workspaceLease) await(ctx workflow.Context, holder signals.WorkspaceLea
 // message; other errors stay as they are.
 func refusedWorkspace(err error) error {
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && (app.Type() == signals.ErrorTypeWorkspaceBusy || app.Type() == activities.ErrWorkspace) {
+	if errors.As(err, &app) && (app.Type() == signals.ErrorTypeWorkspaceBusy || app.Type() == activities.ErrorTypeWorkspace) {
 		return &errWorkspaceRefused{msg: app.Message()}
 	}
 	return err

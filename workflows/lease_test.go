@@ -126,7 +126,7 @@ func TestRefusedWorkspaceIsAnInvalidRequest(t *testing.T) {
 	h := newHarness(t)
 	h.f.acquire = func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
 		return activities.AcquireWorkspaceOutput{}, temporal.NewNonRetryableApplicationError(
-			`workspace ".": invalid workspace key: "." is the whole workspace root`, activities.ErrWorkspace, nil)
+			`workspace ".": invalid workspace key: "." is the whole workspace root`, activities.ErrorTypeWorkspace, nil)
 	}
 	req := autoReq()
 	req.Workspace = "."

@@ -12,7 +12,7 @@ import (
 // tooLong refuses a free text longer than signals.MaxTextBytes, naming it.
 func tooLong(what, text string) error {
 	if len(text) > signals.MaxTextBytes {
-		return reject(signals.RejectTooLarge, "%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
+		return reject(signals.ErrorTypeTooLarge, "%s is %d bytes: at most %d bytes", what, len(text), signals.MaxTextBytes)
 	}
 	return nil
 }
@@ -27,10 +27,10 @@ func editTooLarge(req signals.EditPlanRequest) error {
 	// size is used.
 	b, err := json.Marshal(req.Edits) //workflowcheck:ignore
 	if err != nil {
-		return reject(signals.RejectInvalidEdit, "edits: %v", err)
+		return reject(signals.ErrorTypeInvalidEdit, "edits: %v", err)
 	}
 	if len(b) > signals.MaxEditBytes {
-		return reject(signals.RejectTooLarge, "edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
+		return reject(signals.ErrorTypeTooLarge, "edits are %d bytes of JSON: at most %d bytes", len(b), signals.MaxEditBytes)
 	}
 	return nil
 }

@@ -66,14 +66,14 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.validate(openRun(), fits), "a text of exactly the bound is accepted")
 			err := tc.validate(openRun(), long)
-			require.Equal(t, signals.RejectTooLarge, signals.RejectionType(err), err)
+			require.Equal(t, signals.ErrorTypeTooLarge, signals.RejectionType(err), err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.Contains(t, err.Error(), "at most 4096 bytes")
 		})
 	}
 	t.Run("edits", func(t *testing.T) {
 		err := openRun().validateEdit(nil, signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpAppend, Step: &bigStep}}})
-		require.Equal(t, signals.RejectTooLarge, signals.RejectionType(err), err)
+		require.Equal(t, signals.ErrorTypeTooLarge, signals.RejectionType(err), err)
 		assert.Contains(t, err.Error(), "at most 65536 bytes")
 	})
 }

@@ -46,7 +46,7 @@ func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := selectedNotWoken()
 			err := tc.validate(c)
-			require.Equal(t, signals.RejectWrongPhase, signals.RejectionType(err), err)
+			require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
 			assert.Contains(t, err.Error(), `option "r1-o1" is already selected`)
 			assert.Equal(t, "r1-o1", c.r.st.Options.SelectedID, "the answered selection stands")
 		})
@@ -65,11 +65,11 @@ func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {
 	r.exec.skips.answer("skip-1", skipAnswer{approve: true})
 	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1"}, {RequestID: "skip-2"}}
 	err := r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
-	require.Equal(t, signals.RejectWrongPhase, signals.RejectionType(err), err)
+	require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `skip request "skip-1" is already answered (approved)`)
 	assert.True(t, r.exec.skips.answers["skip-1"].approve, "the first answer stands")
 
 	err = r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
-	require.Equal(t, signals.RejectUnknownRequest, signals.RejectionType(err), err)
+	require.Equal(t, signals.ErrorTypeUnknownRequest, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `unknown skip request "skip-9" (pending: skip-2)`, "only unanswered requests are listed")
 }

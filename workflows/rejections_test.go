@@ -43,23 +43,23 @@ func TestRejectedUpdatesAreTyped(t *testing.T) {
 	h := newHarness(t)
 	cases := map[string]rejectedAs{}
 	h.at(30*time.Second, func() {
-		cases["unknown option id"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{OptionID: "o9"}), signals.RejectUnknownOption)
-		cases["unknown rank"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 9}), signals.RejectUnknownOption)
-		cases["no option named"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{}), signals.RejectInvalidInput)
-		cases["refine without feedback"] = expect(update(h, signals.RefinePlan, signals.RefinePlanRequest{}), signals.RejectInvalidInput)
-		cases["resume when not paused"] = expect(update(h, signals.Resume, signals.ControlRequest{}), signals.RejectWrongPhase)
+		cases["unknown option id"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{OptionID: "o9"}), signals.ErrorTypeUnknownOption)
+		cases["unknown rank"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{Rank: 9}), signals.ErrorTypeUnknownOption)
+		cases["no option named"] = expect(update(h, signals.SelectOption, signals.SelectOptionRequest{}), signals.ErrorTypeInvalidInput)
+		cases["refine without feedback"] = expect(update(h, signals.RefinePlan, signals.RefinePlanRequest{}), signals.ErrorTypeInvalidInput)
+		cases["resume when not paused"] = expect(update(h, signals.Resume, signals.ControlRequest{}), signals.ErrorTypeWrongPhase)
 		cases["answers without questions"] = expect(update(h, signals.AnswerClarification,
-			signals.AnswerClarificationRequest{Answers: map[string]string{"q": "a"}}), signals.RejectWrongPhase)
-		cases["unknown skip request"] = expect(update(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-9"}), signals.RejectUnknownRequest)
+			signals.AnswerClarificationRequest{Answers: map[string]string{"q": "a"}}), signals.ErrorTypeWrongPhase)
+		cases["unknown skip request"] = expect(update(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-9"}), signals.ErrorTypeUnknownRequest)
 		cases["edit before selection"] = expect(update(h, signals.EditPlan,
-			signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s1"}}}), signals.RejectWrongPhase)
+			signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s1"}}}), signals.ErrorTypeWrongPhase)
 		cases["reason too long"] = expect(update(h, signals.Pause,
-			signals.ControlRequest{Reason: string(make([]byte, signals.MaxTextBytes+1))}), signals.RejectTooLarge)
+			signals.ControlRequest{Reason: string(make([]byte, signals.MaxTextBytes+1))}), signals.ErrorTypeTooLarge)
 	})
 	h.selectAt(time.Minute)
 	h.at(stepTime+90*time.Second, func() {
 		cases["edit of no step"] = expect(update(h, signals.EditPlan,
-			signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "nope"}}}), signals.RejectInvalidEdit)
+			signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "nope"}}}), signals.ErrorTypeInvalidEdit)
 	})
 	res := h.run(manualReq())
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)

@@ -65,7 +65,7 @@ func readCtx(ctx workflow.Context, summary string) workflow.Context {
 }
 
 // rollbackFailed fails a rollback for an activity's err: a refusal keeps
-// its type (activities.ErrPlanOpen, ErrNoSnapshot, ErrSnapshot, …) so
+// its type (activities.ErrorTypePlanOpen, ErrorTypeNoSnapshot, ErrorTypeSnapshot, …) so
 // that callers can tell why; other errors pass as they are.
 func rollbackFailed(planID string, err error) error {
 	var app *temporal.ApplicationError

@@ -89,12 +89,12 @@ func TestPlanRollbackRefusesOverChangesUnlessForced(t *testing.T) {
 }
 
 func TestPlanRollbackFailsForAPlanItCannotRestore(t *testing.T) {
-	open := temporal.NewNonRetryableApplicationError("plan plan-7 is still open", activities.ErrPlanOpen, nil)
+	open := temporal.NewNonRetryableApplicationError("plan plan-7 is still open", activities.ErrorTypePlanOpen, nil)
 	re := newRollbackEnv(t, nil, open)
 	re.env.ExecuteWorkflow(signals.RollbackWorkflowType, signals.RollbackPlanRequest{PlanID: "plan-7"})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, re.env.GetWorkflowError(), &app)
-	assert.Equal(t, activities.ErrPlanOpen, app.Type())
+	assert.Equal(t, activities.ErrorTypePlanOpen, app.Type())
 	assert.Zero(t, re.restored)
 
 	bad := newRollbackEnv(t, nil, nil)

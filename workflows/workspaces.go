@@ -99,7 +99,7 @@ func (g *registry) validateAcquire(_ workflow.Context, req signals.WorkspaceLeas
 		return signals.WorkspaceBusy(req, holder)
 	}
 	if g.bytes()+leaseBytes(req.Key, req.PlanID, req.RunID) > maxLeaseBytes {
-		return signals.Reject(signals.RejectTooLarge, "the registry holds %d leases: no room for another", len(g.st.Leases))
+		return signals.Reject(signals.ErrorTypeTooLarge, "the registry holds %d leases: no room for another", len(g.st.Leases))
 	}
 	return nil
 }

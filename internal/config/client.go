@@ -23,7 +23,7 @@ import (
 // stack traces: the SDK's default failure converter writes them with the
 // default data converter, in plaintext, and a failed plan's details hold
 // its whole Result, its message the steps' errors. Workers built on the
-// client and the typed client signals.NewClient use both converters too.
+// client and the typed client planclient.New use both converters too.
 // It returns an error when a TLS file or the key file cannot be read; the
 // key file's errors name the line, never a key.
 func (c Config) ClientOptions(logger *slog.Logger) (client.Options, error) {

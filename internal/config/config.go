@@ -54,6 +54,10 @@
 //	worker.workflowPollers, worker.activityPollers  0 (SDK default, 2; workflow pollers not 1)
 //	worker.stickyCacheSize      2000 (runs cached in memory, for the whole process)
 //	worker.stickyTimeout        0 (SDK default, 5s)
+//	worker.versioning           true (worker versioning: plans stay on the build that started them)
+//	worker.deploymentName       planmode
+//	worker.buildId              the build's version and commit (DefaultBuildID)
+//	worker.promote              false (a build becomes current only when none is, or by an operator)
 //	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
 //	notify.webhookSecretFile    (a file holding notify.webhookSecret)
 //	notify.allowedURLs          (URLs, or prefixes ending in /, a plan's own webhook may use; none by default)
@@ -263,6 +267,21 @@ type Worker struct {
 	// it; zero keeps the SDK's 5s. Shorter moves runs off a dead worker
 	// sooner at the price of more cache misses under load.
 	StickyTimeout time.Duration `mapstructure:"stickyTimeout"`
+	// Versioning makes the worker a version of a Worker Deployment
+	// (DeploymentName, BuildID): a plan stays on the build that started
+	// it and moves to the current build when it continues as new. Off, the
+	// worker is unversioned and every worker takes every task.
+	Versioning bool `mapstructure:"versioning"`
+	// DeploymentName names the Worker Deployment; every build of the
+	// same workers shares it. It may not hold "." or ":".
+	DeploymentName string `mapstructure:"deploymentName"`
+	// BuildID names this build within the deployment; Load fills
+	// DefaultBuildID when unset.
+	BuildID string `mapstructure:"buildId"`
+	// Promote makes this build the deployment's current version at start
+	// even when another one is; without it only a deployment with no
+	// current version gets this build as current.
+	Promote bool `mapstructure:"promote"`
 }
 
 // Log configures the slog logger.

@@ -108,6 +108,9 @@ func NewViper() *viper.Viper {
 	for k, val := range limitsDefaults() {
 		v.SetDefault(k, val)
 	}
+	for k, val := range versioningDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)
@@ -184,6 +187,9 @@ func Load(v *viper.Viper) (Config, error) {
 	}
 	if c.Workspace.SnapshotDir, err = filepath.Abs(c.Workspace.SnapshotDir); err != nil {
 		return c, fmt.Errorf("config: %s: %w", KeySnapshotDir, err)
+	}
+	if strings.TrimSpace(c.Worker.BuildID) == "" {
+		c.Worker.BuildID = DefaultBuildID()
 	}
 	c.Tools.Sandbox = strings.ToLower(strings.TrimSpace(c.Tools.Sandbox))
 	c.Log.Level = strings.ToLower(c.Log.Level)

@@ -39,6 +39,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.LLM.problems()...)
 	errs = append(errs, c.Tools.problems()...)
 	errs = append(errs, c.Worker.problems()...)
+	errs = append(errs, c.Worker.versioningProblems()...)
 	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
 		add("%s %q is not an http(s) URL", KeyWebhookURL, u)
 	}

@@ -103,13 +103,16 @@ func SearchAttributeArgs() []string {
 }
 
 // TunedArgs returns the dynamic config flags that make a dev server answer
-// fast enough for tests and demos: a quick transfer queue and one task queue
-// partition, so a task reaches a worker at once.
+// fast enough for tests and demos (a quick transfer queue and one task queue
+// partition, so a task reaches a worker at once) and share dispatch among
+// plans' tenants as a production server should (fairness, see
+// docs/operations.md).
 func TunedArgs() []string {
 	return []string{
 		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
 		"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
 		"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1",
+		"--dynamic-config-value", "matching.enableFairness=true",
 	}
 }
 

@@ -94,7 +94,8 @@ func TestBinariesPrintTheStampedVersion(t *testing.T) {
 
 // TestWorkerStartLineNamesTheBuild runs the stamped worker binary against
 // a dev server with the offline model: its "worker started" line carries
-// the version, the commit and the SDK.
+// the version, the commit and the SDK, and the build id (worker
+// versioning) they make.
 func TestWorkerStartLineNamesTheBuild(t *testing.T) {
 	sdk := sdkVersion(t)
 	bin := build(t, "./worker")
@@ -140,7 +141,9 @@ func TestWorkerStartLineNamesTheBuild(t *testing.T) {
 	assert.Equal(t, stampVersion, started["version"])
 	assert.Equal(t, stampCommit, started["commit"])
 	assert.Equal(t, sdk, started["sdk"])
-	assert.NotContains(t, started, "buildId", "no build id until worker versioning")
+	assert.Equal(t, stampVersion+"+"+stampCommit, started["buildId"], "the stamped version and commit are the build id")
+	assert.Equal(t, config.DefaultDeploymentName, started["deployment"])
+	assert.Equal(t, true, started["current"], "the first build of a deployment makes itself current")
 }
 
 // TestMakefileStampsTheBuildAndTheImage checks what make build and make

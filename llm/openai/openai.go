@@ -116,7 +116,7 @@ func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 		return llm.Response{}, llm.ClassifyError(providerError(err, resp.Header(), creq.Model))
 	}
 	if len(resp.Choices) == 0 {
-		return llm.Response{}, llm.Retry(llm.ErrInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+		return llm.Response{}, llm.Retry(llm.ErrorTypeInvalidResponse, nil, "the LLM provider answered with no choices", 0)
 	}
 	choice := resp.Choices[0]
 	out := llm.Response{
@@ -184,7 +184,7 @@ func (o *Client) chatRequest(req llm.Request) (goopenai.ChatCompletionRequest, e
 		model = o.cfg.ModelFor(req.Phase)
 	}
 	if model == "" {
-		return goopenai.ChatCompletionRequest{}, llm.Fail(llm.ErrConfig, nil, "no model configured: set llm.model")
+		return goopenai.ChatCompletionRequest{}, llm.Fail(llm.ErrorTypeConfig, nil, "no model configured: set llm.model")
 	}
 	creq := goopenai.ChatCompletionRequest{Model: model, Messages: chatMessages(req.Messages)}
 	temp := req.Temperature
@@ -281,7 +281,7 @@ var requestSentinels = []error{
 func providerError(err error, h http.Header, model string) error {
 	for _, s := range requestSentinels {
 		if errors.Is(err, s) {
-			return llm.Fail(llm.ErrBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
+			return llm.Fail(llm.ErrorTypeBadRequest, err, fmt.Sprintf("go-openai refused the request for model %q", model))
 		}
 	}
 	wait := llm.ParseRetryAfter(h, time.Now())

@@ -112,7 +112,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	require.NoError(t, err)
 	_, err = o.Complete(context.Background(), llm.Request{Phase: llm.PhaseClarify})
 	appErr := appError(t, err)
-	assert.Equal(t, string(llm.ErrConfig), appErr.Type())
+	assert.Equal(t, string(llm.ErrorTypeConfig), appErr.Type())
 	assert.Contains(t, appErr.Message(), "set llm.model")
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -79,7 +80,7 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 		fmt.Sprintf("what show and watch ask: %d, %d from search attributes, %d failed", len(stand), lat.fallbacks,
 			lat.failed[opStanding]))
 	rep.add(secLatency, kase, "standing p99 ms", ms(percentile(stand, 99)),
-		fmt.Sprintf("query timeout %v", signals.DefaultQueryTimeout))
+		fmt.Sprintf("query timeout %v", planclient.DefaultQueryTimeout))
 	return nil
 }
 
@@ -106,9 +107,9 @@ type latencies struct {
 
 // operate sends, from operators goroutines, a select-option update (rank
 // 1) to each of waiting and, after each, a progress query and a standing
-// (signals.Client.Standing, what show and watch ask) to a random plan of
+// (planclient.Client.Standing, what show and watch ask) to a random plan of
 // all. Any error but a deadline ends it.
-func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (latencies, error) {
+func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) (latencies, error) {
 	var mu sync.Mutex
 	lat := latencies{timedOut: map[string]int{}, failed: map[string]int{}}
 	timed := func(op string, f func(ctx context.Context) error) (time.Duration, error) {
@@ -153,7 +154,7 @@ func operate(ctx context.Context, pc *signals.Client, waiting, all []string) (la
 		fallback := false
 		st, err := timed(opStanding, func(ctx context.Context) error {
 			s, err := pc.Standing(ctx, id)
-			fallback = s.Source != signals.SourceQuery
+			fallback = s.Source != planclient.SourceQuery
 			return err
 		})
 		if err != nil {

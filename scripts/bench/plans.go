@@ -10,6 +10,7 @@ import (
 
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -62,7 +63,7 @@ func externalRequest(n int) signals.StartRequest {
 
 // runPlanMode runs an external plan of n llm steps with pc to its end and
 // checks that every step completed.
-func runPlanMode(ctx context.Context, pc *signals.Client, id string, n int) (planRun, error) {
+func runPlanMode(ctx context.Context, pc *planclient.Client, id string, n int) (planRun, error) {
 	t0 := time.Now()
 	run, err := pc.Start(ctx, id, externalRequest(n))
 	if err != nil {

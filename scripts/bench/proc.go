@@ -14,7 +14,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 )
 
 // workerProc is bin/planmode-worker running as a child on a task queue of
@@ -22,7 +22,7 @@ import (
 type workerProc struct {
 	cmd    *exec.Cmd
 	queue  string
-	pc     *signals.Client
+	pc     *planclient.Client
 	exited chan struct{}
 	log    *os.File
 
@@ -76,7 +76,7 @@ func (r *rig) startWorkerProc(ctx context.Context, name string, settings map[str
 		return nil, err
 	}
 	wp := &workerProc{cmd: exec.Command(bin), queue: queue, log: log, exited: make(chan struct{}), stopped: make(chan struct{}),
-		pc: signals.NewClient(r.srv.Client, signals.WithTaskQueue(queue))}
+		pc: planclient.New(r.srv.Client, planclient.WithTaskQueue(queue))}
 	wp.cmd.Env, wp.cmd.Dir = workerEnv(dir, all), dir
 	wp.cmd.Stdout, wp.cmd.Stderr = log, log
 	wp.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

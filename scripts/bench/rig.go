@@ -16,7 +16,7 @@ import (
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/worker/planworker"
 )
 
@@ -30,7 +30,7 @@ const inProcessQueue = "bench-inprocess"
 type rig struct {
 	srv   *devserver.DevServer
 	model *offline.Server
-	pc    *signals.Client
+	pc    *planclient.Client
 	w     sdkworker.Worker
 	dir   string
 	keep  bool
@@ -76,7 +76,7 @@ func startRig(ctx context.Context, keep bool, logw io.Writer) (*rig, error) {
 		r.stop()
 		return nil, fmt.Errorf("start the in-process worker: %w", err)
 	}
-	r.pc = signals.NewClient(r.srv.Client, signals.WithTaskQueue(inProcessQueue))
+	r.pc = planclient.New(r.srv.Client, planclient.WithTaskQueue(inProcessQueue))
 	r.logf("dev server at %s, worker on %s", r.srv.Address(), inProcessQueue)
 	return r, nil
 }

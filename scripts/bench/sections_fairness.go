@@ -8,6 +8,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -70,7 +71,7 @@ var fairWorker = map[string]string{config.KeyMaxActivities: "2", config.KeyOffli
 
 // smallPlans starts the small plans at once, each of a tenant of its own,
 // and returns how long each took to finish.
-func smallPlans(ctx context.Context, r *rig, pc *signals.Client, sz sizes, what string) ([]time.Duration, error) {
+func smallPlans(ctx context.Context, r *rig, pc *planclient.Client, sz sizes, what string) ([]time.Duration, error) {
 	var mu sync.Mutex
 	var took []time.Duration
 	err := runAll(sz.FairSmall, sz.FairSmall, func(i int) error {
@@ -94,7 +95,7 @@ func smallPlans(ctx context.Context, r *rig, pc *signals.Client, sz sizes, what 
 }
 
 // waitRunningSteps waits until the plan id has at least n steps done.
-func waitRunningSteps(ctx context.Context, pc *signals.Client, id string, n int) error {
+func waitRunningSteps(ctx context.Context, pc *planclient.Client, id string, n int) error {
 	for {
 		p, err := pc.Progress(ctx, id)
 		if err == nil && p.Totals.Completed >= n {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -135,7 +136,7 @@ func measureMemory(ctx context.Context, r *rig, sz sizes, rep *report) error {
 
 // startWaiting starts count plans with manual selection (the default) on
 // pc's queue and waits until visibility shows them all awaiting it.
-func startWaiting(ctx context.Context, r *rig, pc *signals.Client, kind string, count int) ([]string, error) {
+func startWaiting(ctx context.Context, r *rig, pc *planclient.Client, kind string, count int) ([]string, error) {
 	ids := make([]string, count)
 	for i := range ids {
 		ids[i] = r.id(kind)

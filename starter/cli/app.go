@@ -3,7 +3,9 @@
 // wait for (selection, clarification, skip confirmation), edits, pauses,
 // resumes, cancels and rolls them back, and watches their progress; with
 // codec-server it decrypts payloads for the Web UI and the temporal CLI.
-// Every contract name comes from the signals package.
+// Every command that talks to a plan goes through planclient, the typed
+// client other Go services use, which also says the plan's errors; every
+// contract name comes from the signals package.
 //
 // # Exit codes
 //
@@ -30,7 +32,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/version"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 )
 
 // defaultDialTimeout bounds the first connection to Temporal.
@@ -75,7 +77,7 @@ func newApp(in io.Reader, out, errOut io.Writer) *app {
 		interactive:  func() bool { return isTerminal(in) && isTerminal(out) },
 		live:         func() bool { return isTerminal(out) },
 		pollInterval: time.Second,
-		queryTimeout: signals.DefaultQueryTimeout,
+		queryTimeout: planclient.DefaultQueryTimeout,
 		dialTimeout:  defaultDialTimeout,
 	}
 }
@@ -127,7 +129,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.client = nil
 	}
 	if err != nil {
-		fmt.Fprintln(a.errOut, "planmode:", message(err))
+		// A plan's errors come from the client, which says them
+		// as a person reads them.
+		fmt.Fprintln(a.errOut, "planmode:", err)
 	}
 	return exitCode(err)
 }
@@ -200,6 +204,19 @@ func (a *app) temporal(ctx context.Context) (client.Client, error) {
 		a.payloads = opts.DataConverter
 	}
 	return c, nil
+}
+
+// plans returns the typed client through which every command talks to a
+// plan, on the Temporal client (dialled on first use): plans start on the
+// configured task queue, every input names this CLI's caller, and
+// Standing waits for a plan's query at most the query timeout.
+func (a *app) plans(ctx context.Context) (*planclient.Client, error) {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return planclient.New(c, planclient.WithTaskQueue(a.cfg.Temporal.TaskQueue), planclient.WithIdentity(caller()),
+		planclient.WithQueryTimeout(a.queryTimeout)), nil
 }
 
 // jsonOutput reports whether --output json was asked for.

@@ -1,41 +1,46 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
 func (a *app) pauseCmd() *cobra.Command {
-	cmd := a.controlCmd("pause", "Pause a plan at the next step boundary", signals.Pause)
+	cmd := a.controlCmd("pause", "Pause a plan at the next step boundary", (*planclient.Client).Pause)
 	cmd.Example = `  planmode pause plan-42 --reason "review first"`
 	return cmd
 }
 
 func (a *app) resumeCmd() *cobra.Command {
-	cmd := a.controlCmd("resume", "Resume a paused plan", signals.Resume)
+	cmd := a.controlCmd("resume", "Resume a paused plan", (*planclient.Client).Resume)
 	cmd.Example = `  planmode resume plan-42 --reason "reviewed"`
 	return cmd
 }
 
+// control is the client's Pause or Resume.
+type control func(*planclient.Client, context.Context, string, signals.ControlRequest) (signals.ControlState, error)
+
 // controlCmd builds pause or resume.
-func (a *app) controlCmd(name, short string, h signals.Handler[signals.ControlRequest, signals.ControlState]) *cobra.Command {
+func (a *app) controlCmd(name, short string, send control) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   name + " <id>",
 		Short: short,
 		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			st, err := h.Update(cmd.Context(), c, args[0], signals.ControlRequest{Reason: reason, By: caller()})
+			st, err := send(pc, cmd.Context(), args[0], signals.ControlRequest{Reason: reason})
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
+				return err
 			}
 			return a.emit(st, func(w io.Writer) error {
 				state := "running"
@@ -58,12 +63,12 @@ func (a *app) cancelCmd() *cobra.Command {
 		Example: `  planmode cancel plan-42`,
 		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := c.CancelWorkflow(cmd.Context(), args[0], ""); err != nil {
-				return fmt.Errorf("cancel plan %s: %w", args[0], err)
+			if err := pc.Cancel(cmd.Context(), args[0]); err != nil {
+				return err
 			}
 			answer := map[string]any{"workflowId": args[0], "cancelRequested": true}
 			return a.emit(answer, func(w io.Writer) error {

@@ -29,13 +29,13 @@ func (a *app) exportCmd() *cobra.Command {
 // export prints the current plan of workflow id as an external plan: YAML
 // by default, JSON under --output json.
 func (a *app) export(ctx context.Context, id string) error {
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
-	view, err := signals.PlanQuery.Get(ctx, c, id)
+	view, err := pc.Plan(ctx, id)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", id, err)
+		return err
 	}
 	if view.Plan == nil {
 		return rejectf(fmt.Sprintf("plan %s has no plan yet: select an option first", id))

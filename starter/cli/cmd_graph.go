@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 )
 
 // Graph formats of --format.
@@ -61,17 +60,17 @@ func (a *app) graph(ctx context.Context, id, option, format string) error {
 	if !ok {
 		return rejectf(fmt.Sprintf("--format %q: want mermaid or dot", format))
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
 	g := drawnGraph{WorkflowID: id, Format: format}
 	var p plan.Plan
 	if option == "" {
-		p, err = selectedPlan(ctx, c, id)
+		p, err = selectedPlan(ctx, pc, id)
 	} else {
 		var o plan.Option
-		o, err = optionPlan(ctx, c, id, option)
+		o, err = optionPlan(ctx, pc, id, option)
 		p, g.OptionID = o.Plan, o.ID
 	}
 	if err != nil {
@@ -86,10 +85,10 @@ func (a *app) graph(ctx context.Context, id, option, format string) error {
 
 // selectedPlan asks plan id for its selected plan. It refuses when none is
 // selected yet.
-func selectedPlan(ctx context.Context, c client.Client, id string) (plan.Plan, error) {
-	view, err := signals.PlanQuery.Get(ctx, c, id)
+func selectedPlan(ctx context.Context, pc *planclient.Client, id string) (plan.Plan, error) {
+	view, err := pc.Plan(ctx, id)
 	if err != nil {
-		return plan.Plan{}, fmt.Errorf("plan %s: %w", id, err)
+		return plan.Plan{}, err
 	}
 	if view.Plan == nil {
 		return plan.Plan{}, rejectf(fmt.Sprintf("plan %s has no selected plan yet: draw an option's with --option <id|rank> (see `planmode show %s`)", id, id))
@@ -99,10 +98,10 @@ func selectedPlan(ctx context.Context, c client.Client, id string) (plan.Plan, e
 
 // optionPlan asks plan id for its options and returns the one ref names:
 // an option id, else a rank.
-func optionPlan(ctx context.Context, c client.Client, id, ref string) (plan.Option, error) {
-	view, err := signals.OptionsQuery.Get(ctx, c, id)
+func optionPlan(ctx context.Context, pc *planclient.Client, id, ref string) (plan.Option, error) {
+	view, err := pc.Options(ctx, id)
 	if err != nil {
-		return plan.Option{}, fmt.Errorf("plan %s: %w", id, err)
+		return plan.Option{}, err
 	}
 	if len(view.Options) == 0 {
 		return plan.Option{}, rejectf(fmt.Sprintf("plan %s has no options yet", id))

@@ -32,14 +32,13 @@ func (a *app) answerCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			req.By = caller()
-			resp, err := signals.AnswerClarification.Update(cmd.Context(), c, args[0], req)
+			resp, err := pc.Answer(cmd.Context(), args[0], req)
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
+				return err
 			}
 			return a.emit(resp, func(w io.Writer) error {
 				fmt.Fprintf(w, "accepted %d answer(s)\n", resp.Accepted)
@@ -92,14 +91,14 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 			if approve == deny {
 				return rejectf("give exactly one of --approve or --deny")
 			}
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			req := signals.ConfirmSkipRequest{RequestID: args[1], Approve: approve, Note: note, By: caller()}
-			resp, err := signals.ConfirmSkip.Update(cmd.Context(), c, args[0], req)
+			req := signals.ConfirmSkipRequest{RequestID: args[1], Approve: approve, Note: note}
+			resp, err := pc.ConfirmSkip(cmd.Context(), args[0], req)
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
+				return err
 			}
 			return a.emit(resp, func(w io.Writer) error {
 				verb := "denied"
@@ -137,14 +136,13 @@ func (a *app) editCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			req.By = caller()
-			resp, err := signals.EditPlan.Update(cmd.Context(), c, args[0], req)
+			resp, err := pc.Edit(cmd.Context(), args[0], req)
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
+				return err
 			}
 			return a.emit(resp, func(w io.Writer) error {
 				fmt.Fprintf(w, "plan is now at version %d\n", resp.Version)

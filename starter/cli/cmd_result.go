@@ -39,18 +39,11 @@ func (a *app) resultCmd() *cobra.Command {
 // returns an error only for a plan that ended without a Result
 // (terminated, timed out, refused its request).
 func (a *app) result(ctx context.Context, id string) (signals.Result, error) {
-	var res signals.Result
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
-		return res, err
+		return signals.Result{}, err
 	}
-	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
-		if ended, ok := signals.ResultFromError(err); ok {
-			return ended, nil
-		}
-		return res, fmt.Errorf("plan %s: %w", id, err)
-	}
-	return res, nil
+	return pc.Result(ctx, id)
 }
 
 // renderResult prints a Result: status, summary, metrics, usage and steps.

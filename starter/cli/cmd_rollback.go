@@ -39,22 +39,21 @@ naming them, unless --force.`,
 // rollback restores plan id's workspace by the path its status allows: the
 // update while it runs, a PlanRollback once it ended.
 func (a *app) rollback(ctx context.Context, id string, force bool) error {
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
-	desc, err := c.DescribeWorkflow(ctx, id, "")
+	status, err := pc.Status(ctx, id)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", id, err)
+		return err
 	}
-	if desc.RawResponse.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		resp, err := signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{By: caller()})
+	if status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		resp, err := pc.Rollback(ctx, id)
 		if err != nil {
-			return fmt.Errorf("plan %s: %w", id, err)
+			return err
 		}
 		return a.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
 	res, err := pc.RollbackEnded(ctx, id, force)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == signals.ErrorTypeWorkspaceChanged {

@@ -48,23 +48,22 @@ func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOpt
 	if choose && !a.interactive() {
 		return rejectf(fmt.Sprintf("give an option id or --rank (see `planmode show %s`)", id))
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
 	if choose {
-		view, err := signals.OptionsQuery.Get(ctx, c, id)
+		view, err := pc.Options(ctx, id)
 		if err != nil {
-			return fmt.Errorf("plan %s: %w", id, err)
+			return err
 		}
 		if req.OptionID, err = a.choose(view.Options); err != nil {
 			return err
 		}
 	}
-	req.By = caller()
-	resp, err := signals.SelectOption.Update(ctx, c, id, req)
+	resp, err := pc.Select(ctx, id, req)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", id, err)
+		return err
 	}
 	return a.emit(resp, func(w io.Writer) error {
 		o := resp.Option
@@ -141,13 +140,13 @@ func (a *app) refineCmd() *cobra.Command {
 			if strings.TrimSpace(feedback) == "" {
 				return rejectf("--feedback is required")
 			}
-			c, err := a.temporal(cmd.Context())
+			pc, err := a.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			view, err := signals.RefinePlan.Update(cmd.Context(), c, args[0], signals.RefinePlanRequest{Feedback: feedback, By: caller()})
+			view, err := pc.Refine(cmd.Context(), args[0], signals.RefinePlanRequest{Feedback: feedback})
 			if err != nil {
-				return fmt.Errorf("plan %s: %w", args[0], err)
+				return err
 			}
 			return a.emit(view, func(w io.Writer) error { return renderOptionsView(w, view) })
 		},

@@ -9,21 +9,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planmode/planmode/codec"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
 // planState is everything show reports about a plan. Source says where
-// the answer came from (signals.SourceQuery, or SourceSearchAttributes
+// the answer came from (planclient.SourceQuery, or SourceSearchAttributes
 // when the plan has not run yet or did not answer in time: then Standing
 // is all there is).
 type planState struct {
-	WorkflowID string              `json:"workflowId"`
-	Source     string              `json:"source"`
-	Standing   *signals.Standing   `json:"standing,omitempty"`
-	Progress   signals.Progress    `json:"progress"`
-	Options    signals.OptionsView `json:"options"`
-	Plan       signals.PlanView    `json:"plan"`
-	Pending    signals.Pending     `json:"pending"`
+	WorkflowID string               `json:"workflowId"`
+	Source     string               `json:"source"`
+	Standing   *planclient.Standing `json:"standing,omitempty"`
+	Progress   signals.Progress     `json:"progress"`
+	Options    signals.OptionsView  `json:"options"`
+	Plan       signals.PlanView     `json:"plan"`
+	Pending    signals.Pending      `json:"pending"`
 }
 
 func (a *app) showCmd() *cobra.Command {
@@ -58,31 +59,29 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 	if err := a.checkQueryTimeout(); err != nil {
 		return st, err
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return st, err
 	}
-	standing, err := signals.NewClient(c, signals.WithQueryTimeout(a.queryTimeout)).Standing(ctx, id)
+	standing, err := pc.Standing(ctx, id)
 	if err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+		return st, err
 	}
-	if standing.Source != signals.SourceQuery {
+	if standing.Source != planclient.SourceQuery {
 		st.Source, st.Standing = standing.Source, &standing
 		return st, nil
 	}
-	st.Source, st.Progress = signals.SourceQuery, *standing.Progress
+	st.Source, st.Progress = planclient.SourceQuery, *standing.Progress
 	qctx, cancel := context.WithTimeout(ctx, a.queryTimeout)
 	defer cancel()
-	if st.Options, err = signals.OptionsQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+	if st.Options, err = pc.Options(qctx, id); err != nil {
+		return st, err
 	}
-	if st.Plan, err = signals.PlanQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
+	if st.Plan, err = pc.Plan(qctx, id); err != nil {
+		return st, err
 	}
-	if st.Pending, err = signals.PendingQuery.Get(qctx, c, id); err != nil {
-		return st, fmt.Errorf("plan %s: %w", id, err)
-	}
-	return st, nil
+	st.Pending, err = pc.Pending(qctx, id)
+	return st, err
 }
 
 func renderState(w io.Writer, st planState) error {

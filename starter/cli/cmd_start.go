@@ -219,14 +219,13 @@ func criterionNames() string {
 // through the contract's client (goal as static summary, request as static
 // details, goal in the memo) and prints how to follow it.
 func (a *app) start(ctx context.Context, req signals.StartRequest, id string, watch bool) error {
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
-	if err := signals.EnsureSearchAttributes(ctx, c, a.cfg.Temporal.Namespace); err != nil {
+	if err := signals.EnsureSearchAttributes(ctx, pc.Temporal(), a.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
-	pc := signals.NewClient(c, signals.WithTaskQueue(a.cfg.Temporal.TaskQueue), signals.WithIdentity(caller()))
 	run, err := pc.Start(ctx, id, req)
 	if err != nil {
 		return err

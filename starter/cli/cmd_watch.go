@@ -10,9 +10,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -38,8 +38,7 @@ func (a *app) watchCmd() *cobra.Command {
 // end.
 type watcher struct {
 	a     *app
-	c     client.Client
-	pc    *signals.Client
+	pc    *planclient.Client
 	id    string
 	bar   *progressbar.ProgressBar
 	steps map[string]plan.StepStatus
@@ -52,12 +51,11 @@ func (a *app) watch(ctx context.Context, id string) error {
 	if err := a.checkQueryTimeout(); err != nil {
 		return err
 	}
-	c, err := a.temporal(ctx)
+	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
 	}
-	w := &watcher{a: a, c: c, pc: signals.NewClient(c, signals.WithQueryTimeout(a.queryTimeout)), id: id,
-		steps: map[string]plan.StepStatus{}}
+	w := &watcher{a: a, pc: pc, id: id, steps: map[string]plan.StepStatus{}}
 	if !a.jsonOutput() && a.live() {
 		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
@@ -86,7 +84,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if s.Source != signals.SourceQuery {
+	if s.Source != planclient.SourceQuery {
 		if s.Status != "Running" {
 			return w.closed(ctx, errors.New(s.Note))
 		}
@@ -115,7 +113,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 // unanswered reports a plan that did not answer its query, once per
 // change of what its search attributes say: a "standing" event under
 // --output json, else a line.
-func (w *watcher) unanswered(s signals.Standing) error {
+func (w *watcher) unanswered(s planclient.Standing) error {
 	key := s
 	key.QueuedFor = 0 // a line per change, not per second queued
 	k := key.Summary()
@@ -151,7 +149,7 @@ func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	view, err := signals.PlanQuery.Get(qctx, w.c, w.id)
+	view, err := w.pc.Plan(qctx, w.id)
 	if err != nil || view.Plan == nil {
 		return // the next poll tries again
 	}
@@ -181,9 +179,9 @@ func (w *watcher) println(line string) {
 func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error {
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	pending, err := signals.PendingQuery.Get(qctx, w.c, w.id)
+	pending, err := w.pc.Pending(qctx, w.id)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", w.id, err)
+		return err
 	}
 	if w.a.jsonOutput() {
 		return w.event(watchEvent{Event: eventWaiting, Pending: &pending})
@@ -203,7 +201,7 @@ func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
 	fmt.Fprintf(w.a.out, "plan %s %s\n", w.id, phase)
 	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
 	defer cancel()
-	if view, err := signals.PlanQuery.Get(qctx, w.c, w.id); err == nil && view.Plan != nil {
+	if view, err := w.pc.Plan(qctx, w.id); err == nil && view.Plan != nil {
 		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
 			return err
 		}
@@ -223,11 +221,10 @@ func (w *watcher) stopBar() {
 // closed handles a failed query: a plan that has ended (and whose worker
 // may be gone) finishes the watch; anything else is an error.
 func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
-	desc, err := w.c.DescribeWorkflow(ctx, w.id, "")
+	st, err := w.pc.Status(ctx, w.id)
 	if err != nil {
-		return true, fmt.Errorf("plan %s: %w", w.id, errors.Join(qerr, err))
+		return true, errors.Join(qerr, err)
 	}
-	st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus()
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
@@ -250,9 +247,7 @@ func (w *watcher) endReason(ctx context.Context, st enumspb.WorkflowExecutionSta
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED && st != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		return ""
 	}
-	var res signals.Result
-	err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res)
-	if res, ok := signals.ResultFromError(err); ok {
+	if res, err := w.pc.Result(ctx, w.id); err == nil {
 		return res.Error
 	}
 	return ""
@@ -267,8 +262,8 @@ func (w *watcher) endStatus(ctx context.Context, st enumspb.WorkflowExecutionSta
 	if st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return st.String()
 	}
-	var res signals.Result
-	if err := w.c.GetWorkflow(ctx, w.id, "").Get(ctx, &res); err != nil || res.Status == "" {
+	res, err := w.pc.Result(ctx, w.id)
+	if err != nil || res.Status == "" {
 		return st.String()
 	}
 	return string(res.Status)
@@ -292,18 +287,18 @@ const (
 // watchEvent is one line of watch --output json, which writes JSON Lines
 // (one compact object per line) so a script can read each as it comes:
 // "progress" with the progress answer when it changes, "standing" with
-// what the server knows (signals.Standing) when the plan is queued for a
+// what the server knows (planclient.Standing) when the plan is queued for a
 // worker or did not answer within the query timeout, "waiting" with the
 // pending answer when the plan stops for input, "ended" with how the plan
 // ended (Temporal's status, Failed or Canceled included, or the Result's
 // status of a completed run, see endStatus) when it closed and can no
 // longer be queried.
 type watchEvent struct {
-	Event    string            `json:"event"`
-	Progress *signals.Progress `json:"progress,omitempty"`
-	Standing *signals.Standing `json:"standing,omitempty"`
-	Pending  *signals.Pending  `json:"pending,omitempty"`
-	Status   string            `json:"status,omitempty"`
+	Event    string               `json:"event"`
+	Progress *signals.Progress    `json:"progress,omitempty"`
+	Standing *planclient.Standing `json:"standing,omitempty"`
+	Pending  *signals.Pending     `json:"pending,omitempty"`
+	Status   string               `json:"status,omitempty"`
 }
 
 // event writes e as one line of JSON.

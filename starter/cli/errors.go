@@ -47,18 +47,6 @@ func (e *rejectedError) Error() string { return e.msg }
 // rejectf returns a rejectedError.
 func rejectf(msg string) error { return &rejectedError{msg: msg} }
 
-// message is err as the user reads it: a workflow's answer (an
-// application error) keeps its message and loses the SDK's type and
-// retryable decorations.
-func message(err error) string {
-	msg := err.Error()
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		msg = strings.Replace(msg, app.Error(), app.Message(), 1)
-	}
-	return msg
-}
-
 // exitCode maps err to the CLI's exit code.
 func exitCode(err error) int {
 	switch {
@@ -108,13 +96,13 @@ func isRejected(err error) bool {
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return app.Type() == rejectedType || strings.HasPrefix(app.Message(), signals.ErrRejected.Error())
+		return app.Type() == errorTypeRejected || strings.HasPrefix(app.Message(), signals.ErrRejected.Error())
 	}
 	var invalid *serviceerror.InvalidArgument
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	return errors.As(err, &invalid) || errors.As(err, &started)
 }
 
-// rejectedType is the application error type a workflow may give its
+// errorTypeRejected is the application error type a workflow may give its
 // rejections.
-const rejectedType = "Rejected"
+const errorTypeRejected = "Rejected"

@@ -32,7 +32,7 @@ func TestExitCode(t *testing.T) {
 		{"unknown namespace", serviceerror.NewNamespaceNotFound("nope"), exitNotFound},
 		{"validator rejection", fmt.Errorf("update select-option: %w",
 			temporal.NewApplicationError("rejected: unknown option \"o9\"", "*fmt.wrapError")), exitRejected},
-		{"typed rejection", temporal.NewApplicationError("unknown option", rejectedType), exitRejected},
+		{"typed rejection", temporal.NewApplicationError("unknown option", errorTypeRejected), exitRejected},
 		{"local rejection", rejectf("give --answer"), exitRejected},
 		{"wrapped sentinel", fmt.Errorf("%w: wrong phase", signals.ErrRejected), exitRejected},
 		{"invalid argument", serviceerror.NewInvalidArgument("bad query"), exitRejected},
@@ -93,11 +93,4 @@ func TestRunExitCodes(t *testing.T) {
 			assert.Contains(t, errOut.String(), tc.wantErr)
 		})
 	}
-}
-
-func TestMessageDropsTheSDKDecorations(t *testing.T) {
-	err := fmt.Errorf("plan p: update select-option: %w",
-		temporal.NewApplicationError(`rejected: unknown option "x"`, "wrapError"))
-	assert.Equal(t, `plan p: update select-option: rejected: unknown option "x"`, message(err))
-	assert.Equal(t, "disk full", message(errors.New("disk full")))
 }

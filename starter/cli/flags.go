@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/planclient"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -81,7 +81,7 @@ func isUsageError(err error) bool {
 // wait for a plan to answer a query before they answer from its search
 // attributes.
 func (a *app) queryTimeoutFlag(cmd *cobra.Command) {
-	cmd.Flags().DurationVar(&a.queryTimeout, "query-timeout", signals.DefaultQueryTimeout,
+	cmd.Flags().DurationVar(&a.queryTimeout, "query-timeout", planclient.DefaultQueryTimeout,
 		"how long to wait for the plan to answer a query before answering from its search attributes")
 }
 

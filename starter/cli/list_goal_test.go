@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -82,7 +83,7 @@ func TestListShowsADigestAsEncrypted(t *testing.T) {
 
 func TestShowFromSearchAttributesHidesADigest(t *testing.T) {
 	var out bytes.Buffer
-	st := planState{WorkflowID: "plan-7", Standing: &signals.Standing{Status: "Running", Goal: "hmac:0123456789abcdef0123456789abcdef"}}
+	st := planState{WorkflowID: "plan-7", Standing: &planclient.Standing{Status: "Running", Goal: "hmac:0123456789abcdef0123456789abcdef"}}
 	require.NoError(t, renderState(&out, st))
 	assert.Contains(t, out.String(), "Goal: (encrypted)")
 	assert.NotContains(t, out.String(), "hmac:")

@@ -64,7 +64,7 @@ func TestResultOfAPlanThatEndedWithoutAResult(t *testing.T) {
 	a.client = c
 
 	assert.Equal(t, exitOther, a.run(context.Background(), []string{"result", "plan-1"}))
-	assert.Contains(t, errOut.String(), "plan plan-1: workflow execution terminated")
+	assert.Contains(t, errOut.String(), "plan plan-1: result: workflow execution terminated")
 }
 
 func TestWatchSaysWhyAPlanFailed(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -40,7 +41,7 @@ func run(ctx context.Context, opts client.Options, taskQueue, id string) error {
 		return fmt.Errorf("dial Temporal: %w", err)
 	}
 	defer tc.Close()
-	pc := signals.NewClient(tc, signals.WithTaskQueue(taskQueue))
+	pc := planclient.New(tc, planclient.WithTaskQueue(taskQueue))
 
 	// Start a plan and wait for its options in one call (Update-with-Start).
 	options, err := pc.StartAndGetOptions(ctx, id, signals.StartRequest{

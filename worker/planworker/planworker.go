@@ -26,11 +26,30 @@ import (
 // Register registers on w the PlanMode workflow under the contract's type
 // name, its PlanNotify, PlanRollback and PlanWorkspaces companions under
 // theirs, and the activities of a (see NewActivities).
+//
+// Each workflow has its versioning behaviour, which only a versioned worker
+// (worker.versioning) uses:
+//   - PlanMode is Pinned: a plan runs for hours or days on the build that
+//     started it, so a release never has to replay an open plan's history,
+//     and it moves to the current build when it continues as new
+//     (workflows/upgrade.go).
+//   - PlanNotify and PlanRollback are AutoUpgrade: they last seconds, and
+//     the build that started them need not be kept for them.
+//   - PlanWorkspaces is AutoUpgrade: it is the one lease registry of the
+//     task queue and runs for ever. Pinned, it would hold its first build
+//     to the end and every plan's workspace lease would stall once that
+//     build's workers were stopped. Plans of the old and the new build
+//     call it side by side during a rollout anyway, so its code must stay
+//     compatible both ways (changes behind workflow.GetVersion).
 func Register(w sdkworker.Registry, a *activities.Activities) {
-	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
-	w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
-	w.RegisterWorkflowWithOptions(workflows.PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType})
-	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType})
+	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType,
+		VersioningBehavior: workflow.VersioningBehaviorPinned})
+	w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType,
+		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
+	w.RegisterWorkflowWithOptions(workflows.PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType,
+		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
+	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType,
+		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
 	w.RegisterActivity(a)
 }
 

@@ -9,11 +9,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -158,4 +162,29 @@ func TestNewActivitiesDigestsTheGoalWhenPayloadsAreEncrypted(t *testing.T) {
 	require.NotNil(t, gone.GoalDigest, "a key file that cannot be read still never lets the goal through")
 	_, err = gone.GoalDigest("Add JWT authentication")
 	assert.ErrorContains(t, err, "codec.keyFile")
+}
+
+// registry records what Register registers.
+type registry struct {
+	sdkworker.Registry
+	behaviours map[string]workflow.VersioningBehavior
+	activities int
+}
+
+func (r *registry) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
+	r.behaviours[o.Name] = o.VersioningBehavior
+}
+
+func (r *registry) RegisterActivity(any) { r.activities++ }
+
+func TestRegisterGivesEveryWorkflowItsVersioningBehaviour(t *testing.T) {
+	r := &registry{behaviours: map[string]workflow.VersioningBehavior{}}
+	Register(r, &activities.Activities{})
+	assert.Equal(t, map[string]workflow.VersioningBehavior{
+		signals.WorkflowType:           workflow.VersioningBehaviorPinned,
+		signals.NotifyWorkflowType:     workflow.VersioningBehaviorAutoUpgrade,
+		signals.RollbackWorkflowType:   workflow.VersioningBehaviorAutoUpgrade,
+		signals.WorkspacesWorkflowType: workflow.VersioningBehaviorAutoUpgrade,
+	}, r.behaviours, "plans stay on their build; the short workflows and the lease registry follow the current one")
+	assert.Equal(t, 1, r.activities)
 }

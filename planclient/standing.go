@@ -1,4 +1,4 @@
-package signals
+package planclient
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // DefaultQueryTimeout bounds one query of [Client.Standing]: past it the
@@ -23,7 +24,7 @@ const DefaultQueryTimeout = 3 * time.Second
 // WithQueryTimeout sets how long [Client.Standing] waits for a plan to
 // answer its progress query before it answers from search attributes;
 // zero or less keeps [DefaultQueryTimeout].
-func WithQueryTimeout(d time.Duration) ClientOption {
+func WithQueryTimeout(d time.Duration) Option {
 	return func(c *Client) {
 		if d > 0 {
 			c.queryTimeout = d
@@ -61,13 +62,13 @@ type Standing struct {
 	Source    string        `json:"source"`
 	Note      string        `json:"note,omitempty"`
 	// Progress is the plan's answer when Source is SourceQuery.
-	Progress *Progress `json:"progress,omitempty"`
+	Progress *signals.Progress `json:"progress,omitempty"`
 	// Phase, Awaiting, Percent and Goal are the search attributes the run
 	// set last (empty before its first workflow task).
-	Phase    plan.Phase `json:"phase,omitempty"`
-	Awaiting Awaiting   `json:"awaiting,omitempty"`
-	Percent  int        `json:"percent"`
-	Goal     string     `json:"goal,omitempty"`
+	Phase    plan.Phase       `json:"phase,omitempty"`
+	Awaiting signals.Awaiting `json:"awaiting,omitempty"`
+	Percent  int              `json:"percent"`
+	Goal     string           `json:"goal,omitempty"`
 }
 
 // Summary is one line saying how the plan stands.
@@ -83,7 +84,7 @@ func (s Standing) Summary() string {
 		return fmt.Sprintf("%s, %d%%", s.Progress.Phase, s.Progress.Percent)
 	}
 	line := fmt.Sprintf("%s, phase %s, %d%%", s.Status, orUnknown(string(s.Phase)), s.Percent)
-	if s.Awaiting != "" && s.Awaiting != AwaitingNone {
+	if s.Awaiting != "" && s.Awaiting != signals.AwaitingNone {
 		line += ", waits for " + string(s.Awaiting)
 	}
 	return line + " (from search attributes: " + s.Note + ")"
@@ -105,7 +106,7 @@ func orUnknown(s string) string {
 func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 	desc, err := c.c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
-		return Standing{}, fmt.Errorf("describe plan %s: %w", id, err)
+		return Standing{}, wrap(id, fmt.Errorf("describe: %w", err))
 	}
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	s := standingOf(desc.RawResponse, time.Now())
@@ -117,13 +118,13 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, c.queryTimeout)
 	defer cancel()
-	prog, err := ProgressQuery.Get(qctx, c.c, id)
+	prog, err := signals.ProgressQuery.Get(qctx, c.c, id)
 	if err == nil {
 		s.Source, s.Note, s.Progress = SourceQuery, "", &prog
 		return s, nil
 	}
 	if ctx.Err() != nil {
-		return Standing{}, ctx.Err()
+		return Standing{}, wrap(id, ctx.Err())
 	}
 	s.Pollers = c.pollers(ctx, s.TaskQueue)
 	switch {
@@ -135,6 +136,17 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 		s.Note = fmt.Sprintf("the query failed: %v", err)
 	}
 	return s, nil
+}
+
+// Status answers Temporal's status of the latest run of plan id
+// (running, completed, failed, canceled, terminated, continued as new or
+// timed out), which says whether the plan can still take an update.
+func (c *Client) Status(ctx context.Context, id string) (enumspb.WorkflowExecutionStatus, error) {
+	desc, err := c.c.DescribeWorkflow(ctx, id, "")
+	if err != nil {
+		return enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED, wrap(id, fmt.Errorf("describe: %w", err))
+	}
+	return desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(), nil
 }
 
 // standingOf reads a describe answer at now: status, task queue, whether
@@ -157,10 +169,10 @@ func standingOf(desc *workflowservice.DescribeWorkflowExecutionResponse, now tim
 		}
 	}
 	fields := info.GetSearchAttributes().GetIndexedFields()
-	decode(fields, PhaseAttr.GetName(), &s.Phase)
-	decode(fields, AwaitingAttr.GetName(), &s.Awaiting)
-	decode(fields, ProgressAttr.GetName(), &s.Percent)
-	decode(fields, GoalAttr.GetName(), &s.Goal)
+	decode(fields, signals.PhaseAttr.GetName(), &s.Phase)
+	decode(fields, signals.AwaitingAttr.GetName(), &s.Awaiting)
+	decode(fields, signals.ProgressAttr.GetName(), &s.Percent)
+	decode(fields, signals.GoalAttr.GetName(), &s.Goal)
 	return s
 }
 

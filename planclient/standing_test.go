@@ -1,4 +1,4 @@
-package signals
+package planclient
 
 import (
 	"testing"
@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // described is a describe answer for a run with the given status, history
@@ -54,11 +55,11 @@ func TestStandingOfADescribeAnswer(t *testing.T) {
 	assert.False(t, standingOf(described(enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, 2, false, nil), now).Queued)
 
 	s = standingOf(described(running, 40, false, map[string]any{
-		PhaseAttr.GetName(): "executing", AwaitingAttr.GetName(): "confirmation", ProgressAttr.GetName(): 60,
-		GoalAttr.GetName(): "Add JWT authentication",
+		signals.PhaseAttr.GetName(): "executing", signals.AwaitingAttr.GetName(): "confirmation", signals.ProgressAttr.GetName(): 60,
+		signals.GoalAttr.GetName(): "Add JWT authentication",
 	}), now)
 	assert.Equal(t, plan.PhaseExecuting, s.Phase)
-	assert.Equal(t, AwaitingConfirmation, s.Awaiting)
+	assert.Equal(t, signals.AwaitingConfirmation, s.Awaiting)
 	assert.Equal(t, 60, s.Percent)
 	assert.Equal(t, "Add JWT authentication", s.Goal)
 	assert.Equal(t, SourceSearchAttributes, s.Source)

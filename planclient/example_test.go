@@ -1,4 +1,4 @@
-package signals_test
+package planclient_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -21,7 +22,7 @@ func ExampleClient() {
 		log.Fatal(err)
 	}
 	defer tc.Close()
-	pc := signals.NewClient(tc)
+	pc := planclient.New(tc)
 
 	opts, err := pc.StartAndGetOptions(ctx, "plan-shop-jwt", signals.StartRequest{
 		Goal:      "Add JWT authentication",

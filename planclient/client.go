@@ -1,4 +1,4 @@
-package signals
+package planclient
 
 import (
 	"context"
@@ -11,17 +11,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
-
-// MemoGoal is the memo key holding a plan's goal, which listings show
-// without querying the run.
-const MemoGoal = "goal"
-
-// NotifyWorkflowType is the registered name of the child workflow that
-// delivers one webhook event of a plan. A plan starts one per event with
-// parent close policy ABANDON, so that a slow receiver never holds the
-// plan open; workers register it beside [WorkflowType].
-const NotifyWorkflowType = "PlanNotify"
 
 // Client is planmode's typed client for other Go services: every operation
 // of the wire contract is one call that sends the contract's name with its
@@ -30,10 +21,14 @@ const NotifyWorkflowType = "PlanNotify"
 //
 // Inputs travel as updates, so a bad input comes back as the workflow
 // validator's error and changes nothing: a non-retryable application
-// error whose type is one of [RejectionTypes] (read it with
-// [RejectionType]), in which errors.Is finds [ErrRejected].
-// Callers that want fire-and-forget signals use the [Handler] definitions
-// with [Client.Temporal].
+// error whose type is one of [signals.RejectionTypes] (read it with
+// [signals.RejectionType]), in which errors.Is finds [signals.ErrRejected].
+// Every error of a call on a plan is wrapped once, here: its message is
+// "plan <id>: ", what was asked and the cause, a refusal reading as the
+// run wrote it ("plan p: update pause: rejected: already paused") without
+// the SDK's decorations; errors.As still finds the SDK's errors under it.
+// Callers that want fire-and-forget signals use the [signals.Handler]
+// definitions with [Client.Temporal].
 type Client struct {
 	c            client.Client
 	taskQueue    string
@@ -41,12 +36,12 @@ type Client struct {
 	queryTimeout time.Duration
 }
 
-// ClientOption configures a Client.
-type ClientOption func(*Client)
+// Option configures a Client.
+type Option func(*Client)
 
 // WithTaskQueue sets the task queue plans are started on. The default is
-// [DefaultTaskQueue]; an empty name keeps it.
-func WithTaskQueue(name string) ClientOption {
+// [signals.DefaultTaskQueue]; an empty name keeps it.
+func WithTaskQueue(name string) Option {
 	return func(c *Client) {
 		if name != "" {
 			c.taskQueue = name
@@ -59,8 +54,8 @@ func WithTaskQueue(name string) ClientOption {
 // version history, rejected inputs and details say who did what. Pass
 // the client.Options.Identity the Temporal client was dialled with. The
 // default is none: the run records "user".
-func WithIdentity(identity string) ClientOption {
-	return func(c *Client) { c.identity = plan.TruncateBytes(identity, MaxCallerBytes) }
+func WithIdentity(identity string) Option {
+	return func(c *Client) { c.identity = plan.TruncateBytes(identity, signals.MaxCallerBytes) }
 }
 
 // by is the caller to record: by as given, or the Client's identity.
@@ -71,9 +66,9 @@ func (c *Client) by(by string) string {
 	return by
 }
 
-// NewClient returns a Client that talks through c.
-func NewClient(c client.Client, opts ...ClientOption) *Client {
-	pc := &Client{c: c, taskQueue: DefaultTaskQueue, queryTimeout: DefaultQueryTimeout}
+// New returns a Client that talks through c.
+func New(c client.Client, opts ...Option) *Client {
+	pc := &Client{c: c, taskQueue: signals.DefaultTaskQueue, queryTimeout: DefaultQueryTimeout}
 	for _, o := range opts {
 		o(pc)
 	}
@@ -91,7 +86,7 @@ func (c *Client) TaskQueue() string { return c.taskQueue }
 // request as markdown static details, which the Web UI shows. It returns an
 // error, changing nothing, when req is invalid or a run with id is open
 // (errors.As finds a *serviceerror.WorkflowExecutionAlreadyStarted).
-func (c *Client) Start(ctx context.Context, id string, req StartRequest) (client.WorkflowRun, error) {
+func (c *Client) Start(ctx context.Context, id string, req signals.StartRequest) (client.WorkflowRun, error) {
 	if id == "" {
 		id = "plan-" + uuid.NewString()
 	}
@@ -100,24 +95,24 @@ func (c *Client) Start(ctx context.Context, id string, req StartRequest) (client
 		return nil, err
 	}
 	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
-	run, err := c.c.ExecuteWorkflow(ctx, opts, WorkflowType, req)
+	run, err := c.c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req)
 	if err != nil {
-		return nil, fmt.Errorf("start plan %s: %w", id, err)
+		return nil, wrap(id, fmt.Errorf("start: %w", err))
 	}
 	return run, nil
 }
 
 // StartAndGetOptions starts a plan for req under workflow id id and waits
 // until its options exist, in one Update-with-Start call: the
-// [AwaitOptions] update reaches the run in its first workflow task, so no
+// [signals.AwaitOptions] update reaches the run in its first workflow task, so no
 // option is missed and nothing is polled. When a run with id is already
 // open it waits on that one instead, so a caller may retry safely. It
 // returns an error when id is empty, req is invalid, the open run with id
 // has passed selection already, or ctx ends first. A new run always
 // answers, even with auto selection: the update is accepted before the run
 // selects.
-func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartRequest) (OptionsView, error) {
-	var out OptionsView
+func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.StartRequest) (signals.OptionsView, error) {
+	var out signals.OptionsView
 	if id == "" {
 		return out, errors.New("start plan: a workflow id is required to wait for the options")
 	}
@@ -126,20 +121,20 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartReq
 		return out, err
 	}
 	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
-	start := c.c.NewWithStartWorkflowOperation(opts, WorkflowType, req)
+	start := c.c.NewWithStartWorkflowOperation(opts, signals.WorkflowType, req)
 	h, err := c.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName:   AwaitOptions.Name,
-			Args:         []any{AwaitOptionsRequest{}},
+			UpdateName:   signals.AwaitOptions.Name,
+			Args:         []any{signals.AwaitOptionsRequest{}},
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
 	if err != nil {
-		return out, fmt.Errorf("start plan %s and %s: %w", id, AwaitOptions.Name, err)
+		return out, wrap(id, fmt.Errorf("start and %s: %w", signals.AwaitOptions.Name, err))
 	}
 	if err := h.Get(ctx, &out); err != nil {
-		return out, fmt.Errorf("plan %s: %s: %w", id, AwaitOptions.Name, markRejected(err))
+		return out, wrap(id, fmt.Errorf("%s: %w", signals.AwaitOptions.Name, err))
 	}
 	return out, nil
 }
@@ -147,59 +142,70 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req StartReq
 // startOptions validates req, its size as JSON included, and returns the
 // options to start it under id: a request the workflow would refuse, or
 // one so large the server would, is refused before anything starts.
-func (c *Client) startOptions(id string, req StartRequest) (client.StartWorkflowOptions, error) {
+func (c *Client) startOptions(id string, req signals.StartRequest) (client.StartWorkflowOptions, error) {
 	if err := req.Validate(); err != nil {
-		return client.StartWorkflowOptions{}, fmt.Errorf("start plan %s: %w", id, err)
+		return client.StartWorkflowOptions{}, wrap(id, fmt.Errorf("start: %w", err))
 	}
 	return client.StartWorkflowOptions{
 		ID:            id,
 		TaskQueue:     c.taskQueue,
-		StaticSummary: StaticSummary(req.Goal),
+		StaticSummary: signals.StaticSummary(req.Goal),
 		StaticDetails: StaticDetails(req),
-		Memo:          map[string]any{MemoGoal: req.Goal},
+		Memo:          map[string]any{signals.MemoGoal: req.Goal},
+		// The plan's workflow tasks take this priority (its activities
+		// get theirs from the request): the tenant, else this client's
+		// identity, is the fairness key (docs/operations.md).
+		Priority: signals.TaskPriority(req, c.identity),
 	}, nil
 }
 
 // Select picks an option of plan id and answers the selected option.
-func (c *Client) Select(ctx context.Context, id string, req SelectOptionRequest) (SelectOptionResponse, error) {
+func (c *Client) Select(ctx context.Context, id string, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(SelectOption.Update(ctx, c.c, id, req))
+	v, err := signals.SelectOption.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Refine asks plan id for new options from feedback and answers them.
-func (c *Client) Refine(ctx context.Context, id string, req RefinePlanRequest) (OptionsView, error) {
+func (c *Client) Refine(ctx context.Context, id string, req signals.RefinePlanRequest) (signals.OptionsView, error) {
 	req.By = c.by(req.By)
-	return withRejection(RefinePlan.Update(ctx, c.c, id, req))
+	v, err := signals.RefinePlan.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Answer answers the clarifying questions of plan id.
-func (c *Client) Answer(ctx context.Context, id string, req AnswerClarificationRequest) (ClarificationResponse, error) {
+func (c *Client) Answer(ctx context.Context, id string, req signals.AnswerClarificationRequest) (signals.ClarificationResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(AnswerClarification.Update(ctx, c.c, id, req))
+	v, err := signals.AnswerClarification.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // ConfirmSkip approves or denies a skip plan id proposed (see [Client.Pending]).
-func (c *Client) ConfirmSkip(ctx context.Context, id string, req ConfirmSkipRequest) (ConfirmSkipResponse, error) {
+func (c *Client) ConfirmSkip(ctx context.Context, id string, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(ConfirmSkip.Update(ctx, c.c, id, req))
+	v, err := signals.ConfirmSkip.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Edit edits the plan of plan id and answers the new plan version.
-func (c *Client) Edit(ctx context.Context, id string, req EditPlanRequest) (EditPlanResponse, error) {
+func (c *Client) Edit(ctx context.Context, id string, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
 	req.By = c.by(req.By)
-	return withRejection(EditPlan.Update(ctx, c.c, id, req))
+	v, err := signals.EditPlan.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Pause pauses plan id at its next step boundary and answers its state.
-func (c *Client) Pause(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+func (c *Client) Pause(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error) {
 	req.By = c.by(req.By)
-	return withRejection(Pause.Update(ctx, c.c, id, req))
+	v, err := signals.Pause.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Resume resumes paused plan id and answers its state.
-func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (ControlState, error) {
+func (c *Client) Resume(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error) {
 	req.By = c.by(req.By)
-	return withRejection(Resume.Update(ctx, c.c, id, req))
+	v, err := signals.Resume.Update(ctx, c.c, id, req)
+	return v, wrap(id, err)
 }
 
 // Cancel asks plan id to stop through Temporal cancellation: it cancels
@@ -208,57 +214,57 @@ func (c *Client) Resume(ctx context.Context, id string, req ControlRequest) (Con
 // for the end and answers the Result.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	if err := c.c.CancelWorkflow(ctx, id, ""); err != nil {
-		return fmt.Errorf("cancel plan %s: %w", id, err)
+		return wrap(id, fmt.Errorf("cancel: %w", err))
 	}
 	return nil
 }
 
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
-func (c *Client) Rollback(ctx context.Context, id string) (RollbackResponse, error) {
-	return withRejection(Rollback.Update(ctx, c.c, id, RollbackRequest{By: c.identity}))
+func (c *Client) Rollback(ctx context.Context, id string) (signals.RollbackResponse, error) {
+	v, err := signals.Rollback.Update(ctx, c.c, id, signals.RollbackRequest{By: c.identity})
+	return v, wrap(id, err)
 }
 
 // Progress answers the progress query of plan id.
-func (c *Client) Progress(ctx context.Context, id string) (Progress, error) {
-	return ProgressQuery.Get(ctx, c.c, id)
+func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, error) {
+	v, err := signals.ProgressQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Plan answers the plan query of plan id.
-func (c *Client) Plan(ctx context.Context, id string) (PlanView, error) {
-	return PlanQuery.Get(ctx, c.c, id)
+func (c *Client) Plan(ctx context.Context, id string) (signals.PlanView, error) {
+	v, err := signals.PlanQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Options answers the options query of plan id.
-func (c *Client) Options(ctx context.Context, id string) (OptionsView, error) {
-	return OptionsQuery.Get(ctx, c.c, id)
+func (c *Client) Options(ctx context.Context, id string) (signals.OptionsView, error) {
+	v, err := signals.OptionsQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Pending answers the pending query of plan id.
-func (c *Client) Pending(ctx context.Context, id string) (Pending, error) {
-	return PendingQuery.Get(ctx, c.c, id)
+func (c *Client) Pending(ctx context.Context, id string) (signals.Pending, error) {
+	v, err := signals.PendingQuery.Get(ctx, c.c, id)
+	return v, wrap(id, err)
 }
 
 // Result waits until plan id ends, following its continue-as-new chain,
 // and answers its Result, whichever way it ended: completed (or answered),
-// failed (Temporal's status Failed, the Result in the [ErrorTypePlanFailed]
+// failed (Temporal's status Failed, the Result in the [signals.ErrorTypePlanFailed]
 // error's details) or cancelled (status Canceled, the Result in the
 // cancellation's details). Check Result.Status. It returns an error only
 // when the plan ended without a Result (terminated, timed out, an invalid
 // request, cancelled before any worker ran it) or when ctx ends first.
-func (c *Client) Result(ctx context.Context, id string) (Result, error) {
-	var out Result
+func (c *Client) Result(ctx context.Context, id string) (signals.Result, error) {
+	var out signals.Result
 	err := c.c.GetWorkflow(ctx, id, "").Get(ctx, &out)
 	if err == nil {
 		return out, nil
 	}
-	if res, ok := ResultFromError(err); ok {
+	if res, ok := signals.ResultFromError(err); ok {
 		return res, nil
 	}
-	return out, fmt.Errorf("result of plan %s: %w", id, err)
-}
-
-// withRejection marks a typed rejection in an update's error, see markRejected.
-func withRejection[T any](v T, err error) (T, error) {
-	return v, markRejected(err)
+	return out, wrap(id, fmt.Errorf("result: %w", err))
 }

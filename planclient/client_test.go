@@ -1,4 +1,4 @@
-package signals
+package planclient
 
 import (
 	"context"
@@ -15,22 +15,23 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 func TestNewClientTaskQueue(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []ClientOption
+		opts []Option
 		want string
 	}{
-		{"default", nil, DefaultTaskQueue},
-		{"set", []ClientOption{WithTaskQueue("plans-eu")}, "plans-eu"},
-		{"empty keeps the default", []ClientOption{WithTaskQueue("")}, DefaultTaskQueue},
+		{"default", nil, signals.DefaultTaskQueue},
+		{"set", []Option{WithTaskQueue("plans-eu")}, "plans-eu"},
+		{"empty keeps the default", []Option{WithTaskQueue("")}, signals.DefaultTaskQueue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := mocks.NewClient(t)
-			c := NewClient(tc, tt.opts...)
+			c := New(tc, tt.opts...)
 			assert.Equal(t, tt.want, c.TaskQueue())
 			assert.Same(t, tc, c.Temporal())
 		})
@@ -40,13 +41,13 @@ func TestNewClientTaskQueue(t *testing.T) {
 func TestStartSetsRunMetadata(t *testing.T) {
 	tc := mocks.NewClient(t)
 	run := mocks.NewWorkflowRun(t)
-	req := StartRequest{Goal: "Add JWT authentication\nwith refresh tokens", Requirements: []string{"email login"}}
+	req := signals.StartRequest{Goal: "Add JWT authentication\nwith refresh tokens", Requirements: []string{"email login"}}
 	var got client.StartWorkflowOptions
-	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, WorkflowType, req).
+	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, signals.WorkflowType, req).
 		Run(func(args mock.Arguments) { got = args.Get(1).(client.StartWorkflowOptions) }).
 		Return(run, nil).Once()
 
-	r, err := NewClient(tc, WithTaskQueue("q1")).Start(context.Background(), "plan-1", req)
+	r, err := New(tc, WithTaskQueue("q1")).Start(context.Background(), "plan-1", req)
 	require.NoError(t, err)
 	assert.Same(t, run, r)
 	assert.Equal(t, "plan-1", got.ID)
@@ -54,7 +55,7 @@ func TestStartSetsRunMetadata(t *testing.T) {
 	assert.Equal(t, "Add JWT authentication …", got.StaticSummary)
 	assert.Equal(t, StaticDetails(req), got.StaticDetails)
 	assert.Contains(t, got.StaticDetails, "- email login")
-	assert.Equal(t, map[string]any{MemoGoal: req.Goal}, got.Memo)
+	assert.Equal(t, map[string]any{signals.MemoGoal: req.Goal}, got.Memo)
 	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED, got.WorkflowIDConflictPolicy)
 	assert.True(t, got.WorkflowExecutionErrorWhenAlreadyStarted, "a plain start fails on an open run")
 }
@@ -62,14 +63,14 @@ func TestStartSetsRunMetadata(t *testing.T) {
 func TestStartMakesAnIDWhenNoneIsGiven(t *testing.T) {
 	tc := mocks.NewClient(t)
 	var got client.StartWorkflowOptions
-	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, WorkflowType, mock.Anything).
+	tc.On("ExecuteWorkflow", mock.Anything, mock.Anything, signals.WorkflowType, mock.Anything).
 		Run(func(args mock.Arguments) { got = args.Get(1).(client.StartWorkflowOptions) }).
 		Return(mocks.NewWorkflowRun(t), nil).Twice()
-	c := NewClient(tc)
-	_, err := c.Start(context.Background(), "", StartRequest{Goal: "g"})
+	c := New(tc)
+	_, err := c.Start(context.Background(), "", signals.StartRequest{Goal: "g"})
 	require.NoError(t, err)
 	first := got.ID
-	_, err = c.Start(context.Background(), "", StartRequest{Goal: "g"})
+	_, err = c.Start(context.Background(), "", signals.StartRequest{Goal: "g"})
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(first, "plan-"), first)
 	assert.NotEqual(t, first, got.ID)
@@ -77,70 +78,70 @@ func TestStartMakesAnIDWhenNoneIsGiven(t *testing.T) {
 
 func TestStartRefusesBadInputWithoutCallingTemporal(t *testing.T) {
 	tc := mocks.NewClient(t) // any call fails the test
-	c := NewClient(tc)
-	_, err := c.Start(context.Background(), "plan-1", StartRequest{})
+	c := New(tc)
+	_, err := c.Start(context.Background(), "plan-1", signals.StartRequest{})
 	assert.ErrorContains(t, err, "goal is required")
-	_, err = c.StartAndGetOptions(context.Background(), "plan-1", StartRequest{Goal: "g", OptionCount: 9})
+	_, err = c.StartAndGetOptions(context.Background(), "plan-1", signals.StartRequest{Goal: "g", OptionCount: 9})
 	assert.ErrorContains(t, err, "optionCount must be 1..5")
-	_, err = c.StartAndGetOptions(context.Background(), "", StartRequest{Goal: "g"})
+	_, err = c.StartAndGetOptions(context.Background(), "", signals.StartRequest{Goal: "g"})
 	assert.ErrorContains(t, err, "workflow id is required")
 }
 
 func TestStartRefusesATooLargeRequestWithoutCallingTemporal(t *testing.T) {
-	c := NewClient(mocks.NewClient(t)) // any call fails the test
-	huge := StartRequest{Goal: strings.Repeat("g", 1<<20)}
+	c := New(mocks.NewClient(t)) // any call fails the test
+	huge := signals.StartRequest{Goal: strings.Repeat("g", 1<<20)}
 	_, err := c.Start(context.Background(), "plan-1", huge)
 	assert.ErrorContains(t, err, "goal is 1048576 bytes: at most 32768")
-	many := StartRequest{Goal: "g", Requirements: make([]string, MaxListItems)}
+	many := signals.StartRequest{Goal: "g", Requirements: make([]string, signals.MaxListItems)}
 	for i := range many.Requirements {
-		many.Requirements[i] = strings.Repeat("r", MaxTextBytes)
+		many.Requirements[i] = strings.Repeat("r", signals.MaxTextBytes)
 	}
 	many.Constraints = many.Requirements
 	_, err = c.StartAndGetOptions(context.Background(), "plan-1", many)
 	assert.ErrorContains(t, err, "at most 262144 (256 KiB)")
-	_, err = c.Start(context.Background(), "plan-1", StartRequest{Goal: "g", Execution: ExecutionPolicy{Parallelism: 1000000}})
+	_, err = c.Start(context.Background(), "plan-1", signals.StartRequest{Goal: "g", Execution: signals.ExecutionPolicy{Parallelism: 1000000}})
 	assert.ErrorContains(t, err, "execution.parallelism 1000000 must be within 0..32")
 }
 
 func TestStartAndGetOptionsUsesUpdateWithStart(t *testing.T) {
 	tc := mocks.NewClient(t)
-	req := StartRequest{Goal: "g"}
+	req := signals.StartRequest{Goal: "g"}
 	op := &fakeStartOp{}
 	var start client.StartWorkflowOptions
-	tc.On("NewWithStartWorkflowOperation", mock.Anything, WorkflowType, req).
+	tc.On("NewWithStartWorkflowOperation", mock.Anything, signals.WorkflowType, req).
 		Run(func(args mock.Arguments) { start = args.Get(0).(client.StartWorkflowOptions) }).
 		Return(op).Once()
-	want := OptionsView{Revision: 1, Options: []plan.Option{{ID: "r1-o1"}}, RecommendedID: "r1-o1"}
+	want := signals.OptionsView{Revision: 1, Options: []plan.Option{{ID: "r1-o1"}}, RecommendedID: "r1-o1"}
 	h := mocks.NewWorkflowUpdateHandle(t)
 	h.On("Get", mock.Anything, mock.Anything).
-		Run(func(args mock.Arguments) { *args.Get(1).(*OptionsView) = want }).
+		Run(func(args mock.Arguments) { *args.Get(1).(*signals.OptionsView) = want }).
 		Return(nil).Once()
 	var uws client.UpdateWithStartWorkflowOptions
 	tc.On("UpdateWithStartWorkflow", mock.Anything, mock.Anything).
 		Run(func(args mock.Arguments) { uws = args.Get(1).(client.UpdateWithStartWorkflowOptions) }).
 		Return(h, nil).Once()
 
-	got, err := NewClient(tc).StartAndGetOptions(context.Background(), "plan-7", req)
+	got, err := New(tc).StartAndGetOptions(context.Background(), "plan-7", req)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Equal(t, "plan-7", start.ID)
-	assert.Equal(t, DefaultTaskQueue, start.TaskQueue)
+	assert.Equal(t, signals.DefaultTaskQueue, start.TaskQueue)
 	assert.Equal(t, "g", start.StaticSummary)
 	assert.Equal(t, enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING, start.WorkflowIDConflictPolicy)
 	assert.Same(t, op, uws.StartWorkflowOperation)
 	assert.Equal(t, "await-options", uws.UpdateOptions.UpdateName)
-	assert.Equal(t, []any{AwaitOptionsRequest{}}, uws.UpdateOptions.Args)
+	assert.Equal(t, []any{signals.AwaitOptionsRequest{}}, uws.UpdateOptions.Args)
 	assert.Equal(t, client.WorkflowUpdateStageCompleted, uws.UpdateOptions.WaitForStage)
 }
 
 func TestStartAndGetOptionsReportsTheRefusal(t *testing.T) {
 	tc := mocks.NewClient(t)
-	tc.On("NewWithStartWorkflowOperation", mock.Anything, WorkflowType, mock.Anything).Return(&fakeStartOp{}).Once()
+	tc.On("NewWithStartWorkflowOperation", mock.Anything, signals.WorkflowType, mock.Anything).Return(&fakeStartOp{}).Once()
 	h := mocks.NewWorkflowUpdateHandle(t)
 	h.On("Get", mock.Anything, mock.Anything).Return(errors.New("rejected: the run passed selection")).Once()
 	tc.On("UpdateWithStartWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
 
-	_, err := NewClient(tc).StartAndGetOptions(context.Background(), "plan-7", StartRequest{Goal: "g"})
+	_, err := New(tc).StartAndGetOptions(context.Background(), "plan-7", signals.StartRequest{Goal: "g"})
 	assert.ErrorContains(t, err, "plan plan-7: await-options: rejected: the run passed selection")
 }
 
@@ -158,37 +159,37 @@ func TestUpdatesUseContractNames(t *testing.T) {
 		arg  any
 	}{
 		{"select-option", func(c *Client) error {
-			_, err := c.Select(ctx, "p", SelectOptionRequest{Rank: 1})
+			_, err := c.Select(ctx, "p", signals.SelectOptionRequest{Rank: 1})
 			return err
-		}, SelectOptionRequest{Rank: 1}},
+		}, signals.SelectOptionRequest{Rank: 1}},
 		{"refine-plan", func(c *Client) error {
-			_, err := c.Refine(ctx, "p", RefinePlanRequest{Feedback: "cheaper"})
+			_, err := c.Refine(ctx, "p", signals.RefinePlanRequest{Feedback: "cheaper"})
 			return err
-		}, RefinePlanRequest{Feedback: "cheaper"}},
+		}, signals.RefinePlanRequest{Feedback: "cheaper"}},
 		{"answer-clarification", func(c *Client) error {
-			_, err := c.Answer(ctx, "p", AnswerClarificationRequest{Answers: map[string]string{"q": "a"}})
+			_, err := c.Answer(ctx, "p", signals.AnswerClarificationRequest{Answers: map[string]string{"q": "a"}})
 			return err
-		}, AnswerClarificationRequest{Answers: map[string]string{"q": "a"}}},
+		}, signals.AnswerClarificationRequest{Answers: map[string]string{"q": "a"}}},
 		{"confirm-skip", func(c *Client) error {
-			_, err := c.ConfirmSkip(ctx, "p", ConfirmSkipRequest{RequestID: "s1", Approve: true})
+			_, err := c.ConfirmSkip(ctx, "p", signals.ConfirmSkipRequest{RequestID: "s1", Approve: true})
 			return err
-		}, ConfirmSkipRequest{RequestID: "s1", Approve: true}},
+		}, signals.ConfirmSkipRequest{RequestID: "s1", Approve: true}},
 		{"edit-plan", func(c *Client) error {
-			_, err := c.Edit(ctx, "p", EditPlanRequest{Reason: "r"})
+			_, err := c.Edit(ctx, "p", signals.EditPlanRequest{Reason: "r"})
 			return err
-		}, EditPlanRequest{Reason: "r"}},
+		}, signals.EditPlanRequest{Reason: "r"}},
 		{"pause", func(c *Client) error {
-			_, err := c.Pause(ctx, "p", ControlRequest{Reason: "lunch"})
+			_, err := c.Pause(ctx, "p", signals.ControlRequest{Reason: "lunch"})
 			return err
-		}, ControlRequest{Reason: "lunch"}},
+		}, signals.ControlRequest{Reason: "lunch"}},
 		{"resume", func(c *Client) error {
-			_, err := c.Resume(ctx, "p", ControlRequest{})
+			_, err := c.Resume(ctx, "p", signals.ControlRequest{})
 			return err
-		}, ControlRequest{}},
+		}, signals.ControlRequest{}},
 		{"rollback", func(c *Client) error {
 			_, err := c.Rollback(ctx, "p")
 			return err
-		}, RollbackRequest{}},
+		}, signals.RollbackRequest{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,7 +200,7 @@ func TestUpdatesUseContractNames(t *testing.T) {
 				WorkflowID: "p", UpdateName: tt.name, Args: []any{tt.arg},
 				WaitForStage: client.WorkflowUpdateStageCompleted,
 			}).Return(h, nil).Once()
-			require.NoError(t, tt.call(NewClient(tc)))
+			require.NoError(t, tt.call(New(tc)))
 		})
 	}
 }
@@ -221,7 +222,7 @@ func TestQueriesUseContractNames(t *testing.T) {
 			v := mocks.NewEncodedValue(t)
 			v.On("Get", mock.Anything).Return(nil).Once()
 			tc.On("QueryWorkflow", mock.Anything, "p", "", tt.name).Return(v, nil).Once()
-			require.NoError(t, tt.call(NewClient(tc)))
+			require.NoError(t, tt.call(New(tc)))
 		})
 	}
 }
@@ -232,33 +233,33 @@ func TestCancelAndResult(t *testing.T) {
 	run := mocks.NewWorkflowRun(t)
 	run.On("Get", mock.Anything, mock.Anything).
 		Run(func(args mock.Arguments) {
-			*args.Get(1).(*Result) = Result{Status: StatusCancelled, Summary: "partial"}
+			*args.Get(1).(*signals.Result) = signals.Result{Status: signals.StatusCancelled, Summary: "partial"}
 		}).
 		Return(nil).Once()
 	tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
 
-	c := NewClient(tc)
+	c := New(tc)
 	require.NoError(t, c.Cancel(context.Background(), "p"))
 	res, err := c.Result(context.Background(), "p")
 	require.NoError(t, err)
-	assert.Equal(t, Result{Status: StatusCancelled, Summary: "partial"}, res)
+	assert.Equal(t, signals.Result{Status: signals.StatusCancelled, Summary: "partial"}, res)
 }
 
 func TestCancelWrapsTheError(t *testing.T) {
 	tc := mocks.NewClient(t)
 	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(errors.New("not found")).Once()
-	assert.EqualError(t, NewClient(tc).Cancel(context.Background(), "p"), "cancel plan p: not found")
+	assert.EqualError(t, New(tc).Cancel(context.Background(), "p"), "plan p: cancel: not found")
 }
 
 func TestResultOfAFailedOrCancelledPlan(t *testing.T) {
-	failed := Result{Status: StatusFailed, Summary: "partial", Error: "2 step(s) failed"}
-	cancelled := Result{Status: StatusCancelled, Summary: "stopped", Error: "cancelled"}
+	failed := signals.Result{Status: signals.StatusFailed, Summary: "partial", Error: "2 step(s) failed"}
+	cancelled := signals.Result{Status: signals.StatusCancelled, Summary: "stopped", Error: "cancelled"}
 	tests := []struct {
 		name string
 		err  error
-		want Result
+		want signals.Result
 	}{
-		{"failed", overTheWire(temporal.NewNonRetryableApplicationError(failed.Error, ErrorTypePlanFailed, nil, failed)), failed},
+		{"failed", overTheWire(temporal.NewNonRetryableApplicationError(failed.Error, signals.ErrorTypePlanFailed, nil, failed)), failed},
 		{"cancelled", overTheWire(temporal.NewCanceledError(cancelled)), cancelled},
 	}
 	for _, tt := range tests {
@@ -267,7 +268,7 @@ func TestResultOfAFailedOrCancelledPlan(t *testing.T) {
 			run := mocks.NewWorkflowRun(t)
 			run.On("Get", mock.Anything, mock.Anything).Return(tt.err).Once()
 			tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
-			res, err := NewClient(tc).Result(context.Background(), "p")
+			res, err := New(tc).Result(context.Background(), "p")
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, res)
 		})
@@ -279,21 +280,23 @@ func TestResultReportsAnEndWithoutResult(t *testing.T) {
 	run := mocks.NewWorkflowRun(t)
 	run.On("Get", mock.Anything, mock.Anything).Return(errors.New("workflow terminated")).Once()
 	tc.On("GetWorkflow", mock.Anything, "p", "").Return(run).Once()
-	_, err := NewClient(tc).Result(context.Background(), "p")
-	assert.EqualError(t, err, "result of plan p: workflow terminated")
+	_, err := New(tc).Result(context.Background(), "p")
+	assert.EqualError(t, err, "plan p: result: workflow terminated")
 }
 
 func TestUpdateRejectionReachesTheCallerTyped(t *testing.T) {
 	tc := mocks.NewClient(t)
 	h := mocks.NewWorkflowUpdateHandle(t)
-	h.On("Get", mock.Anything, mock.Anything).Return(overTheWire(Reject(RejectUnknownOption, `unknown option "o9"`))).Once()
+	h.On("Get", mock.Anything, mock.Anything).Return(overTheWire(signals.Reject(signals.ErrorTypeUnknownOption, `unknown option "o9"`))).Once()
 	tc.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
 
-	_, err := NewClient(tc).Select(context.Background(), "p", SelectOptionRequest{OptionID: "o9"})
+	_, err := New(tc).Select(context.Background(), "p", signals.SelectOptionRequest{OptionID: "o9"})
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrRejected)
-	assert.Equal(t, RejectUnknownOption, RejectionType(err))
+	assert.ErrorIs(t, err, signals.ErrRejected)
+	assert.Equal(t, signals.ErrorTypeUnknownOption, signals.RejectionType(err))
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())
+	assert.EqualError(t, err, `plan p: update select-option: rejected: unknown option "o9"`,
+		"the refusal reads as the run wrote it, once wrapped")
 }

@@ -1,39 +1,18 @@
-package signals
+package planclient
 
 import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
-func TestStaticSummary(t *testing.T) {
-	long := strings.Repeat("é", 300)
-	tests := []struct {
-		name, goal, want string
-	}{
-		{"plain", "Add JWT authentication", "Add JWT authentication"},
-		{"spaces collapse", "  Add   JWT\tauthentication ", "Add JWT authentication"},
-		{"first line only", "Add JWT\nthen write the docs", "Add JWT …"},
-		{"empty", "", ""},
-		{"long is cut on a rune", long, strings.Repeat("é", (MaxStaticSummaryBytes-len("…"))/2) + "…"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := StaticSummary(tt.goal)
-			assert.Equal(t, tt.want, got)
-			assert.LessOrEqual(t, len(got), MaxStaticSummaryBytes)
-			assert.True(t, utf8.ValidString(got))
-		})
-	}
-}
-
 func TestStaticDetailsRendersRequestWithDefaults(t *testing.T) {
-	got := StaticDetails(StartRequest{
+	got := StaticDetails(signals.StartRequest{
 		Goal:         "Add JWT authentication",
 		Requirements: []string{"email/password login", "refresh\ntokens"},
 		Constraints:  []string{"no new services"},
@@ -61,53 +40,53 @@ func TestStaticDetailsRendersRequestWithDefaults(t *testing.T) {
 func TestStaticDetailsPolicies(t *testing.T) {
 	tests := []struct {
 		name string
-		req  StartRequest
+		req  signals.StartRequest
 		want []string
 	}{
 		{
 			name: "no workspace, no lists",
-			req:  StartRequest{Goal: "g"},
+			req:  signals.StartRequest{Goal: "g"},
 			want: []string{"- **Workspace:** the worker's\n"},
 		},
 		{
 			name: "timed manual selection",
-			req:  StartRequest{Goal: "g", Selection: SelectionPolicy{Timeout: plan.Duration(24 * time.Hour), OnTimeout: OnTimeoutCancel}},
+			req:  signals.StartRequest{Goal: "g", Selection: signals.SelectionPolicy{Timeout: plan.Duration(24 * time.Hour), OnTimeout: signals.OnTimeoutCancel}},
 			want: []string{"- **Selection:** manual, waits 24h0m0s, then cancel\n"},
 		},
 		{
 			name: "auto selection",
-			req:  StartRequest{Goal: "g", Selection: SelectionPolicy{Mode: SelectAuto}},
+			req:  signals.StartRequest{Goal: "g", Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}},
 			want: []string{"- **Selection:** auto (the recommended option at once)\n"},
 		},
 		{
 			name: "confirm timeout",
-			req: StartRequest{Goal: "g", Execution: ExecutionPolicy{Mode: ExecEfficient, SkipConfidenceThreshold: 0.9,
-				ConfirmTimeout: plan.Duration(time.Hour), OnConfirmTimeout: OnTimeoutApprove, Parallelism: 2}},
+			req: signals.StartRequest{Goal: "g", Execution: signals.ExecutionPolicy{Mode: signals.ExecEfficient, SkipConfidenceThreshold: 0.9,
+				ConfirmTimeout: plan.Duration(time.Hour), OnConfirmTimeout: signals.OnTimeoutApprove, Parallelism: 2}},
 			want: []string{"- **Execution:** efficient, skip confidence threshold 0.90, skip confirmations wait 1h0m0s then approve, at most 50 steps and 16 iterations per step, 2 at once\n"},
 		},
 		{
 			name: "questions with a timeout",
-			req:  StartRequest{Goal: "g", Clarify: ClarifyPolicy{AskQuestions: true, Timeout: plan.Duration(10 * time.Minute)}},
+			req:  signals.StartRequest{Goal: "g", Clarify: signals.ClarifyPolicy{AskQuestions: true, Timeout: plan.Duration(10 * time.Minute)}},
 			want: []string{"- **Clarification:** may ask questions, waits 10m0s\n"},
 		},
 		{
 			name: "budget",
-			req:  StartRequest{Goal: "g", Budget: Budget{MaxTokens: 100000, MaxCostUSD: 2, OnExceed: BudgetPause}},
+			req:  signals.StartRequest{Goal: "g", Budget: signals.Budget{MaxTokens: 100000, MaxCostUSD: 2, OnExceed: signals.BudgetPause}},
 			want: []string{"- **Budget:** 100000 tokens, $2.00, then pause\n"},
 		},
 		{
 			name: "ranking criteria with their weights",
-			req:  StartRequest{Goal: "g", Ranking: []plan.Criterion{{Name: "safety", Weight: 2}, {Name: "speed"}}},
+			req:  signals.StartRequest{Goal: "g", Ranking: []plan.Criterion{{Name: "safety", Weight: 2}, {Name: "speed"}}},
 			want: []string{"- **Ranking:** safety ×2, speed ×1\n"},
 		},
 		{
 			name: "a plan's webhook is named, its URL not shown",
-			req:  StartRequest{Goal: "g", Notify: NotifyPolicy{WebhookURL: "https://hooks.example.com/t/secret sauce"}},
+			req:  signals.StartRequest{Goal: "g", Notify: signals.NotifyPolicy{WebhookURL: "https://hooks.example.com/t/secret sauce"}},
 			want: []string{"- **Webhook:** the plan's own\n"},
 		},
 		{
 			name: "prompts are named, not shown",
-			req: StartRequest{Goal: "g", SystemPrompt: "secret sauce",
+			req: signals.StartRequest{Goal: "g", SystemPrompt: "secret sauce",
 				PhasePrompts: map[string]string{"reflecting": "be strict", "clarifying": "ask", "planning": ""}},
 			want: []string{"- **Extra prompts:** system, clarifying, reflecting\n"},
 		},
@@ -125,7 +104,7 @@ func TestStaticDetailsPolicies(t *testing.T) {
 }
 
 func TestStaticDetailsIsBounded(t *testing.T) {
-	req := StartRequest{Goal: "g"}
+	req := signals.StartRequest{Goal: "g"}
 	for range 2000 {
 		req.Requirements = append(req.Requirements, "a requirement that is rather long, as some are")
 	}

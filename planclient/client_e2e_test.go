@@ -1,4 +1,4 @@
-package signals_test
+package planclient_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite"
 )
@@ -88,7 +89,7 @@ func (s *standIn) find(req signals.SelectOptionRequest) plan.Option {
 
 // startStandIn runs a worker for the stand-in on a fresh task queue and
 // returns a client starting plans there.
-func startStandIn(t *testing.T) (*signals.Client, *devserver.DevServer) {
+func startStandIn(t *testing.T) (*planclient.Client, *devserver.DevServer) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a Temporal dev server; skipped with -short")
@@ -99,7 +100,7 @@ func startStandIn(t *testing.T) (*signals.Client, *devserver.DevServer) {
 	w.RegisterWorkflowWithOptions(standInWorkflow, workflow.RegisterOptions{Name: signals.WorkflowType})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return signals.NewClient(srv.Client, signals.WithTaskQueue(queue)), srv
+	return planclient.New(srv.Client, planclient.WithTaskQueue(queue)), srv
 }
 
 func TestClientUpdateWithStartOverTheWire(t *testing.T) {
@@ -156,7 +157,7 @@ func TestClientStartShowsMetadataInTheUI(t *testing.T) {
 	require.NoError(t, dc.FromPayload(md.GetSummary(), &summary))
 	require.NoError(t, dc.FromPayload(md.GetDetails(), &details))
 	assert.Equal(t, "Fix the flaky cart test", summary)
-	assert.Equal(t, signals.StaticDetails(req), details)
+	assert.Equal(t, planclient.StaticDetails(req), details)
 	assert.Contains(t, details, "- no new dependencies")
 
 	_, err = c.Start(ctx, run.GetID(), req)

@@ -1,4 +1,4 @@
-package signals_test
+package planclient_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/testsuite"
 )
@@ -41,7 +42,7 @@ func TestStandingOfAQueuedThenBusyPlan(t *testing.T) {
 	}
 	srv := testsuite.StartDevServer(t)
 	queue := testsuite.TaskQueue(t)
-	c := signals.NewClient(srv.Client, signals.WithTaskQueue(queue), signals.WithQueryTimeout(time.Second))
+	c := planclient.New(srv.Client, planclient.WithTaskQueue(queue), planclient.WithQueryTimeout(time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "standing-" + queue
@@ -54,7 +55,7 @@ func TestStandingOfAQueuedThenBusyPlan(t *testing.T) {
 	assert.True(t, s.Queued, "no worker has run it")
 	assert.Equal(t, 0, s.Pollers)
 	assert.Equal(t, queue, s.TaskQueue)
-	assert.Equal(t, signals.SourceSearchAttributes, s.Source)
+	assert.Equal(t, planclient.SourceSearchAttributes, s.Source)
 	assert.Contains(t, s.Summary(), "queued, waiting for a worker: no worker is polling task queue "+queue)
 
 	w := worker.New(srv.Client, queue, worker.Options{})
@@ -62,7 +63,7 @@ func TestStandingOfAQueuedThenBusyPlan(t *testing.T) {
 	require.NoError(t, w.Start())
 	require.Eventually(t, func() bool {
 		s, err = c.Standing(ctx, id)
-		return err == nil && s.Source == signals.SourceQuery
+		return err == nil && s.Source == planclient.SourceQuery
 	}, 30*time.Second, 50*time.Millisecond)
 	assert.False(t, s.Queued)
 	require.NotNil(t, s.Progress)
@@ -73,7 +74,7 @@ func TestStandingOfAQueuedThenBusyPlan(t *testing.T) {
 	s, err = c.Standing(ctx, id)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 10*time.Second, "the query timeout bounds the wait")
-	assert.Equal(t, signals.SourceSearchAttributes, s.Source)
+	assert.Equal(t, planclient.SourceSearchAttributes, s.Source)
 	assert.Equal(t, "Running", s.Status)
 	assert.Equal(t, plan.PhasePlanning, s.Phase)
 	assert.Equal(t, 40, s.Percent)

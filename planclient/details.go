@@ -1,4 +1,4 @@
-package signals
+package planclient
 
 import (
 	"fmt"
@@ -6,32 +6,19 @@ import (
 	"strings"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
-// Bounds of the run metadata the Web UI shows. The server refuses a start
-// whose summary or details are too large (400 bytes and 20 KB by default),
-// so both stay well below.
-const (
-	MaxStaticSummaryBytes = 200
-	MaxStaticDetailsBytes = 16 << 10
-)
-
-// StaticSummary returns the one-line summary of a run for goal: its first
-// line, spaces collapsed, cut to MaxStaticSummaryBytes with an ellipsis.
-func StaticSummary(goal string) string {
-	line, _, more := strings.Cut(strings.TrimSpace(goal), "\n")
-	line = strings.Join(strings.Fields(line), " ")
-	if more {
-		line += " …"
-	}
-	return plan.TruncateBytes(line, MaxStaticSummaryBytes)
-}
+// MaxStaticDetailsBytes bounds the run details the Web UI shows. The
+// server refuses a start whose details are too large (20 KB by default),
+// so they stay well below.
+const MaxStaticDetailsBytes = 16 << 10
 
 // StaticDetails returns the markdown the Web UI shows beside a run: the
 // goal, requirements, constraints, workspace and every policy, defaults
 // filled in, so an operator sees what the plan was asked to do without
 // decoding its input. It is cut to MaxStaticDetailsBytes.
-func StaticDetails(req StartRequest) string {
+func StaticDetails(req signals.StartRequest) string {
 	r := req.WithDefaults()
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Goal:** %s\n", strings.TrimSpace(r.Goal))
@@ -87,8 +74,8 @@ func list(b *strings.Builder, title string, items []string) {
 	}
 }
 
-func selectionPolicy(p SelectionPolicy) string {
-	if p.Mode == SelectAuto {
+func selectionPolicy(p signals.SelectionPolicy) string {
+	if p.Mode == signals.SelectAuto {
 		return "auto (the recommended option at once)"
 	}
 	if p.Timeout == 0 {
@@ -97,7 +84,7 @@ func selectionPolicy(p SelectionPolicy) string {
 	return fmt.Sprintf("manual, waits %s, then %s", p.Timeout, p.OnTimeout)
 }
 
-func executionPolicy(p ExecutionPolicy) string {
+func executionPolicy(p signals.ExecutionPolicy) string {
 	s := fmt.Sprintf("%s, skip confidence threshold %.2f", p.Mode, p.SkipConfidenceThreshold)
 	if p.ConfirmTimeout > 0 {
 		s += fmt.Sprintf(", skip confirmations wait %s then %s", p.ConfirmTimeout, p.OnConfirmTimeout)
@@ -106,7 +93,7 @@ func executionPolicy(p ExecutionPolicy) string {
 		p.MaxSteps, p.MaxIterationsPerStep, p.Parallelism)
 }
 
-func clarifyPolicy(p ClarifyPolicy) string {
+func clarifyPolicy(p signals.ClarifyPolicy) string {
 	if !p.AskQuestions {
 		return "no questions"
 	}
@@ -116,7 +103,7 @@ func clarifyPolicy(p ClarifyPolicy) string {
 	return fmt.Sprintf("may ask questions, waits %s", p.Timeout)
 }
 
-func budget(b Budget) string {
+func budget(b signals.Budget) string {
 	var parts []string
 	if b.MaxTokens > 0 {
 		parts = append(parts, fmt.Sprintf("%d tokens", b.MaxTokens))
@@ -132,7 +119,7 @@ func budget(b Budget) string {
 
 // prompts names the extra prompts (system, then phases) without their
 // text, which may be long.
-func prompts(r StartRequest) string {
+func prompts(r signals.StartRequest) string {
 	var parts []string
 	if r.SystemPrompt != "" {
 		parts = append(parts, "system")
