@@ -22,6 +22,7 @@ import (
 type executor struct {
 	r     *run
 	skips *confirmations
+	index planIndex
 
 	started bool
 	running int
@@ -173,10 +174,7 @@ func (e *executor) launchReady(ctx workflow.Context) bool {
 // ready: they run in another's place) that no skip confirmation holds,
 // or "".
 func (e *executor) nextReady() string {
-	if ids := e.r.st.Plan.ReadyExcept(e.skips.held()); len(ids) > 0 {
-		return ids[0]
-	}
-	return ""
+	return e.index.firstReady(e.r.st.Plan, e.skips.held())
 }
 
 // skipByCondition evaluates the step's skip condition and skips the step

@@ -265,5 +265,5 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 
 // step returns the plan's step id, or nil.
 func (e *executor) step(id string) *plan.Step {
-	return e.r.st.Plan.StepByID(id)
+	return e.index.step(e.r.st.Plan, id)
 }
