@@ -177,6 +177,14 @@ func (e *executor) nextReady() string {
 	return e.index.firstReady(e.r.st.Plan, e.skips.held())
 }
 
+// percent is the share of the plan's work done, 0 to 100 (view.Percent).
+func (e *executor) percent() int {
+	if e.r.st.Plan == nil {
+		return 0
+	}
+	return e.index.percent(e.r.st.Plan)
+}
+
 // skipByCondition evaluates the step's skip condition and skips the step
 // when it holds. An evaluation error is recorded and the step runs.
 func (e *executor) skipByCondition(ctx workflow.Context, id string) bool {

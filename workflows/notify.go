@@ -10,7 +10,6 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/view"
 )
 
 // notifier sends the run's webhook events, each as a PlanNotify child the
@@ -130,7 +129,7 @@ func (n *notifier) step(ctx workflow.Context, s plan.Step) {
 	n.notify(ctx, event, activities.NotifyData{
 		Message: msg,
 		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
-		Percent: view.Percent(n.r.view()),
+		Percent: n.r.exec.percent(),
 	})
 }
 
@@ -138,7 +137,7 @@ func (n *notifier) step(ctx workflow.Context, s plan.Step) {
 // updated, paused, resumed, budget exceeded), with the step it concerns
 // when there is one.
 func (n *notifier) change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	data := activities.NotifyData{Message: msg, Percent: view.Percent(n.r.view())}
+	data := activities.NotifyData{Message: msg, Percent: n.r.exec.percent()}
 	if step != nil {
 		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
 	}
@@ -159,6 +158,6 @@ func (n *notifier) end(ctx workflow.Context, res signals.Result) {
 		Status:  res.Status,
 		Summary: res.Summary,
 		Error:   res.Error,
-		Percent: view.Percent(n.r.view()),
+		Percent: n.r.exec.percent(),
 	})
 }

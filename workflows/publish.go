@@ -72,10 +72,10 @@ type detailsKey struct {
 }
 
 // publish upserts the search attributes that changed and refreshes the
-// current details when they are due; started is how many steps the run
-// has started.
-func (p *publisher) publish(ctx workflow.Context, v view.Run, started int) {
-	now := published{phase: v.State.Phase, awaiting: view.Awaiting(v), percent: view.Percent(v)}
+// current details when they are due; percent is view.Percent of v and
+// started how many steps the run has started.
+func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started int) {
+	now := published{phase: v.State.Phase, awaiting: view.Awaiting(v), percent: percent}
 	first := p.attrs.phase == ""
 	var ups []temporal.SearchAttributeUpdate
 	if first || now.phase != p.attrs.phase {

@@ -6,11 +6,11 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// planIndex answers the executor's two questions about the plan, which
-// step has an id and which step may start next, without walking the plan
-// with maps built afresh at every call (plan.Plan.StepByID,
-// plan.Plan.ReadyExcept): their cost grew with the plan's length, several
-// times a step. It keeps where each step is, where its dependencies are
+// planIndex answers the executor's questions about the plan (which step
+// has an id, which step may start next, how much of the work is done)
+// without building maps or copying steps at every call as
+// plan.Plan.StepByID, ReadyExcept and PercentOfWork do: their cost grew
+// with the plan's length, several times a step. It keeps where each step is, where its dependencies are
 // and which steps are fallback-only, and rebuilds that when the plan's
 // structure may have changed: another plan, another slice of steps, or
 // another version (every edit, skip and replan bumps it). Statuses are
@@ -89,6 +89,48 @@ func (x *planIndex) firstReady(p *plan.Plan, held []string) string {
 		return s.ID
 	}
 	return ""
+}
+
+// percent is plan.Plan.PercentOfWork of p: the completed steps among
+// those that will run, 0 to 100.
+func (x *planIndex) percent(p *plan.Plan) int {
+	x.refresh(p)
+	done, total, open := 0, 0, false
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		if !s.Status.Done() {
+			open = true
+		}
+		if !x.willRun(s, i) {
+			continue
+		}
+		total++
+		if s.Status == plan.StepCompleted {
+			done++
+		}
+	}
+	if total == 0 {
+		if open || (len(p.Steps) == 0 && p.Status != plan.PlanCompleted) {
+			return 0
+		}
+		return 100
+	}
+	return done * 100 / total
+}
+
+// willRun is plan.Plan.WillRun of s, step i: it is not skipped, not
+// cancelled before it started, and not a fallback-only step still
+// waiting for a failure to stand in for.
+func (x *planIndex) willRun(s *plan.Step, i int) bool {
+	switch {
+	case s.Status == plan.StepSkipped:
+		return false
+	case s.Status == plan.StepCancelled && s.StartedAt == nil:
+		return false
+	case (s.Status == plan.StepPending || s.Status == "") && x.fallbackOnly[i]:
+		return false
+	}
+	return true
 }
 
 // depsMet reports whether every dependency of step i completed or was

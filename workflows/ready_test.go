@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -14,13 +15,14 @@ import (
 // (dependencies on earlier and unknown steps, fallbacks, duplicate ids),
 // random status changes in place, as the executor makes them, and edits
 // that replace the steps and bump the version, and checks after each that
-// it answers as plan.Plan.StepByID and plan.Plan.ReadyExcept do.
+// it answers as plan.Plan.StepByID, ReadyExcept and PercentOfWork do.
 func TestPlanIndexAgreesWithThePlan(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	statuses := []plan.StepStatus{plan.StepPending, plan.StepRunning, plan.StepRetrying, plan.StepCompleted,
 		plan.StepFailed, plan.StepSkipped, plan.StepCancelled}
 	for round := range 200 {
-		p := randomPlan(rnd, 1+rnd.IntN(30))
+		p := randomPlan(rnd, rnd.IntN(30))
 		var x planIndex
 		for change := range 40 {
 			var held []string
@@ -34,17 +36,26 @@ func TestPlanIndexAgreesWithThePlan(t *testing.T) {
 				want = ids[0]
 			}
 			require.Equal(t, want, x.firstReady(p, held), "round %d, change %d", round, change)
+			require.Equal(t, p.PercentOfWork(), x.percent(p), "round %d, change %d", round, change)
 			for _, id := range []string{"s1", "s7", "s30", "nope"} {
 				require.Same(t, p.StepByID(id), x.step(p, id), "round %d, change %d, step %s", round, change, id)
 			}
 			switch rnd.IntN(10) {
 			case 0: // an edit: new steps, new version
-				q := randomPlan(rnd, 1+rnd.IntN(30))
+				q := randomPlan(rnd, rnd.IntN(30))
 				q.Version = p.Version + 1
 				*p = *q
-			default: // a status change in place
+			case 1: // the plan's own status
+				p.Status = []plan.PlanStatus{plan.PlanRunning, plan.PlanCompleted}[rnd.IntN(2)]
+			default: // a status change in place, a start time with it
+				if len(p.Steps) == 0 {
+					continue
+				}
 				i := rnd.IntN(len(p.Steps))
 				p.Steps[i].Status = statuses[rnd.IntN(len(statuses))]
+				if rnd.IntN(2) == 0 {
+					p.Steps[i].StartedAt = &now
+				}
 			}
 		}
 	}
@@ -54,6 +65,9 @@ func TestPlanIndexAgreesWithThePlan(t *testing.T) {
 // and statuses, mostly pending.
 func randomPlan(rnd *rand.Rand, n int) *plan.Plan {
 	p := &plan.Plan{Version: 1}
+	if n == 0 {
+		return p
+	}
 	for i := range n {
 		id := fmt.Sprintf("s%d", i+1)
 		if rnd.IntN(20) == 0 && i > 0 {
