@@ -24,10 +24,9 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 		return nil
 	}
 	// The reflection reads the step's whole output; afterwards the plan
-	// keeps a head of it (plan.Plan.CompactResult), while the activity
-	// result in history and the worker's output file (OutputRef) hold
-	// it whole.
-	defer r.st.Plan.CompactResult(id)
+	// keeps a head of it, while the activity result in history and the
+	// worker's output file (OutputRef) hold it whole.
+	defer func() { compact(r.st.Plan, e.step(id)) }()
 	if reason := e.llmBudget(ctx); reason != "" {
 		// Over budget with stop: execution halts, nothing to decide.
 		return nil
@@ -64,7 +63,21 @@ func compactAll(p *plan.Plan) {
 	if p == nil {
 		return
 	}
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		compact(p, &p.Steps[i])
+	}
+}
+
+// compact cuts step s's result to what p keeps of a done step
+// (plan.Plan.CompactResult). That looks up the step and searches the plan
+// for a skip condition reading its output, both walks of the plan: it is
+// asked only when the result is longer than what the plan keeps, which
+// after its reflection no result is.
+func compact(p *plan.Plan, s *plan.Step) {
+	if s == nil || s.Result == nil {
+		return
+	}
+	if len(s.Result.Output) > plan.KeptOutputBytes || len(s.Result.Error) > plan.KeptErrorBytes {
 		p.CompactResult(s.ID)
 	}
 }
