@@ -42,7 +42,8 @@ func (p *Plan) CompactResult(id string) bool {
 // reads step id's output.
 func (p *Plan) outputRead(id string) bool {
 	ref := id + ".output"
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if !s.Status.Done() && s.SkipCondition != "" && strings.Contains(s.SkipCondition, ref) {
 			return true
 		}
@@ -72,13 +73,14 @@ type PlanDigest struct {
 // Digest returns the plan's bounded account.
 func (p Plan) Digest() PlanDigest {
 	d := PlanDigest{Title: p.Title, Totals: p.Totals()}
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if len(d.Steps) == DigestSteps {
 			d.More++
 			continue
 		}
 		d.Steps = append(d.Steps, StepDigest{ID: s.ID, Title: TruncateBytes(s.Title, ContextTitleChars),
-			Status: s.Status, Digest: TruncateBytes(Digest(s, DigestChars), DigestChars)})
+			Status: s.Status, Digest: TruncateBytes(Digest(*s, DigestChars), DigestChars)})
 	}
 	return d
 }
@@ -91,7 +93,8 @@ const RemainingListed = 10
 func (p Plan) NotDone() ([]StepDigest, int) {
 	var out []StepDigest
 	more := 0
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if s.Status.Done() {
 			continue
 		}

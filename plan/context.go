@@ -116,7 +116,8 @@ func summarizeOlder(older []Step) string {
 	b.WriteString(fmt.Sprintf("%d earlier steps: %d completed, %d failed, %d skipped, %d cancelled, %d not done.",
 		t.Total, t.Completed, t.Failed, t.Skipped, t.Cancelled, t.Pending+t.Running))
 	var failed []string
-	for _, s := range older {
+	for i := range older {
+		s := &older[i]
 		if s.Status == StepFailed && len(failed) < contextSummaryFailed {
 			failed = append(failed, Truncate(s.ID, 40))
 		}

@@ -18,7 +18,8 @@ func (t Totals) Done() int { return t.Completed + t.Failed + t.Skipped + t.Cance
 // steps without a status as pending.
 func (p *Plan) Totals() Totals {
 	t := Totals{Total: len(p.Steps)}
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		switch s.Status {
 		case StepRunning, StepRetrying:
 			t.Running++
@@ -58,7 +59,8 @@ func (p *Plan) Percent() int {
 // iteration limit.
 func (p *Plan) Metrics() Metrics {
 	var m Metrics
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		switch s.Status {
 		case StepCompleted:
 			m.StepsCompleted++
@@ -96,7 +98,8 @@ func (p *Plan) Metrics() Metrics {
 // the long side.
 func (p *Plan) EstimatedRemaining() Duration {
 	var d Duration
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if !s.Status.Done() {
 			d += s.Estimated
 		}
@@ -161,11 +164,12 @@ func (p *Plan) WorkDone() (done, total int) {
 // work is WorkDone, and whether a step is not done yet.
 func (p *Plan) work() (done, total int, open bool) {
 	fallbacks := p.fallbackOnly()
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if !s.Status.Done() {
 			open = true
 		}
-		if !willRun(s, fallbacks[s.ID]) {
+		if !willRun(*s, fallbacks[s.ID]) {
 			continue
 		}
 		total++
@@ -186,12 +190,13 @@ func (p *Plan) MeasuredRemaining(parallelism int) Duration {
 	var sum Duration
 	finished, left := 0, 0
 	fallbacks := p.fallbackOnly()
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		switch {
 		case (s.Status == StepCompleted || s.Status == StepFailed) && s.Result != nil && s.Result.Duration > 0:
 			sum += s.Result.Duration
 			finished++
-		case !s.Status.Done() && willRun(s, fallbacks[s.ID]):
+		case !s.Status.Done() && willRun(*s, fallbacks[s.ID]):
 			left++
 		}
 	}

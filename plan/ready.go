@@ -19,7 +19,8 @@ func (p *Plan) IsFallbackOnly(id string) bool {
 // cost the square of the plan's length.
 func (p *Plan) fallbackOnly() map[string]bool {
 	m := map[string]bool{}
-	for _, s := range p.Steps {
+	for i := range p.Steps {
+		s := &p.Steps[i]
 		if s.FallbackStepID != "" && s.FallbackStepID != s.ID {
 			m[s.FallbackStepID] = true
 		}
