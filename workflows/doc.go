@@ -76,7 +76,9 @@
 // the worker encrypts payloads (resolveGoalAttr); a server must have them
 // registered, or the upsert fails the workflow task; current details
 // for the Web UI, a few KiB of markdown with the options or the steps,
-// what the run waits for and the exact commands that answer it; and
+// what the run waits for and the exact commands that answer it, rebuilt
+// when what the operator acts on changes or a step starts and otherwise
+// at most once a second of workflow time (publisher); and
 // webhook events (plan created, waiting for a selection, a clarification
 // or a confirmation, each step's start and end, each new plan version,
 // pause, resume, a budget exceeded, the run's end), each delivered by a

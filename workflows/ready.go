@@ -10,12 +10,13 @@ import (
 // has an id, which step may start next, how much of the work is done)
 // without building maps or copying steps at every call as
 // plan.Plan.StepByID, ReadyExcept and PercentOfWork do: their cost grew
-// with the plan's length, several times a step. It keeps where each step is, where its dependencies are
-// and which steps are fallback-only, and rebuilds that when the plan's
-// structure may have changed: another plan, another slice of steps, or
-// another version (every edit, skip and replan bumps it). Statuses are
-// read live, so a step's progress never makes it stale. It gives the same
-// answers as the plan's own methods (TestPlanIndexAgreesWithThePlan).
+// with the plan's length, several times a step. It keeps where each step
+// is, where its dependencies are and which steps are fallback-only, and
+// rebuilds that when the plan's structure may have changed: another plan,
+// another slice of steps, or another version (every edit, skip and replan
+// bumps it). Statuses are read live, so a step's progress never makes it
+// stale. It gives the same answers as the plan's own methods
+// (TestPlanIndexAgreesWithThePlan).
 type planIndex struct {
 	plan    *plan.Plan
 	first   *plan.Step

@@ -95,12 +95,13 @@ func withHistoryBudget(events, bytes int) runOption {
 
 // run is one PlanMode run, and the cycle that drives it: the phases in
 // the order they run (clarify, options, select, execute, summarize, end)
-// and continue-as-new. Three parts work beside it, each owning what it
-// writes: the executor (exec) runs the selected plan, the controls (ctl)
-// take the signals, updates and queries, and the notifier (hooks) sends
-// the webhooks; the publisher (pub) shows the run in search attributes
-// and current details. Only the workflow's coroutines write; queries,
-// validators and await conditions only read.
+// and continue-as-new. Its parts work beside it, each owning what it
+// writes: the workspace lease (lease), the executor (exec) that runs the
+// selected plan, the controls (ctl) that take the signals, updates and
+// queries, the notifier (hooks) that sends the webhooks and the publisher
+// (pub) that shows the run in search attributes and current details.
+// Only the workflow's coroutines write; queries, validators and await
+// conditions only read.
 type run struct {
 	req        signals.StartRequest
 	opts       runOptions
@@ -117,9 +118,9 @@ type run struct {
 	// cannot be forgotten on the way. Its fields are written by their
 	// owners: the executor writes Plan once prepare has handed it over,
 	// MaxConcurrent and BudgetWaived, its skip confirmations
-	// SkipConfirmations and SkipSeq; the notifier NotifySeq and
-	// NoReceiver; the controls Rejected; the cycle the rest, Usage and
-	// LastError for everyone (addUsage, noteError).
+	// SkipConfirmations and SkipSeq; the lease Lease; the notifier
+	// NotifySeq and NoReceiver; the controls Rejected; the cycle the
+	// rest, Usage and LastError for everyone (addUsage, noteError).
 	st signals.Checkpoint
 
 	// The rest is transient. A run continues as new only at a step
