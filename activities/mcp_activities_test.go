@@ -43,7 +43,9 @@ func mcpActivities(t *testing.T, timeout time.Duration, add func(*sdk.Server)) *
 // mcpTool adds a tool to s that answers with answer.
 func mcpTool(s *sdk.Server, name string, ann *sdk.ToolAnnotations, answer func(context.Context) *sdk.CallToolResult) {
 	s.AddTool(&sdk.Tool{Name: name, Annotations: ann, InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return answer(ctx), nil })
+		func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return answer(ctx), nil
+		})
 }
 
 func mcpText(s string) *sdk.CallToolResult {
