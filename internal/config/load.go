@@ -191,6 +191,7 @@ func Load(v *viper.Viper) (Config, error) {
 	if strings.TrimSpace(c.Worker.BuildID) == "" {
 		c.Worker.BuildID = DefaultBuildID()
 	}
+	c.MCP.normalize()
 	c.Tools.Sandbox = strings.ToLower(strings.TrimSpace(c.Tools.Sandbox))
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))
