@@ -94,6 +94,7 @@ type Config struct {
 	Tools     Tools     `mapstructure:"tools"`
 	Worker    Worker    `mapstructure:"worker"`
 	Notify    Notify    `mapstructure:"notify"`
+	Approval  Approval  `mapstructure:"approval"`
 	Outputs   Outputs   `mapstructure:"outputs"`
 	Log       Log       `mapstructure:"log"`
 	Codec     Codec     `mapstructure:"codec"`

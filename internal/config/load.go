@@ -111,6 +111,9 @@ func NewViper() *viper.Viper {
 	for k, val := range versioningDefaults() {
 		v.SetDefault(k, val)
 	}
+	for k, val := range approvalDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)
@@ -164,6 +167,9 @@ func Load(v *viper.Viper) (Config, error) {
 		return c, err
 	}
 	c.LLM.Prices = prices
+	if c.Approval.Rules, err = decodeRules(v.Get(KeyApprovalRules)); err != nil {
+		return c, err
+	}
 	c.File = v.ConfigFileUsed()
 	if err := c.readSecretFiles(); err != nil {
 		return c, err
