@@ -76,18 +76,21 @@ type ApprovalPolicy struct {
 }
 
 // ApproveToolCallRequest approves the gated call RequestID. ArgsDigest
-// and PlanVersion are the ones the pending query shows: the approval is
-// of exactly what the person saw. Args, when set, replaces the call's
-// arguments (a JSON object, at most MaxApprovalArgsBytes), and the
-// decision records that they were edited.
+// and PlanVersion, when given, are the ones the pending query showed: the
+// approval is then of exactly what the person saw, and refused as stale
+// when they differ. Whether given or not, an approval of a request asked
+// under an older plan version than the plan's now is refused as stale.
+// Args, when set, replaces the call's arguments (a JSON object, at most
+// MaxApprovalArgsBytes), and the decision records that they were edited.
+// Note is the approver's word on it, kept with the decision.
 type ApproveToolCallRequest struct {
 	RequestID   string          `json:"requestId"`
-	ArgsDigest  string          `json:"argsDigest"`
-	PlanVersion int             `json:"planVersion"`
+	ArgsDigest  string          `json:"argsDigest,omitempty"`
+	PlanVersion int             `json:"planVersion,omitempty"`
 	Args        json.RawMessage `json:"args,omitempty"`
+	Note        string          `json:"note,omitempty"`
 	// By names the caller (see Caller).
-	By     string `json:"by,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	By string `json:"by,omitempty"`
 }
 
 // DenyToolCallRequest denies the gated call RequestID. Reason is

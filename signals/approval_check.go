@@ -40,19 +40,19 @@ const (
 	DefaultApprovalOnTimeout = ApprovalTimeoutDeny
 )
 
-// Validate refuses an approval without a request id, a well-formed
-// argument digest or a plan version; edited arguments that are not a
-// JSON object or are larger than MaxApprovalArgsBytes; a reason longer
+// Validate refuses an approval without a request id; an argument digest
+// that is not one; a negative plan version; edited arguments that are not
+// a JSON object or are larger than MaxApprovalArgsBytes; a note longer
 // than MaxTextBytes.
 func (r ApproveToolCallRequest) Validate() error {
-	if err := errors.Join(requestIDProblem(r.RequestID), textTooLong("reason", r.Reason), callerTooLong(r.By)); err != nil {
+	if err := errors.Join(requestIDProblem(r.RequestID), textTooLong("note", r.Note), callerTooLong(r.By)); err != nil {
 		return err
 	}
-	if !validDigest(r.ArgsDigest) {
+	if r.ArgsDigest != "" && !validDigest(r.ArgsDigest) {
 		return fmt.Errorf("argsDigest %q: want sha256: and 64 hex digits, as the pending query shows it", short(r.ArgsDigest))
 	}
-	if r.PlanVersion < 1 {
-		return fmt.Errorf("planVersion %d: want the version the pending query shows (1 or more)", r.PlanVersion)
+	if r.PlanVersion < 0 {
+		return fmt.Errorf("planVersion %d: want the version the pending query shows (1 or more), or none", r.PlanVersion)
 	}
 	if len(r.Args) == 0 {
 		return nil
@@ -134,10 +134,10 @@ func (a ToolApproval) CheckApproval(r ApproveToolCallRequest, planVersion int) e
 	switch {
 	case r.RequestID != a.RequestID:
 		return Reject(ErrorTypeUnknownRequest, "approval request %q is not open", short(r.RequestID))
-	case r.ArgsDigest != a.ArgsDigest:
+	case r.ArgsDigest != "" && r.ArgsDigest != a.ArgsDigest:
 		return Reject(ErrorTypeStaleApproval, "request %s: argsDigest %s is not the digest of the arguments asked about (%s)",
 			a.RequestID, short(r.ArgsDigest), a.ArgsDigest)
-	case r.PlanVersion != a.PlanVersion:
+	case r.PlanVersion != 0 && r.PlanVersion != a.PlanVersion:
 		return Reject(ErrorTypeStaleApproval, "request %s was asked under plan version %d, not %d", a.RequestID, a.PlanVersion, r.PlanVersion)
 	case a.PlanVersion != planVersion:
 		return Reject(ErrorTypeStaleApproval, "request %s was asked under plan version %d; the plan is at version %d since",

@@ -29,9 +29,9 @@ func TestApprovalPayloadsRefuseBadInput(t *testing.T) {
 		{"approve null args", approve(`null`), decodeApprove, ErrorTypeInvalidInput, "args must be a JSON object"},
 		{"approve huge args", approve(big), decodeApprove, ErrorTypeTooLarge, "args is"},
 		{"approve without id", `{"argsDigest":"` + digest + `","planVersion":1}`, decodeApprove, ErrorTypeInvalidInput, "requestId is required"},
-		{"approve without digest", `{"requestId":"a1","planVersion":1}`, decodeApprove, ErrorTypeInvalidInput, "argsDigest"},
 		{"approve upper-case digest", `{"requestId":"a1","argsDigest":"` + strings.ToUpper(digest) + `","planVersion":1}`, decodeApprove, ErrorTypeInvalidInput, "argsDigest"},
-		{"approve without version", `{"requestId":"a1","argsDigest":"` + digest + `"}`, decodeApprove, ErrorTypeInvalidInput, "planVersion 0"},
+		{"approve negative version", `{"requestId":"a1","argsDigest":"` + digest + `","planVersion":-1}`, decodeApprove, ErrorTypeInvalidInput, "planVersion -1"},
+		{"approve with a reason, not a note", `{"requestId":"a1","reason":"ok"}`, decodeApprove, ErrorTypeInvalidInput, "unknown field"},
 		{"approve unknown field", `{"requestId":"a1","argsDigest":"` + digest + `","planVersion":1,"approve":true}`, decodeApprove, ErrorTypeInvalidInput, "unknown field"},
 		{"deny without reason", `{"requestId":"a1","reason":" "}`, decodeDeny, ErrorTypeInvalidInput, "reason is required"},
 		{"deny long id", `{"requestId":"` + strings.Repeat("a", 65) + `","reason":"no"}`, decodeDeny, ErrorTypeTooLarge, "requestId is 65 bytes"},
@@ -54,9 +54,15 @@ func decodeRaise(raw json.RawMessage) error   { _, err := RaiseBudget.Decode(raw
 
 func TestApproveAcceptsEditedObject(t *testing.T) {
 	r, err := ApproveToolCall.Decode(json.RawMessage(`{"requestId":"a1","argsDigest":"` + digest +
-		`","planVersion":2,"args":{"title":"Fix the bug properly"},"by":"ann","reason":"better title"}`))
+		`","planVersion":2,"args":{"title":"Fix the bug properly"},"by":"ann","note":"better title"}`))
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"title":"Fix the bug properly"}`, string(r.Args))
+	assert.Equal(t, "better title", r.Note)
+
+	// The contract's minimal form: the request id alone.
+	r, err = ApproveToolCall.Decode(json.RawMessage(`{"requestId":"a1"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "a1", r.RequestID)
 }
 
 // TestCheckApprovalRefusesStale: an approval of other arguments, under
@@ -66,6 +72,7 @@ func TestCheckApprovalRefusesStale(t *testing.T) {
 	open := ToolApproval{RequestID: "a1", Tool: "mcp__github__create_issue", ArgsDigest: digest, PlanVersion: 2}
 	ok := ApproveToolCallRequest{RequestID: "a1", ArgsDigest: digest, PlanVersion: 2}
 	require.NoError(t, open.CheckApproval(ok, 2))
+	require.NoError(t, open.CheckApproval(ApproveToolCallRequest{RequestID: "a1"}, 2), "the id alone approves what was asked")
 
 	other := ok
 	other.ArgsDigest = plan.ArgsDigest(json.RawMessage(`{"title":"Something else"}`))
@@ -82,6 +89,7 @@ func TestCheckApprovalRefusesStale(t *testing.T) {
 		{"other arguments", other, 2, ErrorTypeStaleApproval},
 		{"other plan version", older, 2, ErrorTypeStaleApproval},
 		{"plan edited since", ok, 3, ErrorTypeStaleApproval},
+		{"plan edited since, no digest or version given", ApproveToolCallRequest{RequestID: "a1"}, 3, ErrorTypeStaleApproval},
 		{"another request", wrongID, 2, ErrorTypeUnknownRequest},
 	} {
 		err := open.CheckApproval(tc.req, tc.version)

@@ -85,7 +85,7 @@ func FuzzApproveToolCall(f *testing.F) {
 		if len(r.Args) > MaxApprovalArgsBytes || (len(r.Args) > 0 && json.Unmarshal(r.Args, &obj) != nil) {
 			t.Fatalf("accepted args %q", r.Args)
 		}
-		if r.RequestID == "" || !validDigest(r.ArgsDigest) || r.PlanVersion < 1 || len(r.Reason) > MaxTextBytes {
+		if r.RequestID == "" || (r.ArgsDigest != "" && !validDigest(r.ArgsDigest)) || r.PlanVersion < 0 || len(r.Note) > MaxTextBytes {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

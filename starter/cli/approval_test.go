@@ -55,7 +55,7 @@ func TestApproveSendsWhatThePendingRequestShows(t *testing.T) {
 	c.On("Close").Return().Once()
 	answer(t, c, signals.PendingQuery.Name, signals.Pending{Awaiting: signals.AwaitingApproval, Approvals: []signals.ToolApproval{gated}})
 	want := signals.ApproveToolCallRequest{RequestID: "approval-1", ArgsDigest: gated.ArgsDigest, PlanVersion: 3,
-		Args: json.RawMessage(`{"labels":["bug"],"title":"Fix the login bug"}`), Reason: "checked", By: caller()}
+		Args: json.RawMessage(`{"labels":["bug"],"title":"Fix the login bug"}`), Note: "checked", By: caller()}
 	expectUpdate(t, c, "approve-tool-call", want, signals.ApprovalDecision{RequestID: "approval-1",
 		Decision: signals.DecisionApproved, By: caller(), EditedArgs: true})
 	a.client = c

@@ -85,7 +85,7 @@ that they were edited.`,
   planmode approve plan-42 approval-3 --args args.json`,
 		Args: rejectArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := signals.ApproveToolCallRequest{RequestID: args[1], Reason: reason}
+			req := signals.ApproveToolCallRequest{RequestID: args[1], Note: reason}
 			if argsFile != "" {
 				edited, err := readArgs(argsFile)
 				if err != nil {
