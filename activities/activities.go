@@ -11,6 +11,8 @@
 //     Reflect, Summarize) render prompts with package prompts, call an
 //     llm.Client (the go-openai adapter of llm/openai by default), decode
 //     replies with llm/reply and cost them with llm.Pricing;
+//   - ListMCPTools and CallMCPTool list and call the tools of MCP servers
+//     through package mcp;
 //   - RunTool runs one tool of package tools in a workspace that package
 //     workspace resolves, which also takes and restores the snapshots of
 //     SnapshotWorkspace and RestoreWorkspace;
@@ -35,6 +37,7 @@ import (
 
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/openai"
+	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/tools"
@@ -88,6 +91,9 @@ type Activities struct {
 	// ToolOutputLimit caps ToolOutput.Output, in bytes, keeping its head
 	// and tail; zero means tools.DefaultMaxOutputBytes.
 	ToolOutputLimit int
+	// MCP reaches the tools of the worker's MCP servers for ListMCPTools
+	// and CallMCPTool; nil offers none.
+	MCP *mcp.Manager
 	// Workspace confines the plans' workspaces and keeps their snapshots;
 	// see workspace.Root for its defaults.
 	Workspace workspace.Root

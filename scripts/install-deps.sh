@@ -13,6 +13,21 @@ cd "$(dirname "$0")/.."
 ./scripts/install-temporal.sh >/dev/null
 ./scripts/install-temporal.sh server >/dev/null
 
+# The MCP reference server the mcp package's tests run over stdio in the
+# command sandbox, pinned, installed into .cache/mcp (never globally).
+# Without npm the tests that need it skip and say so.
+MCP_MEMORY_VERSION=2026.8.31
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -f ".cache/mcp/node_modules/@modelcontextprotocol/server-memory/package.json" ] ||
+    ! grep -q "\"version\": \"$MCP_MEMORY_VERSION\"" .cache/mcp/node_modules/@modelcontextprotocol/server-memory/package.json; then
+    mkdir -p .cache/mcp
+    npm install --prefix .cache/mcp --no-save --no-audit --no-fund --ignore-scripts \
+      "@modelcontextprotocol/server-memory@$MCP_MEMORY_VERSION" >/dev/null
+  fi
+else
+  echo "install-deps: npm is missing; the MCP reference server tests will skip" >&2
+fi
+
 # With "sandbox" it installs only bubblewrap, which isolates plans'
 # commands: the demo and the tests need it, the rest only some tests.
 missing=()

@@ -38,6 +38,17 @@ type Checkpoint struct {
 	Rejected          []Rejection        `json:"rejected,omitempty"`
 	Paused            bool               `json:"paused,omitempty"`
 	PauseReason       string             `json:"pauseReason,omitempty"`
+	// Approvals are the gated tool calls still waiting for a person,
+	// carried whole; ApprovalSeq feeds their ids. ApprovalDecisions are
+	// the decisions made so far, at most MaxApprovalDecisions, the oldest
+	// let go past it and counted in ApprovalDecisionsDropped.
+	Approvals                []ToolApproval     `json:"approvals,omitempty"`
+	ApprovalSeq              int                `json:"approvalSeq,omitempty"`
+	ApprovalDecisions        []ApprovalDecision `json:"approvalDecisions,omitempty"`
+	ApprovalDecisionsDropped int                `json:"approvalDecisionsDropped,omitempty"`
+	// Budget is the budget in force once raise-budget raised it; nil
+	// keeps the request's.
+	Budget *Budget `json:"budget,omitempty"`
 	// BudgetWaived is set once a person resumed after a budget pause.
 	BudgetWaived bool `json:"budgetWaived,omitempty"`
 	// NotifySeq numbers the webhook events sent so far, so idempotency

@@ -50,6 +50,8 @@ func TestCheckpointJSONTags(t *testing.T) {
 		"runs", "startedAt", "phase", "goal", "options", "plan,omitempty", "snapshotId,omitempty",
 		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
 		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
+		"approvals,omitempty", "approvalSeq,omitempty", "approvalDecisions,omitempty",
+		"approvalDecisionsDropped,omitempty", "budget,omitempty",
 		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty", "pausedFor,omitempty",
 		"pausedAt,omitempty", "maxConcurrent,omitempty", "lease,omitempty",
 	}

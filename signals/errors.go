@@ -53,12 +53,17 @@ const (
 	// ErrorTypeBusy: the run is doing what the input would start or change
 	// (a refine, a rollback); try again once it is done.
 	ErrorTypeBusy = "Busy"
+	// ErrorTypeStaleApproval: an approval whose argument digest or plan
+	// version differs from the open request's, or a request asked under a
+	// plan version that edits or a replan have since replaced. Look at the
+	// pending query again and approve what it shows.
+	ErrorTypeStaleApproval = "StaleApproval"
 )
 
 // RejectionTypes lists every rejection type.
 var RejectionTypes = []string{
 	ErrorTypeUnknownOption, ErrorTypeWrongPhase, ErrorTypeInvalidEdit, ErrorTypeInvalidInput,
-	ErrorTypeUnknownRequest, ErrorTypeTooLarge, ErrorTypeBusy,
+	ErrorTypeUnknownRequest, ErrorTypeTooLarge, ErrorTypeBusy, ErrorTypeStaleApproval,
 }
 
 // Reject returns the refusal of an input: a non-retryable application

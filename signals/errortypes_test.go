@@ -38,6 +38,7 @@ var errorTypes = []struct {
 	{"ErrorTypeUnknownRequest", signals.ErrorTypeUnknownRequest, "UnknownRequest", true},
 	{"ErrorTypeTooLarge", signals.ErrorTypeTooLarge, "TooLarge", true},
 	{"ErrorTypeBusy", signals.ErrorTypeBusy, "Busy", true},
+	{"ErrorTypeStaleApproval", signals.ErrorTypeStaleApproval, "StaleApproval", true},
 }
 
 // TestErrorTypesAreTheDocumentedOnes keeps the error types of the contract

@@ -79,6 +79,34 @@ func FuzzAwaitOptions(f *testing.F) {
 	fuzzPayload(f, AwaitOptions.Decode, func(*testing.T, AwaitOptionsRequest) {})
 }
 
+func FuzzApproveToolCall(f *testing.F) {
+	fuzzPayload(f, ApproveToolCall.Decode, func(t *testing.T, r ApproveToolCallRequest) {
+		var obj map[string]json.RawMessage
+		if len(r.Args) > MaxApprovalArgsBytes || (len(r.Args) > 0 && json.Unmarshal(r.Args, &obj) != nil) {
+			t.Fatalf("accepted args %q", r.Args)
+		}
+		if r.RequestID == "" || (r.ArgsDigest != "" && !validDigest(r.ArgsDigest)) || r.PlanVersion < 0 || len(r.Note) > MaxTextBytes {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}
+
+func FuzzDenyToolCall(f *testing.F) {
+	fuzzPayload(f, DenyToolCall.Decode, func(t *testing.T, r DenyToolCallRequest) {
+		if r.RequestID == "" || r.Reason == "" || len(r.Reason) > MaxTextBytes {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}
+
+func FuzzRaiseBudget(f *testing.F) {
+	fuzzPayload(f, RaiseBudget.Decode, func(t *testing.T, r RaiseBudgetRequest) {
+		if r.MaxTokens < 0 || r.MaxCostUSD < 0 || (r.MaxTokens == 0 && r.MaxCostUSD == 0) || r.Reason == "" {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}
+
 // FuzzStartRequest decodes a start request strictly, as the README's
 // example is held to, and validates it: what is accepted is within the
 // bounds of limits.go and survives a round trip.

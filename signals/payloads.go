@@ -200,8 +200,11 @@ type Pending struct {
 	Selection         *SelectionRequest     `json:"selection,omitempty"`
 	Clarification     *ClarificationRequest `json:"clarification,omitempty"`
 	SkipConfirmations []SkipConfirmation    `json:"skipConfirmations,omitempty"`
-	Paused            bool                  `json:"paused"`
-	Rejected          []Rejection           `json:"rejected,omitempty"`
+	// Approvals are the gated tool calls waiting for approve-tool-call
+	// or deny-tool-call, oldest first.
+	Approvals []ToolApproval `json:"approvals,omitempty"`
+	Paused    bool           `json:"paused"`
+	Rejected  []Rejection    `json:"rejected,omitempty"`
 }
 
 // MaxCallerBytes bounds the by field of a signal or update.

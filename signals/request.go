@@ -127,14 +127,17 @@ type StartRequest struct {
 	// Template names a built-in plan template (plan.TemplateNames), or
 	// plan.TemplateAuto to let the goal choose one; empty plans with the
 	// model. Validate refuses any other name.
-	Template     string          `json:"template,omitempty"`
-	OptionCount  int             `json:"optionCount,omitempty"`
-	Selection    SelectionPolicy `json:"selection"`
-	Execution    ExecutionPolicy `json:"execution"`
-	Clarify      ClarifyPolicy   `json:"clarify"`
-	Budget       Budget          `json:"budget"`
-	Notify       NotifyPolicy    `json:"notify"`
-	SystemPrompt string          `json:"systemPrompt,omitempty"`
+	Template    string          `json:"template,omitempty"`
+	OptionCount int             `json:"optionCount,omitempty"`
+	Selection   SelectionPolicy `json:"selection"`
+	Execution   ExecutionPolicy `json:"execution"`
+	Clarify     ClarifyPolicy   `json:"clarify"`
+	Budget      Budget          `json:"budget"`
+	Notify      NotifyPolicy    `json:"notify"`
+	// Approval tightens the worker's approval rules for tool calls and
+	// sets how long a gated call waits and what its timeout does.
+	Approval     ApprovalPolicy `json:"approval,omitzero"`
+	SystemPrompt string         `json:"systemPrompt,omitempty"`
 	// PhasePrompts are extra system prompts per phase name (clarifying,
 	// planning, executing, reflecting, summarizing).
 	PhasePrompts map[string]string `json:"phasePrompts,omitempty"`

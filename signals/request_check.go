@@ -27,6 +27,7 @@ func (r StartRequest) Validate() error {
 	errs = append(errs, executionProblems(r.Execution)...)
 	errs = append(errs, waitProblems(r)...)
 	errs = append(errs, budgetProblems(r.Budget)...)
+	errs = append(errs, r.Approval.Problems("approval")...)
 	errs = append(errs, historyProblems(r.History)...)
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	errs = append(errs, externalPlanProblems(r)...)

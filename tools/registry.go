@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,15 +85,31 @@ func NewRegistry() *Registry {
 // toolName is what OpenAI-compatible APIs accept as a function name.
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
+// MaxSchemaBytes bounds a tool's parameter schema, which every agent
+// turn sends to the model: a larger one is refused at registration.
+const MaxSchemaBytes = 16 << 10
+
+// MCPPrefix starts the name of every MCP server's tool
+// (mcp__<server>__<tool>); a registered tool may not use it, so that no
+// server's tool is ever mistaken for one of the worker's own.
+const MCPPrefix = "mcp__"
+
 // emptySchema is the schema of a tool without arguments.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// Register adds t. It refuses a duplicate or malformed name, a missing Run
-// function and Parameters that are not a JSON object; empty Parameters mean
-// no arguments.
+// Register adds t. It refuses a duplicate or malformed name, a name
+// starting with [MCPPrefix], a missing Run function and Parameters that
+// are not a JSON object or are larger than [MaxSchemaBytes]; empty
+// Parameters mean no arguments.
 func (r *Registry) Register(t Tool) error {
 	if !toolName.MatchString(t.Name) {
 		return fmt.Errorf("register tool %q: name must be 1-64 letters, digits, _ or -", t.Name)
+	}
+	if strings.HasPrefix(t.Name, MCPPrefix) {
+		return fmt.Errorf("register tool %q: names starting with %s are kept for MCP servers' tools", t.Name, MCPPrefix)
+	}
+	if len(t.Parameters) > MaxSchemaBytes {
+		return fmt.Errorf("register tool %q: parameters schema is %d bytes, more than %d", t.Name, len(t.Parameters), MaxSchemaBytes)
 	}
 	if t.Run == nil {
 		return fmt.Errorf("register tool %q: no Run function", t.Name)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,4 +72,15 @@ func specNames(specs []Spec) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+func TestRegisterKeepsTheMCPPrefixAndBoundsSchemas(t *testing.T) {
+	r := NewRegistry()
+	run := func(context.Context, Env, json.RawMessage) (Result, error) { return Result{}, nil }
+	err := r.Register(Tool{Spec: Spec{Name: "mcp__github__create_issue"}, Run: run})
+	assert.ErrorContains(t, err, "names starting with mcp__ are kept for MCP servers' tools")
+	big := json.RawMessage(`{"type":"object","description":"` + strings.Repeat("d", MaxSchemaBytes) + `"}`)
+	err = r.Register(Tool{Spec: Spec{Name: "big", Parameters: big}, Run: run})
+	assert.ErrorContains(t, err, "parameters schema is")
+	assert.Empty(t, r.Names())
 }

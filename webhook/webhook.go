@@ -34,9 +34,16 @@ const (
 	EventPaused         Event = "paused"
 	EventResumed        Event = "resumed"
 	EventBudgetExceeded Event = "budget-exceeded"
-	EventCompleted      Event = "completed"
-	EventFailed         Event = "failed"
-	EventCancelled      Event = "cancelled"
+	// EventApprovalRequested tells that a gated tool call waits for
+	// approve-tool-call or deny-tool-call; EventApprovalReminder that it
+	// still does at its reminder time; EventApprovalDecided how it was
+	// decided (by a person or by its timeout).
+	EventApprovalRequested Event = "approval-requested"
+	EventApprovalReminder  Event = "approval-reminder"
+	EventApprovalDecided   Event = "approval-decided"
+	EventCompleted         Event = "completed"
+	EventFailed            Event = "failed"
+	EventCancelled         Event = "cancelled"
 )
 
 // Request headers.
@@ -62,7 +69,11 @@ type Data struct {
 	Selection     *signals.SelectionRequest     `json:"selection,omitempty"`
 	Clarification *signals.ClarificationRequest `json:"clarification,omitempty"`
 	Skip          *signals.SkipConfirmation     `json:"skip,omitempty"`
-	Percent       int                           `json:"percent,omitempty"`
+	// Approval is the gated call of the approval-* events; Decision how
+	// approval-decided decided it.
+	Approval *signals.ToolApproval     `json:"approval,omitempty"`
+	Decision *signals.ApprovalDecision `json:"decision,omitempty"`
+	Percent  int                       `json:"percent,omitempty"`
 	// Status, Summary and Error report the end of a run.
 	Status  signals.Status `json:"status,omitempty"`
 	Summary string         `json:"summary,omitempty"`

@@ -96,6 +96,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg.Worker, sdkworker.SetStickyWorkflowCacheSize))
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
 	acts.Prompts = promptSet
+	// MCP servers are connected before the worker polls, so the first
+	// plan already sees their tools; one that fails is logged and left out.
+	acts.MCP = planworker.StartMCP(ctx, cfg, logger)
+	defer func() {
+		if err := acts.MCP.Close(); err != nil {
+			logger.Warn("MCP servers did not stop cleanly", "error", err)
+		}
+	}()
 	planworker.Register(w, acts)
 	defer startPruning(ctx, pruner{root: acts.Workspace, snapshotRetention: cfg.Workspace.SnapshotRetention,
 		outputs: acts.Outputs, outputsRetention: cfg.Outputs.Retention, logger: logger})()
@@ -106,7 +114,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	logger.Info("worker started", append([]any{"version", version.Version(), "commit", version.Commit(), "sdk", version.SDK(),
 		"address", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace, "taskQueue", cfg.Temporal.TaskQueue, "workspace", cfg.Workspace.Root, "model", model.cfg.Model, "offline", model.offline,
 		"outputs", cfg.Outputs.Dir, "metrics", ops.endpoint.Addr(), "encrypted", cfg.Codec.Enabled(),
-		"stickyCacheSize", cfg.Worker.StickyCacheSize}, deployment...)...)
+		"stickyCacheSize", cfg.Worker.StickyCacheSize, "mcpTools", len(acts.MCP.Catalogue().Tools)}, deployment...)...)
 	ops.started(c)
 	<-ctx.Done()
 	logger.Info("stopping worker")

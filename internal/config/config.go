@@ -75,6 +75,9 @@
 //	tracing.otlpEndpoint        (off) OTLP collector URL, e.g. http://127.0.0.1:4317
 //	tracing.otlpProtocol        grpc (grpc, http)
 //	tracing.serviceName         planmode
+//	mcp.servers.<name>.command, .args, .url, .env, .envFiles, .headersFiles, .tools, .network, .readOnlyPaths, .timeout
+//	                            (no servers; the file only) MCP servers, stdio in the sandbox or Streamable HTTP
+//	mcp.allowedURLs             (none) URLs, or prefixes ending in /, an HTTP MCP server may use
 package config
 
 import (
@@ -91,11 +94,13 @@ type Config struct {
 	Tools     Tools     `mapstructure:"tools"`
 	Worker    Worker    `mapstructure:"worker"`
 	Notify    Notify    `mapstructure:"notify"`
+	Approval  Approval  `mapstructure:"approval"`
 	Outputs   Outputs   `mapstructure:"outputs"`
 	Log       Log       `mapstructure:"log"`
 	Codec     Codec     `mapstructure:"codec"`
 	Metrics   Metrics   `mapstructure:"metrics"`
 	Tracing   Tracing   `mapstructure:"tracing"`
+	MCP       MCP       `mapstructure:"mcp"`
 	// File is the configuration file read, "" when none.
 	File string `mapstructure:"-"`
 }

@@ -111,6 +111,9 @@ func NewViper() *viper.Viper {
 	for k, val := range versioningDefaults() {
 		v.SetDefault(k, val)
 	}
+	for k, val := range approvalDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)
@@ -164,6 +167,9 @@ func Load(v *viper.Viper) (Config, error) {
 		return c, err
 	}
 	c.LLM.Prices = prices
+	if c.Approval.Rules, err = decodeRules(v.Get(KeyApprovalRules)); err != nil {
+		return c, err
+	}
 	c.File = v.ConfigFileUsed()
 	if err := c.readSecretFiles(); err != nil {
 		return c, err
@@ -191,6 +197,7 @@ func Load(v *viper.Viper) (Config, error) {
 	if strings.TrimSpace(c.Worker.BuildID) == "" {
 		c.Worker.BuildID = DefaultBuildID()
 	}
+	c.MCP.normalize()
 	c.Tools.Sandbox = strings.ToLower(strings.TrimSpace(c.Tools.Sandbox))
 	c.Log.Level = strings.ToLower(c.Log.Level)
 	c.Log.Format = LogFormat(strings.ToLower(string(c.Log.Format)))

@@ -101,5 +101,5 @@ func (c Config) GuardedPaths() []GuardedPath {
 			out = append(out, g)
 		}
 	}
-	return out
+	return append(out, c.MCP.guardedPaths()...)
 }

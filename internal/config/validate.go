@@ -62,6 +62,8 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Codec.problems()...)
 	errs = append(errs, c.Metrics.problems()...)
 	errs = append(errs, c.Tracing.problems()...)
+	errs = append(errs, c.MCP.problems()...)
+	errs = append(errs, c.Approval.problems()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
 	}

@@ -37,7 +37,7 @@ type planSummary struct {
 
 // awaitingValues are the values the PlanAwaiting search attribute takes.
 var awaitingValues = []signals.Awaiting{signals.AwaitingNone, signals.AwaitingWorkspace, signals.AwaitingSelection,
-	signals.AwaitingClarification, signals.AwaitingConfirmation, signals.AwaitingResume}
+	signals.AwaitingClarification, signals.AwaitingConfirmation, signals.AwaitingApproval, signals.AwaitingResume}
 
 // phaseValues are the values the PlanPhase search attribute takes, in the
 // order a run passes through them.

@@ -31,7 +31,7 @@ func TestListRejectsUnknownFilterValues(t *testing.T) {
 		wantErr string
 	}{
 		{name: "awaiting typo", args: []string{"--awaiting", "selction"},
-			wantErr: `invalid argument "selction" for "--awaiting" flag: want one of none, workspace, selection, clarification, confirmation, resume`},
+			wantErr: `invalid argument "selction" for "--awaiting" flag: want one of none, workspace, selection, clarification, confirmation, approval, resume`},
 		{name: "phase typo", args: []string{"--phase", "excuting"},
 			wantErr: `want one of awaiting-workspace, clarifying, planning, awaiting-selection, executing, reflecting, summarizing, completed, failed, cancelled`},
 		{name: "empty awaiting", args: []string{"--awaiting", ""}, wantErr: `invalid argument "" for "--awaiting" flag`},
@@ -117,6 +117,10 @@ var validArgs = map[string][]string{
 	"list":         nil,
 	"start":        {"Fix the cart"},
 	"confirm-skip": {"plan-42", "skip-1", "--approve"},
+	"approvals":    nil,
+	"approve":      {"plan-42", "approval-1"},
+	"deny":         {"plan-42", "approval-1", "--reason", "no"},
+	"raise-budget": {"plan-42", "--max-tokens", "10", "--reason", "more"},
 	"codec-server": nil,
 	"healthcheck":  {"http://127.0.0.1:9/readyz"},
 	"version":      nil,
