@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	// Aliased: reflect is the workflow helper that calls the Reflect activity.
 	rf "reflect"
@@ -44,8 +45,9 @@ func TestCheckpointRoundTrip(t *testing.T) {
 
 // fillAll sets every field reachable from v to a non-zero value: structs
 // field by field, one-element slices, one-entry maps, allocated pointers,
-// non-zero times. Every value differs (a counter feeds them), so a field
-// restored into the wrong place shows too. It fails the test on a value it
+// non-zero times, JSON string literals for raw JSON. Every value differs
+// (a counter feeds them), so a field restored into the wrong place shows
+// too. It fails the test on a value it
 // cannot fill (an unexported field, an interface a string cannot be).
 func fillAll(t *testing.T, v rf.Value, path string) {
 	t.Helper()
@@ -58,12 +60,20 @@ type filler struct {
 	n int
 }
 
-var timeType = rf.TypeOf(time.Time{})
+var (
+	timeType = rf.TypeOf(time.Time{})
+	rawType  = rf.TypeOf(json.RawMessage(nil))
+)
 
 func (f *filler) fill(v rf.Value, path string) {
 	f.t.Helper()
 	f.n++
 	n := f.n
+	if v.Type() == rawType {
+		// Raw JSON must be JSON: a string literal, distinct as the rest.
+		v.SetBytes(fmt.Appendf(nil, "%q", fmt.Sprintf("%s#%d", path, n)))
+		return
+	}
 	switch v.Kind() {
 	case rf.Bool:
 		v.SetBool(true)
