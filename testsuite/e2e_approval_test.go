@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,8 +165,8 @@ func TestApprovalAfterAnEditIsStale(t *testing.T) {
 }
 
 // TestDenyRuleRefusesAtOnce gives a plan a rule that denies write_file:
-// the call is refused without waiting for anyone (the plan never awaits
-// an approval) and the step fails naming the rule.
+// the call is refused without waiting for anyone (no approval-requested
+// event) and the step fails naming the rule.
 func TestDenyRuleRefusesAtOnce(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
@@ -173,8 +174,9 @@ func TestDenyRuleRefusesAtOnce(t *testing.T) {
 	defer cancel()
 	id := "plan-gate-denyrule-" + r.queue
 	rules := plan.ApprovalRules{{Match: plan.ToolWriteFile, Action: plan.ApprovalDeny}}
-	_, err := r.pc.Start(ctx, id, gatedRequest("Try to write out.txt", r.workspace,
-		signals.ApprovalPolicy{Rules: rules}, writeOut("write")))
+	req := gatedRequest("Try to write out.txt", r.workspace, signals.ApprovalPolicy{Rules: rules}, writeOut("write"))
+	req.Notify.WebhookURL = r.hookURL
+	_, err := r.pc.Start(ctx, id, req)
 	require.NoError(t, err)
 
 	res, err := r.pc.Result(ctx, id)
@@ -183,6 +185,12 @@ func TestDenyRuleRefusesAtOnce(t *testing.T) {
 	assert.Equal(t, plan.StepFailed, s.Status, endState(ctx, r.pc, id))
 	assert.Contains(t, stepText(s), "write_file -> deny", "the step names the rule that refused it")
 	assertNotWritten(t, r.workspace, "out.txt")
+	var events []string
+	require.Eventually(t, func() bool {
+		events = hookEvents(r.hooks)
+		return slices.Contains(events, string(webhook.EventCompleted)) || slices.Contains(events, string(webhook.EventFailed))
+	}, 20*time.Second, 20*time.Millisecond, "the plan's last event reaches the receiver")
+	assert.NotContains(t, events, string(webhook.EventApprovalRequested), "nobody was asked")
 }
 
 // TestCLIListsAndApprovesAGatedCall finds a waiting plan's gated call

@@ -21,6 +21,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
@@ -36,6 +37,8 @@ type gateRig struct {
 	pc      *planclient.Client
 	hooks   *hookReceiver
 	hookURL string
+	// servers are the worker's MCP servers, nil without any.
+	servers *mcp.Manager
 }
 
 // startGateRig starts a gateRig; tweak, when set, changes the worker's
@@ -64,7 +67,8 @@ func startGateRig(t *testing.T, tweak func(*config.Config)) *gateRig {
 	planworker.Register(w, a)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return &gateRig{planWorker: pw, pc: planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue)), hooks: hooks, hookURL: hookURL}
+	return &gateRig{planWorker: pw, pc: planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue)),
+		hooks: hooks, hookURL: hookURL, servers: a.MCP}
 }
 
 // askWriteFile is the start-request rule that makes every write_file
