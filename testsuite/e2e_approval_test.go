@@ -103,16 +103,18 @@ func TestGatedCallDeniedNeverRuns(t *testing.T) {
 
 // TestGatedCallTimesOutDenied leaves a gated write undecided past a 2 s
 // timeout whose outcome is deny: the call is denied by the timeout, not
-// run, and the record says the timeout decided.
+// run, and the approval-decided event says the timeout decided.
 func TestGatedCallTimesOutDenied(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	id := "plan-gate-timeout-" + r.queue
-	_, err := r.pc.Start(ctx, id, gatedRequest("Write out.txt if someone agrees in time", r.workspace,
+	req := gatedRequest("Write out.txt if someone agrees in time", r.workspace,
 		signals.ApprovalPolicy{Rules: askWriteFile, Timeout: plan.Duration(2 * time.Second), OnTimeout: signals.ApprovalTimeoutDeny},
-		writeOut("write")))
+		writeOut("write"))
+	req.Notify.WebhookURL = r.hookURL
+	_, err := r.pc.Start(ctx, id, req)
 	require.NoError(t, err)
 
 	a := awaitApproval(ctx, t, r.pc, id, "write", 1)
@@ -123,10 +125,16 @@ func TestGatedCallTimesOutDenied(t *testing.T) {
 	s := stepOf(t, res, "write")
 	assert.Equal(t, plan.StepFailed, s.Status, endState(ctx, r.pc, id))
 	assert.Contains(t, stepText(s), "denied")
-	record := asJSON(res)
-	assert.True(t, strings.Contains(record, "timeout") || strings.Contains(record, `"auto":true`),
-		"the timeout is recorded as the decider: %s", stepText(s))
 	assertNotWritten(t, r.workspace, "out.txt")
+	var decided []signals.ApprovalDecision
+	require.Eventually(t, func() bool {
+		decided = hookDecisions(t, r.hooks)
+		return len(decided) > 0
+	}, 20*time.Second, 20*time.Millisecond, "the approval-decided event is sent; events: %v", hookEvents(r.hooks))
+	d := decided[0]
+	assert.Equal(t, a.RequestID, d.RequestID)
+	assert.Contains(t, []signals.Decision{signals.DecisionTimedOut, signals.DecisionDenied}, d.Decision)
+	assert.True(t, d.Auto || strings.Contains(d.By, "timeout"), "the timeout is recorded as the decider: %+v", d)
 }
 
 // TestApprovalAfterAnEditIsStale reads a pending request, edits the plan

@@ -25,6 +25,7 @@ import (
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/worker/planworker"
 )
 
@@ -199,9 +200,24 @@ func currentDetails(ctx context.Context, t *testing.T, c client.Client, id strin
 func hookEvents(h *hookReceiver) []string {
 	var events []string
 	for _, r := range h.received() {
-		events = append(events, r.header.Get("X-Planmode-Event"))
+		events = append(events, r.header.Get(webhook.HeaderEvent))
 	}
 	return events
+}
+
+// hookDecisions returns the decisions of the approval-decided events the
+// receiver got.
+func hookDecisions(t *testing.T, h *hookReceiver) []signals.ApprovalDecision {
+	t.Helper()
+	var out []signals.ApprovalDecision
+	for _, r := range h.received() {
+		var body webhook.Body
+		require.NoError(t, json.Unmarshal(r.body, &body), "webhook body %s", r.body)
+		if body.Event == webhook.EventApprovalDecided && body.Data.Decision != nil {
+			out = append(out, *body.Data.Decision)
+		}
+	}
+	return out
 }
 
 // assertNotWritten checks that the denied write left no file behind.

@@ -75,6 +75,7 @@ func TestMCPReferenceServerCallGatedThenReadAllowed(t *testing.T) {
 	cache := t.TempDir()
 	env = append(env, "XDG_CACHE_HOME="+cache) // the last value of a variable wins
 	wp := startWorkerProcess(t, bin, env, "--"+config.FlagConfig, memoryConfig(t, cache))
+	require.Regexp(t, `mcpTools=[1-9]`, wp.out.String(), "the worker connected the memory server and listed its tools")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
