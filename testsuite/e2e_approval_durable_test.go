@@ -41,7 +41,7 @@ func TestApprovalSurvivesAWorkerKill(t *testing.T) {
 	assert.Equal(t, before.ArgsDigest, after.ArgsDigest)
 	assertNotWritten(t, workspace, "out.txt")
 
-	_, err = approveAsShown(ctx, pc, id, after, "ann", "after the restart")
+	_, err = approveAsShown(ctx, pc, id, after, approver, "after the restart")
 	require.NoError(t, err, "worker output:\n%s", second.out)
 	res, err := pc.Result(ctx, id)
 	require.NoError(t, err, "worker output:\n%s", second.out)

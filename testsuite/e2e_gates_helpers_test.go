@@ -159,11 +159,39 @@ func assertToolApproval(t *testing.T, a signals.ToolApproval, stepID, tool strin
 	assert.NotEmpty(t, a.OnTimeout)
 }
 
+// approver names the person who approves in these tests: a name no
+// result holds unless the decision was recorded.
+const approver = "ann.approver@ops"
+
 // approveAsShown approves a pending entry with the digest and version it
 // shows.
 func approveAsShown(ctx context.Context, pc *planclient.Client, id string, a signals.ToolApproval, by, note string) (signals.ApprovalDecision, error) {
 	return pc.Approve(ctx, id, signals.ApproveToolCallRequest{RequestID: a.RequestID, ArgsDigest: a.ArgsDigest,
 		PlanVersion: a.PlanVersion, By: by, Note: note})
+}
+
+// awaitStepEnd polls plan id until step stepID is done and returns it.
+// A denied call's plan goes on as reflection decides (it may replan with
+// steps that are gated in turn): the denial is judged on the step alone.
+// The plan is cancelled when t ends, so that no test leaves a plan
+// waiting on the shared server.
+func awaitStepEnd(ctx context.Context, t *testing.T, pc *planclient.Client, id, stepID string) plan.Step {
+	t.Helper()
+	t.Cleanup(func() { _ = pc.Cancel(context.Background(), id) })
+	var step plan.Step
+	require.Eventually(t, func() bool {
+		v, err := pc.Plan(ctx, id)
+		if err != nil || v.Plan == nil {
+			return false
+		}
+		s := v.Plan.StepByID(stepID)
+		if s == nil || !s.Status.Done() {
+			return false
+		}
+		step = *s
+		return true
+	}, time.Minute, 20*time.Millisecond, "step %s of plan %s ends", stepID, id)
+	return step
 }
 
 // stepOf returns step id of res's plan, failing t when there is none.
@@ -205,16 +233,39 @@ func hookEvents(h *hookReceiver) []string {
 	return events
 }
 
+// hookApprovals returns the gated calls of the approval-requested events
+// the receiver got.
+func hookApprovals(t *testing.T, h *hookReceiver) []signals.ToolApproval {
+	t.Helper()
+	var out []signals.ToolApproval
+	for _, b := range hookBodies(t, h) {
+		if b.Event == webhook.EventApprovalRequested && b.Data.Approval != nil {
+			out = append(out, *b.Data.Approval)
+		}
+	}
+	return out
+}
+
+// hookBodies returns the bodies the receiver got, in order.
+func hookBodies(t *testing.T, h *hookReceiver) []webhook.Body {
+	t.Helper()
+	var out []webhook.Body
+	for _, r := range h.received() {
+		var body webhook.Body
+		require.NoError(t, json.Unmarshal(r.body, &body), "webhook body %s", r.body)
+		out = append(out, body)
+	}
+	return out
+}
+
 // hookDecisions returns the decisions of the approval-decided events the
 // receiver got.
 func hookDecisions(t *testing.T, h *hookReceiver) []signals.ApprovalDecision {
 	t.Helper()
 	var out []signals.ApprovalDecision
-	for _, r := range h.received() {
-		var body webhook.Body
-		require.NoError(t, json.Unmarshal(r.body, &body), "webhook body %s", r.body)
-		if body.Event == webhook.EventApprovalDecided && body.Data.Decision != nil {
-			out = append(out, *body.Data.Decision)
+	for _, b := range hookBodies(t, h) {
+		if b.Event == webhook.EventApprovalDecided && b.Data.Decision != nil {
+			out = append(out, *b.Data.Decision)
 		}
 	}
 	return out

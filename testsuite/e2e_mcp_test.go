@@ -91,7 +91,7 @@ func TestMCPReferenceServerCallGatedThenReadAllowed(t *testing.T) {
 	a := awaitApproval(ctx, t, pc, id, "create", 1)
 	assert.Equal(t, "mcp__memory__create_entities", a.Tool)
 	assert.Contains(t, string(a.Args), "runs plans durably")
-	_, err = approveAsShown(ctx, pc, id, a, "ann", "remembering is fine")
+	_, err = approveAsShown(ctx, pc, id, a, approver, "remembering is fine")
 	require.NoError(t, err, "worker output:\n%s", wp.out)
 
 	// The read asks nobody: the plan runs to its end on its own.
@@ -154,10 +154,8 @@ func TestMCPHTTPCallDeniedNeverReachesTheServer(t *testing.T) {
 	const reason = "T-1 is still being worked on"
 	_, err = r.pc.Deny(ctx, id, signals.DenyToolCallRequest{RequestID: a.RequestID, Reason: reason, By: "bob"})
 	require.NoError(t, err)
-	res, err := r.pc.Result(ctx, id)
-	require.NoError(t, err)
-	s := stepOf(t, res, "close")
-	assert.Equal(t, plan.StepFailed, s.Status, endState(ctx, r.pc, id))
+	s := awaitStepEnd(ctx, t, r.pc, id, "close")
+	assert.Equal(t, plan.StepFailed, s.Status, stepText(s))
 	assert.Contains(t, stepText(s), "denied")
 	assert.Contains(t, stepText(s), reason)
 	assert.Zero(t, calls.Load(), "the denied call never reached the server")
