@@ -90,12 +90,7 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 			res.Error = reason
 			return transcript
 		}
-		out, err := runTool(ctx, activities.ToolInput{
-			PlanID:    e.r.st.Plan.ID,
-			StepID:    step.ID,
-			Workspace: e.r.req.Workspace,
-			Call:      c,
-		}, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
+		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
 		content := out.Output
 		switch {
 		case err != nil:

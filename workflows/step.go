@@ -239,12 +239,8 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 	if cfg.Params == nil {
 		args = []byte("{}")
 	}
-	out, err := runTool(ctx, activities.ToolInput{
-		PlanID:    e.r.st.Plan.ID,
-		StepID:    step.ID,
-		Workspace: e.r.req.Workspace,
-		Call:      activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
-	}, fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
+	out, err := e.callTool(ctx, step, activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
+		fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
 	}
