@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -90,6 +91,16 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 			res.Error = reason
 			return transcript
 		}
+		v := e.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
+		if v.refusal != "" {
+			// The agent sees the refusal as the tool's answer and decides.
+			transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + v.refusal, ToolCallID: c.ID})
+			if ctx.Err() != nil {
+				return transcript
+			}
+			continue
+		}
+		c.Arguments = string(v.args)
 		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
 		content := out.Output
 		switch {

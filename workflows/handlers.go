@@ -59,6 +59,8 @@ func (c *controls) register(ctx workflow.Context) error {
 		listen(c, ctx, signals.EditPlan, c.validateEdit, c.edit),
 		listen(c, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
 		listen(c, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
+		listen(c, ctx, signals.ApproveToolCall, ignoreCtx(c.r.exec.gate.validateApprove), c.r.exec.gate.approve),
+		listen(c, ctx, signals.DenyToolCall, ignoreCtx(c.r.exec.gate.validateDeny), c.r.exec.gate.deny),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
 		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
