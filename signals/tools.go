@@ -47,6 +47,14 @@ func (t *RecordedTools) Tool(name string) (RecordedTool, bool) {
 	return t.MCP[i], true
 }
 
+// MCPList returns the recorded MCP tools; none when nothing was recorded.
+func (t *RecordedTools) MCPList() []RecordedTool {
+	if t == nil {
+		return nil
+	}
+	return t.MCP
+}
+
 // Names returns the recorded MCP tools' names, in order.
 func (t *RecordedTools) Names() []string {
 	if t == nil {

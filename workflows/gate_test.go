@@ -277,3 +277,18 @@ func TestRaiseBudgetResumesABudgetPause(t *testing.T) {
 	assert.Equal(t, 1000, got.Budget.MaxTokens)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 }
+
+func TestAgentStepIsOfferedTheRecordedMCPToolsItNames(t *testing.T) {
+	h := newHarness(t)
+	h.f.tools = func() (signals.RecordedTools, error) {
+		return signals.RecordedTools{MCPDigest: "sha256:cat", MCP: []signals.RecordedTool{
+			{Name: "mcp__t__close"}, {Name: "mcp__t__list", ReadOnly: true}}}, nil
+	}
+	ag := agentStep("agent", 3)
+	ag.Config.Agent.Tools = []string{plan.ToolReadFile, "mcp__t__list"}
+	res := h.run(gatedReq(signals.ApprovalPolicy{}, ag))
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.NotEmpty(t, h.f.agentIn)
+	require.Len(t, h.f.agentIn[0].MCPTools, 1)
+	assert.Equal(t, "mcp__t__list", h.f.agentIn[0].MCPTools[0].Name)
+}

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -108,6 +109,19 @@ func mcpFailure(name string, err error) (activities.ToolOutput, error) {
 			"it was not retried: check before calling it again", name, why)}, nil
 	}
 	return activities.ToolOutput{}, err
+}
+
+// mcpSpecs returns the specs of the recorded MCP tools an agent step
+// whose config names tools may call: those it names, or all of them when
+// it names none (as it then gets every built-in tool).
+func (r *run) mcpSpecs(names []string) []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, t := range r.st.Tools.MCPList() {
+		if len(names) == 0 || slices.Contains(names, t.Name) {
+			out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+	}
+	return out
 }
 
 // recordedSchema returns the input schema the plan recorded for an MCP
