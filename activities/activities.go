@@ -40,6 +40,7 @@ import (
 	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/workspace"
@@ -94,6 +95,9 @@ type Activities struct {
 	// MCP reaches the tools of the worker's MCP servers for ListMCPTools
 	// and CallMCPTool; nil offers none.
 	MCP *mcp.Manager
+	// Approval is the worker's approval policy (approval.*), which plans
+	// record with RecordTools; zero decides by the defaults.
+	Approval signals.ApprovalPolicy
 	// Workspace confines the plans' workspaces and keeps their snapshots;
 	// see workspace.Root for its defaults.
 	Workspace workspace.Root

@@ -145,7 +145,8 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	data := agentData(in, agent)
 	var specs []llm.ToolSpec
 	if !data.Final {
-		specs = a.specs().Specs(agent.Tools)
+		specs = append(a.specs().Specs(agent.Tools), in.MCPTools...)
+		specs = specs[:min(len(specs), plan.MaxStepTools)]
 		for _, s := range specs {
 			data.Tools = append(data.Tools, s.Name)
 		}

@@ -34,6 +34,9 @@ const (
 	EventPaused                = webhook.EventPaused
 	EventResumed               = webhook.EventResumed
 	EventBudgetExceeded        = webhook.EventBudgetExceeded
+	EventApprovalRequested     = webhook.EventApprovalRequested
+	EventApprovalReminder      = webhook.EventApprovalReminder
+	EventApprovalDecided       = webhook.EventApprovalDecided
 )
 
 // NotifyData is the event-specific part of a webhook body.

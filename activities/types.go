@@ -92,6 +92,9 @@ type AgentTurnInput struct {
 	Transcript    []Message `json:"transcript,omitempty"`
 	Iteration     int       `json:"iteration"`
 	MaxIterations int       `json:"maxIterations"`
+	// MCPTools are the MCP tools the plan recorded that the step may
+	// call, offered beside the built-in ones its config names.
+	MCPTools []llm.ToolSpec `json:"mcpTools,omitempty"`
 }
 
 // AgentTurnOutput is the model's turn: tool calls to make, or a final

@@ -46,6 +46,10 @@ type Checkpoint struct {
 	ApprovalSeq              int                `json:"approvalSeq,omitempty"`
 	ApprovalDecisions        []ApprovalDecision `json:"approvalDecisions,omitempty"`
 	ApprovalDecisionsDropped int                `json:"approvalDecisionsDropped,omitempty"`
+	// Tools are the worker's approval policy and MCP tools the plan
+	// recorded when it started to plan; nil in runs begun before plans
+	// recorded them, which gate no call.
+	Tools *RecordedTools `json:"tools,omitempty"`
 	// Budget is the budget in force once raise-budget raised it; nil
 	// keeps the request's.
 	Budget *Budget `json:"budget,omitempty"`

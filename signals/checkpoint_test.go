@@ -51,7 +51,7 @@ func TestCheckpointJSONTags(t *testing.T) {
 		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
 		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
 		"approvals,omitempty", "approvalSeq,omitempty", "approvalDecisions,omitempty",
-		"approvalDecisionsDropped,omitempty", "budget,omitempty",
+		"approvalDecisionsDropped,omitempty", "tools,omitempty", "budget,omitempty",
 		"budgetWaived,omitempty", "notifySeq,omitempty", "noReceiver,omitempty", "pausedFor,omitempty",
 		"pausedAt,omitempty", "maxConcurrent,omitempty", "lease,omitempty",
 	}

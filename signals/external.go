@@ -61,8 +61,14 @@ func (e ExternalPlan) Plan(id, taskID, goal string, at time.Time) plan.Plan {
 // externalLimits returns the bounds an external plan of r is held to: the run's
 // step bound (execution.maxSteps, default DefaultMaxSteps) and the
 // built-in tools, as for an edit.
+// MCP tool names pass here when well-formed: the run checks them against
+// the tools its worker offers once it recorded them.
 func (r StartRequest) externalLimits() plan.Limits {
-	return plan.Limits{MaxSteps: r.WithDefaults().Execution.MaxSteps, Tools: plan.BuiltinTools()}
+	tools := plan.BuiltinTools()
+	if r.Plan != nil {
+		tools = append(tools, mcpToolNames(r.Plan.Steps)...)
+	}
+	return plan.Limits{MaxSteps: r.WithDefaults().Execution.MaxSteps, Tools: tools}
 }
 
 // Problems validates an external plan as the run would hold it: every

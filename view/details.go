@@ -46,6 +46,9 @@ func Details(r Run) string {
 	if len(r.State.SkipConfirmations) > 0 {
 		detailsSkips(&p, r)
 	}
+	if len(r.State.Approvals) > 0 {
+		detailsApprovals(&p, r)
+	}
 	if r.State.Paused {
 		detailsPaused(&p, r)
 	}

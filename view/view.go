@@ -76,6 +76,8 @@ func Awaiting(r Run) signals.Awaiting {
 		return signals.AwaitingSelection
 	case len(st.SkipConfirmations) > 0:
 		return signals.AwaitingConfirmation
+	case len(st.Approvals) > 0:
+		return signals.AwaitingApproval
 	case st.Paused:
 		return signals.AwaitingResume
 	}
@@ -169,5 +171,6 @@ func Pending(r Run) signals.Pending {
 	}
 	// A copy, nil when none is open, as the query always answered.
 	p.SkipConfirmations = append([]signals.SkipConfirmation(nil), st.SkipConfirmations...)
+	p.Approvals = append([]signals.ToolApproval(nil), st.Approvals...)
 	return p
 }

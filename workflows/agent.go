@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -46,7 +47,7 @@ func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResul
 			return res
 		}
 		in := activities.AgentTurnInput{StepInput: e.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
-			MaxIterations: limit}
+			MaxIterations: limit, MCPTools: e.r.mcpSpecs(cfg.Tools)}
 		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", e.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {
@@ -90,12 +91,17 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 			res.Error = reason
 			return transcript
 		}
-		out, err := runTool(ctx, activities.ToolInput{
-			PlanID:    e.r.st.Plan.ID,
-			StepID:    step.ID,
-			Workspace: e.r.req.Workspace,
-			Call:      c,
-		}, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
+		v := e.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
+		if v.refusal != "" {
+			// The agent sees the refusal as the tool's answer and decides.
+			transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + v.refusal, ToolCallID: c.ID})
+			if ctx.Err() != nil {
+				return transcript
+			}
+			continue
+		}
+		c.Arguments = string(v.args)
+		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
 		content := out.Output
 		switch {
 		case err != nil:

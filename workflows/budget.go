@@ -17,7 +17,7 @@ func (e *executor) checkBudget(ctx workflow.Context) {
 	if e.halted() || r.st.BudgetWaived || e.budgetPaused {
 		return
 	}
-	kind, msg := overBudget(r.req.Budget, r.st.Usage)
+	kind, msg := overBudget(r.budget(), r.st.Usage)
 	if kind == "" {
 		return
 	}

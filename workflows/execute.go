@@ -22,6 +22,7 @@ import (
 type executor struct {
 	r     *run
 	skips *confirmations
+	gate  *gate
 	index planIndex
 
 	started bool
@@ -44,6 +45,7 @@ type executor struct {
 func newExecutor(r *run) *executor {
 	e := &executor{r: r}
 	e.skips = &confirmations{e: e, answers: map[string]skipAnswer{}}
+	e.gate = newGate(e)
 	return e
 }
 

@@ -59,9 +59,14 @@ func (c *controls) register(ctx workflow.Context) error {
 		listen(c, ctx, signals.EditPlan, c.validateEdit, c.edit),
 		listen(c, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
 		listen(c, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
+		listen(c, ctx, signals.ApproveToolCall, ignoreCtx(c.r.exec.gate.validateApprove), c.r.exec.gate.approve),
+		listen(c, ctx, signals.DenyToolCall, ignoreCtx(c.r.exec.gate.validateDeny), c.r.exec.gate.deny),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
 		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
+		// Raise-budget is an update only: the caller needs to know
+		// whether the caps were taken and the plan resumed.
+		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.raiseBudget), ignoreCtx(c.validateRaise)),
 		// Await-options is an update only: it exists to answer a caller
 		// that starts a run and waits for its options in one call.
 		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),

@@ -104,6 +104,17 @@ func (h *harness) registerTools() {
 		record(f, "GoalAttr", &f.goalAttrIn, in)
 		return f.goalAttr(in)
 	})
+	env.OnActivity(a.RecordTools, mock.Anything).Return(func(context.Context) (signals.RecordedTools, error) {
+		f.mu.Lock()
+		f.calls["RecordTools"]++
+		fn := f.tools
+		f.mu.Unlock()
+		return fn()
+	})
+	env.OnActivity(a.CallMCPTool, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.MCPCallInput) (activities.MCPCallOutput, error) {
+		record(f, "CallMCPTool", &f.mcpIn, in)
+		return f.mcpCall(in)
+	})
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, mock.Anything, signals.ReleaseWorkspace.Name, mock.Anything).Return(
 		func(_, id, _, _ string, arg any) error {
 			var req signals.WorkspaceLeaseRequest

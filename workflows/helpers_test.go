@@ -38,6 +38,8 @@ type fakes struct {
 	notify    func(activities.NotifyInput) (activities.NotifyOutput, error)
 	acquire   func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error)
 	goalAttr  func(activities.GoalAttrInput) (activities.GoalAttrOutput, error)
+	tools     func() (signals.RecordedTools, error)
+	mcpCall   func(activities.MCPCallInput) (activities.MCPCallOutput, error)
 
 	clarifyIn   []activities.ClarifyInput
 	optionsIn   []activities.OptionsInput
@@ -49,6 +51,7 @@ type fakes struct {
 	notifyIn    []activities.NotifyInput
 	acquireIn   []activities.AcquireWorkspaceInput
 	goalAttrIn  []activities.GoalAttrInput
+	mcpIn       []activities.MCPCallInput
 	// released are the lease releases the run signalled, with the
 	// registry's workflow id.
 	released []release
@@ -66,6 +69,12 @@ type release struct {
 func newFakes() *fakes {
 	return &fakes{
 		calls: map[string]int{},
+		tools: func() (signals.RecordedTools, error) {
+			return signals.RecordedTools{Approval: signals.ApprovalPolicy{}.WithDefaults(signals.ApprovalPolicy{})}, nil
+		},
+		mcpCall: func(in activities.MCPCallInput) (activities.MCPCallOutput, error) {
+			return activities.MCPCallOutput{Output: "called " + in.Name}, nil
+		},
 		clarify: func(in activities.ClarifyInput) (activities.ClarifyOutput, error) {
 			return activities.ClarifyOutput{Goal: in.Task.Goal, Usage: plan.Usage{TotalTokens: 5}}, nil
 		},

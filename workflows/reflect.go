@@ -123,6 +123,7 @@ func (e *executor) changePlan(fn func(*plan.Plan) error) error {
 		return err
 	}
 	*e.r.st.Plan = c
+	e.gate.reask()
 	return nil
 }
 

@@ -72,7 +72,10 @@ func (e *executor) attempt(ctx workflow.Context, id string) plan.StepResult {
 		res.Attempts = n
 		res.CommandsRun += earlier
 		earlier = res.CommandsRun
-		if res.Success || ctx.Err() != nil || n > step.MaxRetries {
+		// A refused call is final: another try would only ask again.
+		refused := e.gate.refused[id]
+		delete(e.gate.refused, id)
+		if res.Success || ctx.Err() != nil || n > step.MaxRetries || refused {
 			return res
 		}
 		if s := e.step(id); s != nil {
@@ -239,12 +242,17 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 	if cfg.Params == nil {
 		args = []byte("{}")
 	}
-	out, err := runTool(ctx, activities.ToolInput{
-		PlanID:    e.r.st.Plan.ID,
-		StepID:    step.ID,
-		Workspace: e.r.req.Workspace,
-		Call:      activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
-	}, fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
+	v := e.gate.check(ctx, step, cfg.Name, args)
+	if v.refusal != "" {
+		e.gate.refused[step.ID] = true
+		return plan.StepResult{Error: v.refusal}
+	}
+	if s := e.step(step.ID); s != nil && v.note != "" {
+		s.Note = v.note
+	}
+	args = v.args
+	out, err := e.callTool(ctx, step, activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
+		fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
 	}

@@ -189,6 +189,9 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 	if req.Checkpoint != nil {
 		// The state the previous run handed on, whole.
 		r.st = *req.Checkpoint
+		if r.st.Tools != nil {
+			r.adoptTools()
+		}
 	}
 	return r
 }
@@ -223,6 +226,9 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	}
 	if err := r.lease.acquire(work); err != nil {
 		return r.leaseFailed(ctx, err)
+	}
+	if err := r.recordTools(work); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
 	}
 	if r.req.Plan != nil {
 		return r.runExternal(ctx, work)

@@ -71,6 +71,7 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 		Webhook: webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret,
 			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
+	a.Approval = cfg.Approval.Policy()
 	a.Outputs = OutputStore(cfg.Outputs)
 	a.GoalDigest = GoalDigest(cfg.Codec)
 	return a

@@ -1,0 +1,26 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// RecordTools returns what a plan records of its worker when it starts to
+// plan: the worker's approval policy with its defaults, and its MCP
+// catalogue (ListMCPTools) as the plan offers and gates it.
+func (a *Activities) RecordTools(ctx context.Context) (signals.RecordedTools, error) {
+	cat, err := a.ListMCPTools(ctx)
+	if err != nil {
+		return signals.RecordedTools{}, err
+	}
+	out := signals.RecordedTools{Approval: a.Approval.WithDefaults(signals.ApprovalPolicy{}), MCPDigest: cat.Digest}
+	for _, t := range cat.Tools {
+		out.MCP = append(out.MCP, signals.RecordedTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+			ReadOnly: t.ReadOnly, Idempotent: t.Idempotent})
+	}
+	for _, p := range cat.Problems {
+		out.MCPProblems = append(out.MCPProblems, p.String())
+	}
+	return out, nil
+}

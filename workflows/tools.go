@@ -1,0 +1,144 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+)
+
+// recordToolsVersion is the workflow.GetVersion change id under which a
+// run records its worker's approval policy and MCP tools before it plans.
+// Runs whose history predates it record nothing, gate no call and call no
+// MCP tool, as they did.
+const recordToolsVersion = "record-tools"
+
+// recordToolsTimeout bounds the RecordTools activity: it reads what the
+// worker holds in memory.
+const recordToolsTimeout = 30 * time.Second
+
+// recordTools records, once per chain of runs, the worker's approval
+// policy and MCP catalogue in the checkpoint, so that replays and other
+// workers decide and offer what this plan saw, and lets plans name the
+// recorded MCP tools.
+func (r *run) recordTools(ctx workflow.Context) error {
+	if r.st.Tools == nil {
+		if workflow.GetVersion(ctx, recordToolsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return nil
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: recordToolsTimeout,
+			RetryPolicy:         retryPolicy,
+			Summary:             "record the worker's approval policy and MCP tools",
+		})
+		var out signals.RecordedTools
+		if err := workflow.ExecuteActivity(ownPriority(actx), a.RecordTools).Get(ctx, &out); err != nil {
+			return fmt.Errorf("record tools: %w", err)
+		}
+		r.st.Tools = &out
+		for _, p := range out.MCPProblems {
+			workflow.GetLogger(ctx).Warn("MCP tools left out", "problem", p)
+		}
+	}
+	r.adoptTools()
+	return nil
+}
+
+// adoptTools lets tool steps, agent steps and edits name the recorded MCP
+// tools beside the built-in ones.
+func (r *run) adoptTools() {
+	r.lim.Tools = append(plan.BuiltinTools(), r.st.Tools.Names()...)
+}
+
+// isMCP reports whether name is an MCP tool's.
+func isMCP(name string) bool {
+	return len(name) > len(plan.MCPToolPrefix) && name[:len(plan.MCPToolPrefix)] == plan.MCPToolPrefix
+}
+
+// callTool runs one tool call of step: a built-in tool with RunTool, an
+// MCP tool with CallMCPTool under the recorded catalogue's digest. An MCP
+// answer becomes a ToolOutput: a tool's own failure (isError) and a call
+// whose outcome is unknown are unsuccessful outputs the agent or the
+// reflection sees, never retried blindly.
+func (e *executor) callTool(ctx workflow.Context, step plan.Step, c activities.ToolCall, summary string) (activities.ToolOutput, error) {
+	r := e.r
+	if !isMCP(c.Name) {
+		return runTool(ctx, activities.ToolInput{PlanID: r.st.Plan.ID, StepID: step.ID, Workspace: r.req.Workspace, Call: c}, summary)
+	}
+	if _, ok := r.st.Tools.Tool(c.Name); !ok {
+		return activities.ToolOutput{Error: fmt.Sprintf("unknown MCP tool %s: the worker offered no such tool when the plan started", c.Name)}, nil
+	}
+	in := activities.MCPCallInput{PlanID: r.st.Plan.ID, StepID: step.ID, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+		CatalogueDigest: r.st.Tools.MCPDigest}
+	out, err := call(stepPriority(heartbeatCtx(ctx, toolStartToClose, summary)), a.CallMCPTool, in)
+	if err != nil {
+		return mcpFailure(c.Name, err)
+	}
+	res := activities.ToolOutput{Success: !out.IsError, Output: out.Output, OutputTruncated: out.OutputTruncated, OutputRef: out.OutputRef}
+	if len(out.Structured) > 0 && !out.IsError && out.Output == "" {
+		res.Output = string(out.Structured)
+	}
+	if out.IsError {
+		res.Error = fmt.Sprintf("MCP tool %s reported an error", c.Name)
+	}
+	return res, nil
+}
+
+// mcpFailure turns a failed CallMCPTool into what the step sees: an
+// unknown outcome says so (the call may have run), anything else is the
+// activity's error.
+func mcpFailure(name string, err error) (activities.ToolOutput, error) {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrorTypeMCPOutcomeUnknown {
+		var d activities.MCPCallOutput
+		_ = app.Details(&d)
+		why := d.Error
+		if why == "" {
+			why = app.Message()
+		}
+		return activities.ToolOutput{Error: fmt.Sprintf("outcome unknown: MCP tool %s may or may not have run (%s); "+
+			"it was not retried: check before calling it again", name, why)}, nil
+	}
+	return activities.ToolOutput{}, err
+}
+
+// mcpSpecs returns the specs of the recorded MCP tools an agent step
+// whose config names tools may call: those it names, or all of them when
+// it names none (as it then gets every built-in tool).
+func (r *run) mcpSpecs(names []string) []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, t := range r.st.Tools.MCPList() {
+		if len(names) == 0 || slices.Contains(names, t.Name) {
+			out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+	}
+	return out
+}
+
+// recordedSchema returns the input schema the plan recorded for an MCP
+// tool, nil for any other.
+func (r *run) recordedSchema(name string) json.RawMessage {
+	t, ok := r.st.Tools.Tool(name)
+	if !ok {
+		return nil
+	}
+	return t.Parameters
+}
+
+// readOnly reports whether the plan recorded tool name as read-only.
+func (r *run) readOnly(name string) bool {
+	if slices.Contains(plan.ReadOnlyTools(), name) {
+		return true
+	}
+	t, ok := r.st.Tools.Tool(name)
+	return ok && t.ReadOnly
+}
