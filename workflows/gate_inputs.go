@@ -90,16 +90,18 @@ func checkArgs(schema, args json.RawMessage) error {
 		return nil
 	}
 	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil { //workflowcheck:ignore (decoding the recorded schema only)
+	//workflowcheck:ignore (decoding the recorded schema only)
+	if err := json.Unmarshal(schema, &s); err != nil {
 		return fmt.Errorf("the tool's schema cannot be read: %w", err)
 	}
-	rs, err := s.Resolve(nil)
+	rs, err := s.Resolve(nil) //workflowcheck:ignore (a pure function of the recorded schema)
 	if err != nil {
 		return fmt.Errorf("the tool's schema cannot be resolved: %w", err)
 	}
 	var v any
-	if err := json.Unmarshal(args, &v); err != nil { //workflowcheck:ignore (decoding the payload only)
+	//workflowcheck:ignore (decoding the payload only)
+	if err := json.Unmarshal(args, &v); err != nil {
 		return err
 	}
-	return rs.Validate(v)
+	return rs.Validate(v) //workflowcheck:ignore (a pure function of the schema and the arguments)
 }
