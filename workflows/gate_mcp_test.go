@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -95,4 +96,48 @@ func TestInjectedToolResultCannotPassADenyRule(t *testing.T) {
 	out := res.Plan.StepByID("agent").Result.Output
 	assert.True(t, strings.HasPrefix(out, "done: error: the call of mcp__x__delete_all was denied by"), out)
 	assert.Contains(t, out, "mcp__x__delete* -> deny")
+}
+
+// changedCatalogue makes every MCP call fail as the worker refuses a call
+// under a digest other than its own.
+func changedCatalogue(h *harness) {
+	h.f.tools = func() (signals.RecordedTools, error) {
+		return signals.RecordedTools{MCPDigest: "sha256:old", MCP: []signals.RecordedTool{{Name: "mcp__tracker__list", ReadOnly: true}}}, nil
+	}
+	h.f.mcpCall = func(in activities.MCPCallInput) (activities.MCPCallOutput, error) {
+		return activities.MCPCallOutput{}, temporal.NewNonRetryableApplicationError("the MCP tools changed since the plan listed them "+
+			"(digest sha256:old, now sha256:new): "+in.Name+" is not called", activities.ErrorTypeMCPCatalogueChanged, nil)
+	}
+}
+
+func TestChangedMCPToolsFailTheToolStepWithoutRetry(t *testing.T) {
+	h := newHarness(t)
+	changedCatalogue(h)
+	list := toolStep("list", "mcp__tracker__list", nil)
+	list.MaxRetries = 2
+	res := h.run(gatedReq(signals.ApprovalPolicy{}, list))
+
+	s := res.Plan.StepByID("list")
+	assert.Equal(t, plan.StepFailed, s.Status)
+	assert.Equal(t, 1, s.Result.Attempts, "the tools will not change back: no retry")
+	assert.Len(t, h.f.mcpIn, 1)
+	assert.Contains(t, s.Note, `the tools of MCP server "tracker" changed since the plan recorded them`)
+	assert.Contains(t, s.Result.Error, "mcp__tracker__list was not called")
+}
+
+func TestChangedMCPToolsEndTheAgentStep(t *testing.T) {
+	h := newHarness(t)
+	changedCatalogue(h)
+	h.f.agentTurn = func(activities.AgentTurnInput) (activities.AgentTurnOutput, error) {
+		return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c1", Name: "mcp__tracker__list", Arguments: `{}`}}}, nil
+	}
+	ag := agentStep("agent", 5)
+	ag.Config.Agent.Tools = []string{"mcp__tracker__list"}
+	res := h.run(gatedReq(signals.ApprovalPolicy{}, ag))
+
+	s := res.Plan.StepByID("agent")
+	assert.Equal(t, plan.StepFailed, s.Status)
+	assert.Equal(t, 1, h.f.count("AgentTurn"), "no turn after the refusal")
+	assert.Contains(t, s.Note, `MCP server "tracker"`)
+	assert.Contains(t, s.Result.Error, "changed since the plan recorded them")
 }

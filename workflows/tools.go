@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -94,10 +95,15 @@ func (e *executor) callTool(ctx workflow.Context, step plan.Step, c activities.T
 }
 
 // mcpFailure turns a failed CallMCPTool into what the step sees: an
-// unknown outcome says so (the call may have run), anything else is the
-// activity's error.
+// unknown outcome says so (the call may have run), tools that changed
+// under the plan are a toolsChanged, anything else is the activity's
+// error.
 func mcpFailure(name string, err error) (activities.ToolOutput, error) {
 	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrorTypeMCPCatalogueChanged {
+		return activities.ToolOutput{}, toolsChanged{note: fmt.Sprintf("the tools of MCP server %q changed since the plan "+
+			"recorded them: %s was not called, nor bound to what the server offers now (%s)", mcpServer(name), name, app.Message())}
+	}
 	if errors.As(err, &app) && app.Type() == activities.ErrorTypeMCPOutcomeUnknown {
 		var d activities.MCPCallOutput
 		_ = app.Details(&d)
@@ -109,6 +115,37 @@ func mcpFailure(name string, err error) (activities.ToolOutput, error) {
 			"it was not retried: check before calling it again", name, why)}, nil
 	}
 	return activities.ToolOutput{}, err
+}
+
+// toolsChanged is an MCP call the worker refused because its tools are
+// no longer those the plan recorded. It fails the step for good: a retry
+// or the agent's next turn would meet the same refusal, and the plan
+// must not be re-bound to tools nobody planned with.
+type toolsChanged struct{ note string }
+
+func (c toolsChanged) Error() string { return c.note }
+
+// endsStep reports whether err, a tool call's failure, ends step for
+// good, and if so why: the step's note says it and its retries do not
+// run.
+func (e *executor) endsStep(step plan.Step, err error) (string, bool) {
+	var tc toolsChanged
+	if !errors.As(err, &tc) {
+		return "", false
+	}
+	e.gate.refused[step.ID] = true
+	if s := e.step(step.ID); s != nil {
+		s.Note = tc.note
+	}
+	return tc.note, true
+}
+
+// mcpServer returns the server part of an MCP tool's public name
+// (mcp__<server>__<tool>).
+func mcpServer(name string) string {
+	rest := strings.TrimPrefix(name, plan.MCPToolPrefix)
+	server, _, _ := strings.Cut(rest, "__")
+	return server
 }
 
 // mcpSpecs returns the specs of the recorded MCP tools an agent step
