@@ -141,3 +141,28 @@ func TestChangedMCPToolsEndTheAgentStep(t *testing.T) {
 	assert.Contains(t, s.Note, `MCP server "tracker"`)
 	assert.Contains(t, s.Result.Error, "changed since the plan recorded them")
 }
+
+func TestPlanningAndReflectionAreOfferedTheRecordedMCPTools(t *testing.T) {
+	h := newHarness(t)
+	h.f.tools = func() (signals.RecordedTools, error) {
+		return signals.RecordedTools{MCPDigest: "sha256:cat", MCP: []signals.RecordedTool{
+			{Name: "mcp__t__list", ReadOnly: true, Description: "List tickets"},
+			{Name: "mcp__t__get", ReadOnly: true},
+			{Name: "mcp__t__close", Description: "Close a ticket"},
+			{Name: "mcp__t__purge"}}}, nil
+	}
+	req := autoReq()
+	req.Approval.Rules = plan.ApprovalRules{{Match: "mcp__t__purge", Action: plan.ApprovalDeny},
+		{Match: "mcp__t__get", Args: map[string]string{"id": "SECRET-*"}, Action: plan.ApprovalAsk}}
+	res := h.run(req)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+
+	require.NotEmpty(t, h.f.optionsIn)
+	opt := h.f.optionsIn[0]
+	assert.Equal(t, []activities.PlanTool{{Name: "mcp__t__list", Description: "List tickets"}, {Name: "mcp__t__get"},
+		{Name: "mcp__t__close", Description: "Close a ticket", Asks: true}}, opt.MCPTools, "a denied tool is not offered")
+	want := activities.MCPInspect{Digest: "sha256:cat", Names: []string{"mcp__t__list"}}
+	assert.Equal(t, want, opt.Inspect, "only read-only tools no rule may ask about")
+	require.NotEmpty(t, h.f.reflectIn)
+	assert.Equal(t, want, h.f.reflectIn[0].Inspect)
+}

@@ -179,3 +179,62 @@ func (r *run) readOnly(name string) bool {
 	t, ok := r.st.Tools.Tool(name)
 	return ok && t.ReadOnly
 }
+
+// planTools lists the recorded MCP tools for the plan prompt: those the
+// policy does not deny outright, marked when a call asks for approval, at
+// most activities.MaxPlanMCPTools with descriptions cut.
+func (r *run) planTools() []activities.PlanTool {
+	var out []activities.PlanTool
+	if r.st.Tools == nil {
+		return nil // a run from before record-tools offers none
+	}
+	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
+	for _, t := range r.st.Tools.MCPList() {
+		if len(out) == activities.MaxPlanMCPTools {
+			break
+		}
+		action, _ := policy.Decide(plan.ToolCall{Tool: t.Name, ReadOnly: t.ReadOnly})
+		if action == plan.ApprovalDeny {
+			continue
+		}
+		out = append(out, activities.PlanTool{Name: t.Name, Asks: action == plan.ApprovalAsk,
+			Description: plan.TruncateBytes(t.Description, activities.MaxPlanToolDescription)})
+	}
+	return out
+}
+
+// inspectMCP names the recorded read-only MCP tools planning and
+// reflection may call while they inspect: those the policy allows
+// without asking whatever the arguments, since nobody can be asked
+// there.
+func (r *run) inspectMCP() activities.MCPInspect {
+	var out activities.MCPInspect
+	if r.st.Tools == nil {
+		return out
+	}
+	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
+	for _, t := range r.st.Tools.MCPList() {
+		if t.ReadOnly && allowedAlways(policy, t.Name) && len(out.Names) < plan.MaxStepTools {
+			out.Names = append(out.Names, t.Name)
+		}
+	}
+	if len(out.Names) > 0 {
+		out.Digest = r.st.Tools.MCPDigest
+	}
+	return out
+}
+
+// allowedAlways reports whether policy allows every call of the
+// read-only tool name: it allows a call without arguments, and no rule
+// for the tool that looks at arguments is stricter.
+func allowedAlways(policy plan.ApprovalPolicy, name string) bool {
+	if action, _ := policy.Decide(plan.ToolCall{Tool: name, ReadOnly: true}); action != plan.ApprovalAllow {
+		return false
+	}
+	for _, rule := range append(slices.Clone(policy.Worker), policy.Plan...) {
+		if len(rule.Args) > 0 && rule.Action != plan.ApprovalAllow && plan.MatchGlob(rule.Match, name) {
+			return false
+		}
+	}
+	return true
+}
