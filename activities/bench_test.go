@@ -228,3 +228,62 @@ func BenchmarkRunToolWriteFile(b *testing.B) {
 		v++
 	}
 }
+
+// benchMCPTools returns n MCP tools as a ticket tracker's server lists
+// them: a one-sentence description and an input schema of about 420
+// bytes (four described properties) each.
+func benchMCPTools(n int) []llm.ToolSpec {
+	verbs := []string{"list", "get", "create", "update", "close", "comment_on"}
+	nouns := []string{"issue", "project", "label", "milestone", "user"}
+	var out []llm.ToolSpec
+	for i := range n {
+		verb, noun := verbs[i%len(verbs)], nouns[(i/len(verbs))%len(nouns)]
+		schema := fmt.Sprintf(`{"type":"object","properties":{`+
+			`"project":{"type":"string","description":"The project key, such as PLAT or WEB."},`+
+			`"%s_id":{"type":"string","description":"The %s's id within its project."},`+
+			`"fields":{"type":"array","items":{"type":"string"},"description":"Which fields to return; all when empty."},`+
+			`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"At most this many results."}},`+
+			`"required":["project"]}`, noun, noun)
+		out = append(out, llm.ToolSpec{Name: fmt.Sprintf("mcp__tracker__%s_%s", verb, noun),
+			Description: fmt.Sprintf("%s a %s of the tracker, as the signed-in user sees it.", strings.ToUpper(verb[:1])+verb[1:], noun),
+			Parameters:  json.RawMessage(schema)})
+	}
+	return out
+}
+
+// BenchmarkAgentTurnToolSchemaShare runs the first turn of an agent step
+// that may use every built-in tool, alone and with a 30-tool MCP server
+// configured, and reports the turn's prompt tokens, the part of them the
+// tool schemas are (the fake server counts the specs' JSON, four
+// characters a token) and the tools offered (at most plan.MaxStepTools).
+func BenchmarkAgentTurnToolSchemaShare(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		mcp  int
+	}{{"builtins", 0}, {"builtins+mcp30", 30}} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := benchServer(b)
+			a := over(srv, llm.Config{})
+			p := llmPlan(8)
+			p.Steps[4].Action, p.Steps[4].Config = plan.ActionAgent, plan.StepConfig{Agent: &plan.AgentConfig{
+				Prompt: "Add the e-mail check to the signup handler and its test; file a tracker issue for anything left."}}
+			in := activities.AgentTurnInput{StepInput: activities.StepInput{PlanID: p.ID,
+				Context: plan.BuildStepContext(benchGoal, &p, "s5")}, Iteration: 1, MaxIterations: 10,
+				MCPTools: benchMCPTools(tc.mcp)}
+			var prompt, schema, offered int
+			for b.Loop() {
+				srv.Reset()
+				if _, err := a.AgentTurn(context.Background(), in); err != nil {
+					b.Fatalf("agent turn: %v", err)
+				}
+				req := srv.Requests()[0].Request
+				specs, _ := json.Marshal(req.Tools)
+				prompt, schema, offered = srv.Usage(activities.PhaseAgent).PromptTokens, (len(specs)+3)/4, len(req.Tools)
+			}
+			b.ReportMetric(float64(prompt), "prompt-tokens/turn")
+			b.ReportMetric(float64(schema), "schema-tokens/turn")
+			b.ReportMetric(100*float64(schema)/float64(prompt), "schema-%")
+			b.ReportMetric(float64(offered), "tools")
+		})
+	}
+}

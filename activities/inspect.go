@@ -28,13 +28,23 @@ type inspection struct {
 	workspace string
 	planID    string
 	stepID    string
+	// mcp names the read-only MCP tools it may call too.
+	mcp MCPInspect
 }
 
-// inspectTools returns the specs to offer for an inspection: none without
-// a workspace or with one that cannot be used (the prompt's file listing
-// still applies), else the read-only tools of ToolSpecs when it can
-// tell them, else those of the registry RunTool runs.
+// inspectTools returns the specs to offer for an inspection: the
+// workspace's (workspaceTools) and the read-only MCP tools it names
+// (mcpInspectTools), at most plan.MaxStepTools in all.
 func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
+	specs := append(a.workspaceTools(ins), a.mcpInspectTools(ins.mcp)...)
+	return specs[:min(len(specs), plan.MaxStepTools)]
+}
+
+// workspaceTools returns none without a workspace or with one that
+// cannot be used (the prompt's file listing still applies), else the
+// read-only tools of ToolSpecs when it can tell them, else those of the
+// registry RunTool runs.
+func (a *Activities) workspaceTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
@@ -79,7 +89,7 @@ func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspectio
 		if err != nil || len(resp.ToolCalls) == 0 || round > MaxInspectRounds {
 			return resp, msgs, usage, err
 		}
-		results, err := a.runInspectCalls(ctx, ins, round, resp.ToolCalls)
+		results, err := a.runInspectCalls(ctx, ins, specs, round, resp.ToolCalls)
 		if err != nil {
 			return llm.Response{}, msgs, usage, err
 		}
@@ -105,7 +115,7 @@ type inspectRound struct {
 // A call without an id gets one, as tool messages must name their call.
 // A tool that fails, is unknown or would change the workspace is a tool
 // message saying so, never run; only cancellation is an error.
-func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, round int, calls []ToolCall) (
+func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, specs []llm.ToolSpec, round int, calls []ToolCall) (
 	inspectRound, error) {
 	var out inspectRound
 	for i, c := range calls {
@@ -115,8 +125,7 @@ func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, round 
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("inspect_%d_%d", round, i+1)
 		}
-		res, err := a.RunTool(ctx, ToolInput{PlanID: ins.planID, StepID: ins.stepID, Workspace: ins.workspace,
-			Call: c, ReadOnly: true})
+		res, err := a.inspectCall(ctx, ins, specs, c)
 		if err != nil && ctx.Err() != nil {
 			return inspectRound{}, fmt.Errorf("inspect the workspace: %w", ctx.Err())
 		}

@@ -214,7 +214,7 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := &Activities{LLM: &scriptLLM{}}
-	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, 1,
+	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, nil, 1,
 		[]ToolCall{{Name: "read_file", Arguments: `{"path":"a.go"}`}})
 	require.ErrorIs(t, err, context.Canceled)
 }

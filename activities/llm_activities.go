@@ -73,7 +73,7 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		return OptionsOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the plan prompt")
 	}
 	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
-	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID}
+	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID, mcp: in.Inspect}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
 		reply.OptionsSchema, check)
 	if err != nil {
@@ -205,7 +205,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	}
 	ins := inspection{stepID: in.Context.Step.ID}
 	if mayInspect(data.Result, in.Context.Step.Status) {
-		ins.workspace = in.Workspace
+		ins.workspace, ins.mcp = in.Workspace, in.Inspect
 	}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reply.ReflectSchema, (*reply.Reflect).Check)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/signals"
@@ -112,8 +113,30 @@ func (a *Activities) planData(in OptionsInput, count int) prompts.PlanData {
 	for _, p := range in.Previous {
 		d.Previous = append(d.Previous, p.Title)
 	}
-	d.Tools = a.specs().Specs(nil)
+	d.Tools = append(a.specs().Specs(nil), planToolSpecs(in.MCPTools)...)
 	return d
+}
+
+// Bounds of the MCP tools the plan prompt lists: every name costs prompt
+// tokens on each generation, and a server may offer hundreds.
+const (
+	MaxPlanMCPTools        = 50
+	MaxPlanToolDescription = 200
+)
+
+// planToolSpecs lists MCP tools for the plan prompt: at most
+// MaxPlanMCPTools, descriptions cut, those that wait for approval saying
+// so first (the template cuts the end of a long line).
+func planToolSpecs(tools []PlanTool) []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, min(len(tools), MaxPlanMCPTools))
+	for _, t := range tools[:min(len(tools), MaxPlanMCPTools)] {
+		desc := plan.TruncateBytes(t.Description, MaxPlanToolDescription)
+		if t.Asks {
+			desc = strings.TrimSpace("(a call waits for a person's approval) " + desc)
+		}
+		out = append(out, llm.ToolSpec{Name: t.Name, Description: desc})
+	}
+	return out
 }
 
 // Rough token needs of running a step, used for plan estimates.

@@ -60,6 +60,29 @@ type OptionsInput struct {
 	Invalid  []plan.DroppedOption `json:"invalid,omitempty"`
 	MaxSteps int                  `json:"maxSteps,omitempty"`
 	Prompts  Prompts              `json:"prompts"`
+	// MCPTools are the recorded MCP tools tool and agent steps may name,
+	// as the plan prompt lists them (bounded by the workflow).
+	MCPTools []PlanTool `json:"mcpTools,omitempty"`
+	// Inspect are the read-only MCP tools planning may call while it
+	// looks around.
+	Inspect MCPInspect `json:"inspect,omitzero"`
+}
+
+// PlanTool is a recorded MCP tool as the plan prompt lists it.
+type PlanTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Asks is set when a call of it waits for a person's approval.
+	Asks bool `json:"asks,omitempty"`
+}
+
+// MCPInspect names the read-only MCP tools planning or reflection may
+// call while it inspects, with the digest of the catalogue the plan
+// recorded. Only names travel: the activity takes their schemas from
+// its own catalogue, and offers none when that is not the one recorded.
+type MCPInspect struct {
+	Digest string   `json:"digest,omitempty"`
+	Names  []string `json:"names,omitempty"`
 }
 
 // OptionsOutput holds the generated options, not yet scored.
@@ -158,6 +181,8 @@ type ReflectInput struct {
 	// Workspace is the plan's workspace, which reflection may inspect
 	// with read-only tools; empty offers none.
 	Workspace string `json:"workspace,omitempty"`
+	// Inspect are the read-only MCP tools reflection may call.
+	Inspect MCPInspect `json:"inspect,omitzero"`
 }
 
 // SummarizeInput asks for the final summary.

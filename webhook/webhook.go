@@ -35,9 +35,10 @@ const (
 	EventResumed        Event = "resumed"
 	EventBudgetExceeded Event = "budget-exceeded"
 	// EventApprovalRequested tells that a gated tool call waits for
-	// approve-tool-call or deny-tool-call; EventApprovalReminder that it
-	// still does at its reminder time; EventApprovalDecided how it was
-	// decided (by a person or by its timeout).
+	// approve-tool-call or deny-tool-call (again after the plan changed);
+	// EventApprovalReminder that it still does at its reminder time;
+	// EventApprovalDecided how it was decided (by a person, by its
+	// timeout, or by a deny rule: by "policy").
 	EventApprovalRequested Event = "approval-requested"
 	EventApprovalReminder  Event = "approval-reminder"
 	EventApprovalDecided   Event = "approval-decided"

@@ -102,6 +102,10 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 		}
 		c.Arguments = string(v.args)
 		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
+		if note, ok := e.endsStep(step, err); ok {
+			res.Error = note
+			return transcript
+		}
 		content := out.Output
 		switch {
 		case err != nil:

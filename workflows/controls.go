@@ -108,7 +108,7 @@ func (c *controls) edit(ctx workflow.Context, req signals.EditPlanRequest) (sign
 		return signals.EditPlanResponse{}, err
 	}
 	change := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, At: workflow.Now(ctx), Within: r.lim}
-	if err := r.exec.changePlan(func(p *plan.Plan) error { return p.Apply(req.Edits, change) }); err != nil {
+	if err := r.exec.changePlan(ctx, func(p *plan.Plan) error { return p.Apply(req.Edits, change) }); err != nil {
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	r.publish(ctx)

@@ -76,8 +76,12 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 	case plan.ApprovalAsk:
 		return g.ask(ctx, step, tool, args, why)
 	}
-	g.keep(signals.ApprovalDecision{StepID: step.ID, Tool: tool, Decision: signals.DecisionDenied, By: "policy",
-		Reason: why, At: workflow.Now(ctx), Auto: true})
+	d := signals.ApprovalDecision{StepID: step.ID, Tool: tool, Decision: signals.DecisionDenied, By: "policy",
+		Reason: why, At: workflow.Now(ctx), Auto: true}
+	g.keep(d)
+	r.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
+		Message: fmt.Sprintf("%s of step %s denied by policy: %s", tool, step.ID, why),
+		Step:    &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}, Decision: &d})
 	return verdict{refusal: fmt.Sprintf("the call of %s was denied by %s", tool, why)}
 }
 
@@ -260,9 +264,21 @@ func (g *gate) drop(id string) {
 
 // reask moves every open request to the plan's version now: a plan edit
 // or replan asks again under the new version (same request id), so an
-// approval of what the old version showed is refused as stale.
-func (g *gate) reask() {
-	for i := range g.e.r.st.Approvals {
-		g.e.r.st.Approvals[i].PlanVersion = g.e.r.st.Plan.Version
+// approval of what the old version showed is refused as stale. Each is
+// announced again (approval-requested), as whoever was asked holds a
+// request that can no longer be approved as it was shown.
+func (g *gate) reask(ctx workflow.Context) {
+	r := g.e.r
+	for i := range r.st.Approvals {
+		ap := &r.st.Approvals[i]
+		if ap.PlanVersion == r.st.Plan.Version {
+			continue
+		}
+		ap.PlanVersion = r.st.Plan.Version
+		again := *ap
+		r.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
+			Message: fmt.Sprintf("the plan changed (version %d): step %s asks again for approval of %s: request %s",
+				again.PlanVersion, again.StepID, again.Tool, again.RequestID),
+			Approval: &again})
 	}
 }

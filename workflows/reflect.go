@@ -42,6 +42,7 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 		Mode:          string(r.req.Execution.Mode),
 		Prompts:       r.prompts,
 		Workspace:     r.req.Workspace,
+		Inspect:       r.inspectMCP(),
 	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
 	if err != nil {
@@ -94,9 +95,9 @@ func (e *executor) applyReflection(ctx workflow.Context, refl plan.Reflection) e
 	case plan.DecisionSkip:
 		return e.skips.propose(ctx, refl)
 	case plan.DecisionInsert, plan.DecisionAppend, plan.DecisionRemove, plan.DecisionUpdate:
-		err = e.changePlan(func(p *plan.Plan) error { return p.Apply(refl.Edits, change) })
+		err = e.changePlan(ctx, func(p *plan.Plan) error { return p.Apply(refl.Edits, change) })
 	case plan.DecisionReplan:
-		err = e.changePlan(func(p *plan.Plan) error { return p.Replan(refl.Steps, change) })
+		err = e.changePlan(ctx, func(p *plan.Plan) error { return p.Replan(refl.Steps, change) })
 	case plan.DecisionComplete:
 		e.complete(ctx, refl)
 	default:
@@ -117,13 +118,13 @@ func (e *executor) applyReflection(ctx workflow.Context, refl plan.Reflection) e
 // changePlan applies fn to a clone of the plan and keeps the clone only
 // when fn succeeds and the result is valid, so a failed change leaves the
 // plan untouched.
-func (e *executor) changePlan(fn func(*plan.Plan) error) error {
+func (e *executor) changePlan(ctx workflow.Context, fn func(*plan.Plan) error) error {
 	c, err := tryChange(e.r.st.Plan, e.r.lim, fn)
 	if err != nil {
 		return err
 	}
 	*e.r.st.Plan = c
-	e.gate.reask()
+	e.gate.reask(ctx)
 	return nil
 }
 

@@ -253,6 +253,9 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 	args = v.args
 	out, err := e.callTool(ctx, step, activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
 		fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
+	if note, ok := e.endsStep(step, err); ok {
+		return plan.StepResult{Error: note}
+	}
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("tool %s: %v", cfg.Name, err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -94,10 +95,15 @@ func (e *executor) callTool(ctx workflow.Context, step plan.Step, c activities.T
 }
 
 // mcpFailure turns a failed CallMCPTool into what the step sees: an
-// unknown outcome says so (the call may have run), anything else is the
-// activity's error.
+// unknown outcome says so (the call may have run), tools that changed
+// under the plan are a toolsChanged, anything else is the activity's
+// error.
 func mcpFailure(name string, err error) (activities.ToolOutput, error) {
 	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrorTypeMCPCatalogueChanged {
+		return activities.ToolOutput{}, toolsChanged{note: fmt.Sprintf("the tools of MCP server %q changed since the plan "+
+			"recorded them: %s was not called, nor bound to what the server offers now (%s)", mcpServer(name), name, app.Message())}
+	}
 	if errors.As(err, &app) && app.Type() == activities.ErrorTypeMCPOutcomeUnknown {
 		var d activities.MCPCallOutput
 		_ = app.Details(&d)
@@ -109,6 +115,37 @@ func mcpFailure(name string, err error) (activities.ToolOutput, error) {
 			"it was not retried: check before calling it again", name, why)}, nil
 	}
 	return activities.ToolOutput{}, err
+}
+
+// toolsChanged is an MCP call the worker refused because its tools are
+// no longer those the plan recorded. It fails the step for good: a retry
+// or the agent's next turn would meet the same refusal, and the plan
+// must not be re-bound to tools nobody planned with.
+type toolsChanged struct{ note string }
+
+func (c toolsChanged) Error() string { return c.note }
+
+// endsStep reports whether err, a tool call's failure, ends step for
+// good, and if so why: the step's note says it and its retries do not
+// run.
+func (e *executor) endsStep(step plan.Step, err error) (string, bool) {
+	var tc toolsChanged
+	if !errors.As(err, &tc) {
+		return "", false
+	}
+	e.gate.refused[step.ID] = true
+	if s := e.step(step.ID); s != nil {
+		s.Note = tc.note
+	}
+	return tc.note, true
+}
+
+// mcpServer returns the server part of an MCP tool's public name
+// (mcp__<server>__<tool>).
+func mcpServer(name string) string {
+	rest := strings.TrimPrefix(name, plan.MCPToolPrefix)
+	server, _, _ := strings.Cut(rest, "__")
+	return server
 }
 
 // mcpSpecs returns the specs of the recorded MCP tools an agent step
@@ -141,4 +178,63 @@ func (r *run) readOnly(name string) bool {
 	}
 	t, ok := r.st.Tools.Tool(name)
 	return ok && t.ReadOnly
+}
+
+// planTools lists the recorded MCP tools for the plan prompt: those the
+// policy does not deny outright, marked when a call asks for approval, at
+// most activities.MaxPlanMCPTools with descriptions cut.
+func (r *run) planTools() []activities.PlanTool {
+	var out []activities.PlanTool
+	if r.st.Tools == nil {
+		return nil // a run from before record-tools offers none
+	}
+	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
+	for _, t := range r.st.Tools.MCPList() {
+		if len(out) == activities.MaxPlanMCPTools {
+			break
+		}
+		action, _ := policy.Decide(plan.ToolCall{Tool: t.Name, ReadOnly: t.ReadOnly})
+		if action == plan.ApprovalDeny {
+			continue
+		}
+		out = append(out, activities.PlanTool{Name: t.Name, Asks: action == plan.ApprovalAsk,
+			Description: plan.TruncateBytes(t.Description, activities.MaxPlanToolDescription)})
+	}
+	return out
+}
+
+// inspectMCP names the recorded read-only MCP tools planning and
+// reflection may call while they inspect: those the policy allows
+// without asking whatever the arguments, since nobody can be asked
+// there.
+func (r *run) inspectMCP() activities.MCPInspect {
+	var out activities.MCPInspect
+	if r.st.Tools == nil {
+		return out
+	}
+	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
+	for _, t := range r.st.Tools.MCPList() {
+		if t.ReadOnly && allowedAlways(policy, t.Name) && len(out.Names) < plan.MaxStepTools {
+			out.Names = append(out.Names, t.Name)
+		}
+	}
+	if len(out.Names) > 0 {
+		out.Digest = r.st.Tools.MCPDigest
+	}
+	return out
+}
+
+// allowedAlways reports whether policy allows every call of the
+// read-only tool name: it allows a call without arguments, and no rule
+// for the tool that looks at arguments is stricter.
+func allowedAlways(policy plan.ApprovalPolicy, name string) bool {
+	if action, _ := policy.Decide(plan.ToolCall{Tool: name, ReadOnly: true}); action != plan.ApprovalAllow {
+		return false
+	}
+	for _, rule := range append(slices.Clone(policy.Worker), policy.Plan...) {
+		if len(rule.Args) > 0 && rule.Action != plan.ApprovalAllow && plan.MatchGlob(rule.Match, name) {
+			return false
+		}
+	}
+	return true
 }
