@@ -17,6 +17,10 @@ const (
 	PhaseSummarize = llm.PhaseSummarize
 )
 
+// ToolSpec is a tool as the model is offered it: name, description and
+// JSON schema. An alias, so the workflow names it without the llm package.
+type ToolSpec = llm.ToolSpec
+
 // Prompts are the caller's system prompts: one for every phase and extra
 // ones per phase name (clarifying, planning, executing, reflecting,
 // summarizing). The prompts package owns their shape.
@@ -117,7 +121,7 @@ type AgentTurnInput struct {
 	MaxIterations int       `json:"maxIterations"`
 	// MCPTools are the MCP tools the plan recorded that the step may
 	// call, offered beside the built-in ones its config names.
-	MCPTools []llm.ToolSpec `json:"mcpTools,omitempty"`
+	MCPTools []ToolSpec `json:"mcpTools,omitempty"`
 }
 
 // AgentTurnOutput is the model's turn: tool calls to make, or a final

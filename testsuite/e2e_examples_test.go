@@ -93,6 +93,12 @@ var commandFixtures = map[string]fixture{
 	// tests run them (starter/cli codec and healthcheck tests, worker's
 	// metrics test). Their examples must still parse.
 	"codec-server": parsedOnly, "healthcheck": parsedOnly,
+	"approvals": noPlan,
+	// A gated call or a plan paused on its budget, with the request ids the
+	// examples name, is the approval tests' to set up: they run approve
+	// from the CLI (e2e_approval_test.go); deny and raise-budget are
+	// exercised through the same client. Their examples must parse.
+	"approve": parsedOnly, "deny": parsedOnly, "raise-budget": parsedOnly,
 }
 
 // fixtureFiles are files examples name without spelling them out.

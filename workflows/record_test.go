@@ -128,6 +128,10 @@ func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorks
 }
 
 // GoalAttr answers as a worker that encrypts payloads: a digest.
+func (scripted) RecordTools(context.Context) (signals.RecordedTools, error) {
+	return signals.RecordedTools{Approval: signals.ApprovalPolicy{}.WithDefaults(signals.ApprovalPolicy{})}, nil
+}
+
 func (scripted) GoalAttr(context.Context, activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
 	return activities.GoalAttrOutput{Value: "hmac:5f0c1a2b3c4d5e6f708192a3b4c5d6e7", Digest: true}, nil
 }

@@ -12,16 +12,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
-
-// recordToolsVersion is the workflow.GetVersion change id under which a
-// run records its worker's approval policy and MCP tools before it plans.
-// Runs whose history predates it record nothing, gate no call and call no
-// MCP tool, as they did.
-const recordToolsVersion = "record-tools"
 
 // recordToolsTimeout bounds the RecordTools activity: it reads what the
 // worker holds in memory.
@@ -33,9 +26,6 @@ const recordToolsTimeout = 30 * time.Second
 // recorded MCP tools.
 func (r *run) recordTools(ctx workflow.Context) error {
 	if r.st.Tools == nil {
-		if workflow.GetVersion(ctx, recordToolsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-			return nil
-		}
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: recordToolsTimeout,
 			RetryPolicy:         retryPolicy,
@@ -151,11 +141,11 @@ func mcpServer(name string) string {
 // mcpSpecs returns the specs of the recorded MCP tools an agent step
 // whose config names tools may call: those it names, or all of them when
 // it names none (as it then gets every built-in tool).
-func (r *run) mcpSpecs(names []string) []llm.ToolSpec {
-	var out []llm.ToolSpec
+func (r *run) mcpSpecs(names []string) []activities.ToolSpec {
+	var out []activities.ToolSpec
 	for _, t := range r.st.Tools.MCPList() {
 		if len(names) == 0 || slices.Contains(names, t.Name) {
-			out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+			out = append(out, activities.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
 	}
 	return out
@@ -186,7 +176,7 @@ func (r *run) readOnly(name string) bool {
 func (r *run) planTools() []activities.PlanTool {
 	var out []activities.PlanTool
 	if r.st.Tools == nil {
-		return nil // a run from before record-tools offers none
+		return nil // nothing recorded yet
 	}
 	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
 	for _, t := range r.st.Tools.MCPList() {
