@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/planmode/planmode/signals"
 )
@@ -14,7 +15,12 @@ func (a *Activities) RecordTools(ctx context.Context) (signals.RecordedTools, er
 	if err != nil {
 		return signals.RecordedTools{}, err
 	}
-	out := signals.RecordedTools{Approval: a.Approval.WithDefaults(signals.ApprovalPolicy{}), MCPDigest: cat.Digest}
+	out := signals.RecordedTools{Approval: a.Approval.WithDefaults(signals.ApprovalPolicy{}), MCPDigest: cat.Digest,
+		Schemas: map[string]json.RawMessage{}}
+	reg := a.registry()
+	for _, spec := range reg.Specs(reg.Names()) {
+		out.Schemas[spec.Name] = spec.Parameters
+	}
 	for _, t := range cat.Tools {
 		out.MCP = append(out.MCP, signals.RecordedTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters,
 			ReadOnly: t.ReadOnly, Idempotent: t.Idempotent})

@@ -23,6 +23,10 @@ type RecordedTools struct {
 	MCP       []RecordedTool `json:"mcp,omitempty"`
 	// MCPProblems are the servers and tools the worker left out, and why.
 	MCPProblems []string `json:"mcpProblems,omitempty"`
+	// Schemas are the input schemas of the worker's own tools (the
+	// built-ins and any a Go user added), by name: an approval's edited
+	// arguments for one of them are checked against it.
+	Schemas map[string]json.RawMessage `json:"schemas,omitempty"`
 }
 
 // RecordedTool is one MCP tool as a plan recorded it.

@@ -292,3 +292,28 @@ func TestAgentStepIsOfferedTheRecordedMCPToolsItNames(t *testing.T) {
 	require.Len(t, h.f.agentIn[0].MCPTools, 1)
 	assert.Equal(t, "mcp__t__list", h.f.agentIn[0].MCPTools[0].Name)
 }
+
+// TestGateChecksEditedArgsOfTheWorkersOwnTools: edited arguments for a
+// built-in tool are checked against the schema the worker recorded for
+// it: a path that is not a string is refused, a good edit runs.
+func TestGateChecksEditedArgsOfTheWorkersOwnTools(t *testing.T) {
+	h := newHarness(t)
+	h.f.tools = func() (signals.RecordedTools, error) {
+		return signals.RecordedTools{Schemas: map[string]json.RawMessage{plan.ToolWriteFile: json.RawMessage(
+			`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path"]}`)}}, nil
+	}
+	var badArgs, approved *outcome[signals.ApprovalDecision]
+	h.at(time.Minute, func() {
+		badArgs = update(h, signals.ApproveToolCall, signals.ApproveToolCallRequest{RequestID: "approval-1",
+			Args: json.RawMessage(`{"path":7,"content":"x"}`)})
+		approved = update(h, signals.ApproveToolCall, signals.ApproveToolCallRequest{RequestID: "approval-1",
+			Args: json.RawMessage(`{"path":"reviewed.txt","content":"x"}`)})
+	})
+	res := h.run(gatedReq(signals.ApprovalPolicy{}, toolStep("write", plan.ToolWriteFile, writeParams)))
+
+	requireRejected(t, badArgs, "args for write_file")
+	assert.True(t, requireAccepted(t, approved).EditedArgs)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.Len(t, h.f.toolIn, 1)
+	assert.JSONEq(t, `{"path":"reviewed.txt","content":"x"}`, string(h.f.toolIn[0].Call.Arguments), "the edited arguments ran")
+}

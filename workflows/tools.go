@@ -151,14 +151,16 @@ func (r *run) mcpSpecs(names []string) []activities.ToolSpec {
 	return out
 }
 
-// recordedSchema returns the input schema the plan recorded for an MCP
-// tool, nil for any other.
+// recordedSchema returns the input schema the plan recorded for a tool:
+// an MCP tool's, or one of the worker's own; nil when it recorded none.
 func (r *run) recordedSchema(name string) json.RawMessage {
-	t, ok := r.st.Tools.Tool(name)
-	if !ok {
-		return nil
+	if t, ok := r.st.Tools.Tool(name); ok {
+		return t.Parameters
 	}
-	return t.Parameters
+	if r.st.Tools != nil {
+		return r.st.Tools.Schemas[name]
+	}
+	return nil
 }
 
 // readOnly reports whether the plan recorded tool name as read-only.
