@@ -47,7 +47,7 @@ func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResul
 			return res
 		}
 		in := activities.AgentTurnInput{StepInput: e.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
-			MaxIterations: limit, MCPTools: e.r.mcpSpecs(cfg.Tools)}
+			MaxIterations: limit, MCPTools: e.r.recorded().mcpSpecs(cfg.Tools)}
 		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", e.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {

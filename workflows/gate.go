@@ -69,7 +69,7 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 		return verdict{args: args}
 	}
 	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
-	action, why := policy.Decide(plan.ToolCall{Tool: tool, Args: args, ReadOnly: r.readOnly(tool)})
+	action, why := policy.Decide(plan.ToolCall{Tool: tool, Args: args, ReadOnly: r.recorded().readOnly(tool)})
 	switch action {
 	case plan.ApprovalAllow:
 		return verdict{args: args}

@@ -42,7 +42,7 @@ func (g *gate) validateApprove(req signals.ApproveToolCallRequest) error {
 		return err
 	}
 	if len(req.Args) > 0 {
-		if err := checkArgs(g.e.r.recordedSchema(ap.Tool), req.Args); err != nil {
+		if err := checkArgs(g.e.r.recorded().schema(ap.Tool), req.Args); err != nil {
 			return reject(signals.ErrorTypeInvalidInput, "args for %s: %v", ap.Tool, err)
 		}
 	}

@@ -33,8 +33,8 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 		Template: r.req.Template,
 		MaxSteps: r.req.Execution.MaxSteps,
 		Prompts:  r.prompts,
-		MCPTools: r.planTools(),
-		Inspect:  r.inspectMCP(),
+		MCPTools: r.recorded().planTools(),
+		Inspect:  r.recorded().inspectMCP(),
 	}
 	out, err := generateOptions(ctx, in, fmt.Sprintf("generate options r%d", rev))
 	if err != nil {

@@ -42,7 +42,7 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 		Mode:          string(r.req.Execution.Mode),
 		Prompts:       r.prompts,
 		Workspace:     r.req.Workspace,
-		Inspect:       r.inspectMCP(),
+		Inspect:       r.recorded().inspectMCP(),
 	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
 	if err != nil {

@@ -1,10 +1,8 @@
 package workflows
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -40,14 +38,8 @@ func (r *run) recordTools(ctx workflow.Context) error {
 			workflow.GetLogger(ctx).Warn("MCP tools left out", "problem", p)
 		}
 	}
-	r.adoptTools()
+	r.lim.Tools = r.recorded().names()
 	return nil
-}
-
-// adoptTools lets tool steps, agent steps and edits name the recorded MCP
-// tools beside the built-in ones.
-func (r *run) adoptTools() {
-	r.lim.Tools = append(plan.BuiltinTools(), r.st.Tools.Names()...)
 }
 
 // isMCP reports whether name is an MCP tool's.
@@ -136,97 +128,4 @@ func mcpServer(name string) string {
 	rest := strings.TrimPrefix(name, plan.MCPToolPrefix)
 	server, _, _ := strings.Cut(rest, "__")
 	return server
-}
-
-// mcpSpecs returns the specs of the recorded MCP tools an agent step
-// whose config names tools may call: those it names, or all of them when
-// it names none (as it then gets every built-in tool).
-func (r *run) mcpSpecs(names []string) []activities.ToolSpec {
-	var out []activities.ToolSpec
-	for _, t := range r.st.Tools.MCPList() {
-		if len(names) == 0 || slices.Contains(names, t.Name) {
-			out = append(out, activities.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-		}
-	}
-	return out
-}
-
-// recordedSchema returns the input schema the plan recorded for a tool:
-// an MCP tool's, or one of the worker's own; nil when it recorded none.
-func (r *run) recordedSchema(name string) json.RawMessage {
-	if t, ok := r.st.Tools.Tool(name); ok {
-		return t.Parameters
-	}
-	if r.st.Tools != nil {
-		return r.st.Tools.Schemas[name]
-	}
-	return nil
-}
-
-// readOnly reports whether the plan recorded tool name as read-only.
-func (r *run) readOnly(name string) bool {
-	if slices.Contains(plan.ReadOnlyTools(), name) {
-		return true
-	}
-	t, ok := r.st.Tools.Tool(name)
-	return ok && t.ReadOnly
-}
-
-// planTools lists the recorded MCP tools for the plan prompt: those the
-// policy does not deny outright, marked when a call asks for approval, at
-// most activities.MaxPlanMCPTools with descriptions cut.
-func (r *run) planTools() []activities.PlanTool {
-	var out []activities.PlanTool
-	if r.st.Tools == nil {
-		return nil // nothing recorded yet
-	}
-	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
-	for _, t := range r.st.Tools.MCPList() {
-		if len(out) == activities.MaxPlanMCPTools {
-			break
-		}
-		action, _ := policy.Decide(plan.ToolCall{Tool: t.Name, ReadOnly: t.ReadOnly})
-		if action == plan.ApprovalDeny {
-			continue
-		}
-		out = append(out, activities.PlanTool{Name: t.Name, Asks: action == plan.ApprovalAsk,
-			Description: plan.TruncateBytes(t.Description, activities.MaxPlanToolDescription)})
-	}
-	return out
-}
-
-// inspectMCP names the recorded read-only MCP tools planning and
-// reflection may call while they inspect: those the policy allows
-// without asking whatever the arguments, since nobody can be asked
-// there.
-func (r *run) inspectMCP() activities.MCPInspect {
-	var out activities.MCPInspect
-	if r.st.Tools == nil {
-		return out
-	}
-	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
-	for _, t := range r.st.Tools.MCPList() {
-		if t.ReadOnly && allowedAlways(policy, t.Name) && len(out.Names) < plan.MaxStepTools {
-			out.Names = append(out.Names, t.Name)
-		}
-	}
-	if len(out.Names) > 0 {
-		out.Digest = r.st.Tools.MCPDigest
-	}
-	return out
-}
-
-// allowedAlways reports whether policy allows every call of the
-// read-only tool name: it allows a call without arguments, and no rule
-// for the tool that looks at arguments is stricter.
-func allowedAlways(policy plan.ApprovalPolicy, name string) bool {
-	if action, _ := policy.Decide(plan.ToolCall{Tool: name, ReadOnly: true}); action != plan.ApprovalAllow {
-		return false
-	}
-	for _, rule := range append(slices.Clone(policy.Worker), policy.Plan...) {
-		if len(rule.Args) > 0 && rule.Action != plan.ApprovalAllow && plan.MatchGlob(rule.Match, name) {
-			return false
-		}
-	}
-	return true
 }

@@ -190,7 +190,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		// The state the previous run handed on, whole.
 		r.st = *req.Checkpoint
 		if r.st.Tools != nil {
-			r.adoptTools()
+			r.lim.Tools = r.recorded().names()
 		}
 	}
 	return r
