@@ -2,11 +2,9 @@ package mcp
 
 import (
 	"log/slog"
-	"net/url"
-	"path"
-	"strings"
 	"time"
 
+	"github.com/planmode/planmode/internal/urlallow"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -93,34 +91,6 @@ func (s Server) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// URLAllowed reports whether target matches an entry of allowed: equal to
-// it, or under it when the entry ends in "/", compared after cleaning the
-// path so that "/mcp/../admin" does not pass for "/mcp/".
-func URLAllowed(target string, allowed []string) bool {
-	t, ok := cleanURL(target)
-	if !ok {
-		return false
-	}
-	for _, entry := range allowed {
-		e, ok := cleanURL(entry)
-		switch {
-		case !ok:
-			continue
-		case t == e:
-			return true
-		case strings.HasSuffix(entry, "/") && strings.HasPrefix(t, strings.TrimSuffix(e, "/")+"/"):
-			return true
-		}
-	}
-	return false
-}
-
-// cleanURL is u as scheme://host/path with the path cleaned, or false for
-// a URL that is not plain http(s) without credentials.
-func cleanURL(u string) (string, bool) {
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil {
-		return "", false
-	}
-	return strings.ToLower(p.Scheme) + "://" + strings.ToLower(p.Host) + path.Clean("/"+p.Path), true
-}
+// URLAllowed reports whether target matches an entry of allowed (see
+// urlallow.Allowed, the check notify.allowedURLs uses too).
+func URLAllowed(target string, allowed []string) bool { return urlallow.Allowed(target, allowed) }

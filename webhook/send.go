@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"github.com/planmode/planmode/internal/urlallow"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -72,37 +73,7 @@ func (s Sender) allowed(target string) bool {
 	if target == s.URL {
 		return true
 	}
-	t, ok := cleanURL(target)
-	if !ok {
-		return false
-	}
-	for _, entry := range s.AllowedURLs {
-		e, ok := cleanURL(entry)
-		switch {
-		case !ok:
-			continue
-		case t == e:
-			return true
-		case strings.HasSuffix(entry, "/") && strings.HasPrefix(t, strings.TrimSuffix(e, "/")+"/"):
-			return true
-		}
-	}
-	return false
-}
-
-// cleanURL is u as scheme://host/path with the path cleaned, or false for
-// a URL that is not plain http(s) without credentials.
-func cleanURL(u string) (string, bool) {
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil {
-		return "", false
-	}
-	clean := path.Clean("/" + p.Path)
-	q := ""
-	if p.RawQuery != "" {
-		q = "?" + p.RawQuery
-	}
-	return strings.ToLower(p.Scheme) + "://" + strings.ToLower(p.Host) + clean + q, true
+	return urlallow.Allowed(target, s.AllowedURLs)
 }
 
 // Send POSTs body as JSON to target, or to s.URL when target is empty,
