@@ -52,8 +52,20 @@ func mcpText(s string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
 }
 
-// hang answers only once ctx ends.
-func hang(ctx context.Context) *sdk.CallToolResult { <-ctx.Done(); return mcpText("late") }
+// hangUntil returns a tool answer that comes only once the call's ctx
+// ends or release is closed. The server does not always see a call the
+// client gave up on end (the cancellation is a notification that may be
+// lost), and it closes a session only once its calls are done; tests
+// close release before the server, so no call outlives them.
+func hangUntil(release <-chan struct{}) func(context.Context) *sdk.CallToolResult {
+	return func(ctx context.Context) *sdk.CallToolResult {
+		select {
+		case <-ctx.Done():
+		case <-release:
+		}
+		return mcpText("late")
+	}
+}
 
 func TestListMCPToolsRecordsTheCatalogue(t *testing.T) {
 	a := mcpActivities(t, 30*time.Second, func(s *sdk.Server) {
@@ -123,11 +135,14 @@ func TestCallMCPToolBoundsOutputAndKeepsItWhole(t *testing.T) {
 }
 
 func TestCallMCPToolOutcomeUnknownIsRetriedOnlyWhenSafe(t *testing.T) {
+	release := make(chan struct{})
+	hang := hangUntil(release)
 	a := mcpActivities(t, 200*time.Millisecond, func(s *sdk.Server) {
 		mcpTool(s, "delete_ticket", nil, hang)
 		mcpTool(s, "read_ticket", &sdk.ToolAnnotations{ReadOnlyHint: true}, hang)
 		mcpTool(s, "set_label", &sdk.ToolAnnotations{IdempotentHint: true}, hang)
 	})
+	t.Cleanup(func() { close(release) })
 	digest := a.MCP.Catalogue().Digest
 	for name, retryable := range map[string]bool{"delete_ticket": false, "read_ticket": true, "set_label": true} {
 		_, err := a.CallMCPTool(context.Background(), MCPCallInput{Name: "mcp__srv__" + name, CatalogueDigest: digest})
@@ -142,7 +157,9 @@ func TestCallMCPToolOutcomeUnknownIsRetriedOnlyWhenSafe(t *testing.T) {
 }
 
 func TestCallMCPToolRefusesAChangedCatalogue(t *testing.T) {
-	a := mcpActivities(t, 30*time.Second, func(s *sdk.Server) { mcpTool(s, "t", nil, hang) })
+	release := make(chan struct{})
+	a := mcpActivities(t, 30*time.Second, func(s *sdk.Server) { mcpTool(s, "t", nil, hangUntil(release)) })
+	t.Cleanup(func() { close(release) })
 	_, err := a.CallMCPTool(context.Background(), MCPCallInput{Name: "mcp__srv__t", CatalogueDigest: "sha256:other"})
 	app := appError(t, err)
 	assert.Equal(t, ErrorTypeMCPCatalogueChanged, app.Type())

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -175,10 +176,25 @@ func (m *Manager) Close() error {
 	}
 	var errs []error
 	for _, c := range m.conns {
-		c.sem <- struct{}{}
-		errs = append(errs, c.close())
-		<-c.sem
+		done := make(chan error, 1)
+		go func() {
+			c.sem <- struct{}{}
+			done <- c.close()
+			<-c.sem
+		}()
+		// A server that does not answer the end of its session (an HTTP
+		// server holding the DELETE until its calls end) must not hold
+		// the worker's shutdown.
+		select {
+		case err := <-done:
+			errs = append(errs, err)
+		case <-time.After(closeTimeout):
+			errs = append(errs, fmt.Errorf("mcp server %s: not closed within %s", c.cfg.Name, closeTimeout))
+		}
 	}
 	m.cancel()
 	return errors.Join(errs...)
 }
+
+// closeTimeout bounds closing one server's session at shutdown.
+var closeTimeout = 5 * time.Second

@@ -315,3 +315,36 @@ func TestNilManagerOffersNothing(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrUnknownTool))
 	assert.NoError(t, m.Close())
 }
+
+// TestCloseDoesNotWaitForAServerThatHoldsTheSessionEnd: an HTTP server
+// that never answers the end of the session (its DELETE) does not hold
+// Close past closeTimeout, which says which server it gave up on.
+func TestCloseDoesNotWaitForAServerThatHoldsTheSessionEnd(t *testing.T) {
+	release := make(chan struct{})
+	var deleting atomic.Bool
+	s := testServer(func(s *sdk.Server) {
+		textTool(s, "echo", nil, func(map[string]any) *sdk.CallToolResult { return text("hi") })
+	})
+	inner := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			deleting.Store(true)
+			<-release
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	old := closeTimeout
+	closeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { closeTimeout = old })
+
+	m := Start(context.Background(), Config{AllowedURLs: []string{srv.URL + "/"}, ConnectTimeout: 5 * time.Second,
+		Servers: []Server{{Name: "stuck", URL: srv.URL + "/mcp"}}})
+	require.Empty(t, m.Catalogue().Problems)
+	start := time.Now()
+	err := m.Close()
+	assert.Less(t, time.Since(start), 3*time.Second, "Close gave up on the server")
+	assert.ErrorContains(t, err, "mcp server stuck: not closed within 200ms")
+	assert.True(t, deleting.Load(), "the session's end reached the server and was held there")
+}
