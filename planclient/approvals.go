@@ -14,9 +14,10 @@ import (
 const MaxInboxPlans = 200
 
 // Approve approves the gated tool call req.RequestID of plan id and
-// answers the decision. Fill ArgsDigest and PlanVersion from the pending
-// request (Pending, Approvals): an approval of anything else is refused
-// with signals.ErrorTypeStaleApproval.
+// answers the decision. ArgsDigest and PlanVersion, taken from the
+// pending request (Pending, Approvals), bind the approval to what was
+// shown: when they differ from the request, or the plan changed since it
+// was asked, it is refused with signals.ErrorTypeStaleApproval.
 func (c *Client) Approve(ctx context.Context, id string, req signals.ApproveToolCallRequest) (signals.ApprovalDecision, error) {
 	req.By = c.by(req.By)
 	v, err := signals.ApproveToolCall.Update(ctx, c.c, id, req)

@@ -68,8 +68,8 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 		// fails as it is, nobody is asked about it.
 		return verdict{args: args}
 	}
-	policy := plan.Tighten(r.st.Tools.Approval.Rules, r.req.Approval.Rules)
-	action, why := policy.Decide(plan.ToolCall{Tool: tool, Args: args, ReadOnly: r.recorded().readOnly(tool)})
+	k := r.recorded()
+	action, why := k.policy().Decide(plan.ToolCall{Tool: tool, Args: args, ReadOnly: k.readOnly(tool)})
 	switch action {
 	case plan.ApprovalAllow:
 		return verdict{args: args}

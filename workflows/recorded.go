@@ -24,6 +24,12 @@ func (r *run) recorded() recorded {
 	return recorded{tools: r.st.Tools, rules: r.req.Approval.Rules}
 }
 
+// policy is the approval policy calls are decided by: the worker's
+// recorded rules, tightened by the request's.
+func (k recorded) policy() plan.ApprovalPolicy {
+	return plan.Tighten(k.tools.Approval.Rules, k.rules)
+}
+
 // names are the tools tool steps, agent steps and edits may name: the
 // built-in ones and the recorded MCP tools.
 func (k recorded) names() []string {
@@ -72,7 +78,7 @@ func (k recorded) planTools() []activities.PlanTool {
 	if k.tools == nil {
 		return nil // nothing recorded yet
 	}
-	policy := plan.Tighten(k.tools.Approval.Rules, k.rules)
+	policy := k.policy()
 	for _, t := range k.tools.MCPList() {
 		if len(out) == activities.MaxPlanMCPTools {
 			break
@@ -96,7 +102,7 @@ func (k recorded) inspectMCP() activities.MCPInspect {
 	if k.tools == nil {
 		return out
 	}
-	policy := plan.Tighten(k.tools.Approval.Rules, k.rules)
+	policy := k.policy()
 	for _, t := range k.tools.MCPList() {
 		if t.ReadOnly && allowedAlways(policy, t.Name) && len(out.Names) < plan.MaxStepTools {
 			out.Names = append(out.Names, t.Name)
