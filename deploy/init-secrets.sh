@@ -2,9 +2,10 @@
 # init-secrets.sh creates what the compose stacks need and git must never
 # hold: the .env file beside docker-compose.yml, from deploy/env.example with
 # a random database password, and the files of deploy/secrets/ (see its
-# README): empty LLM, webhook and Temporal API keys, a random codec key and
-# a random Grafana password. It never overwrites anything, so it is safe to
-# run again; it only sets the modes the containers need.
+# README): empty LLM, webhook and Temporal API keys, a random codec key, a
+# random Grafana password, and a random S3 key pair for the blob store with
+# the SeaweedFS config that names it. It never overwrites anything, so it is
+# safe to run again; it only sets the modes the containers need.
 #
 #   deploy/init-secrets.sh
 #   PLANMODE_ENV_FILE=deploy/.env deploy/init-secrets.sh   # for docker-compose.hosted.yml
@@ -42,10 +43,31 @@ if [ ! -e "$secrets/codec_key" ]; then
 fi
 [ -e "$secrets/grafana_admin_password" ] || random 24 >"$secrets/grafana_admin_password"
 
-# The containers run as their own users (planmode 10001, Grafana 472) and
-# read these files through bind mounts, which keep host modes; the 0700
-# folder is what keeps other users of this host out.
-for name in llm_api_key webhook_secret temporal_api_key codec_key grafana_admin_password; do
+# The workers' key pair for the blob store, and SeaweedFS's S3 config made
+# from it: one identity that may read, write and list the planmode bucket
+# only (the store-bucket job creates it through the filer). The config is
+# derived from the key files, so delete it to pick up new keys.
+[ -e "$secrets/store_access_key" ] || random 20 >"$secrets/store_access_key"
+[ -e "$secrets/store_secret_key" ] || random 40 >"$secrets/store_secret_key"
+if [ ! -e "$secrets/store_s3_config" ]; then
+	cat >"$secrets/store_s3_config" <<EOF
+{
+  "identities": [
+    {
+      "name": "planmode",
+      "credentials": [{"accessKey": "$(cat "$secrets/store_access_key")", "secretKey": "$(cat "$secrets/store_secret_key")"}],
+      "actions": ["Read:planmode", "Write:planmode", "List:planmode"]
+    }
+  ]
+}
+EOF
+fi
+
+# The containers run as their own users (planmode 10001, Grafana 472,
+# SeaweedFS's) and read these files through bind mounts, which keep host
+# modes; the 0700 folder is what keeps other users of this host out.
+for name in llm_api_key webhook_secret temporal_api_key codec_key grafana_admin_password \
+	store_access_key store_secret_key store_s3_config; do
 	chmod 644 "$secrets/$name"
 done
 echo "secrets in $secrets: put the LLM API key in llm_api_key (printf '%s' \"\$KEY\" > llm_api_key)"

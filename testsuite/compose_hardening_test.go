@@ -118,11 +118,12 @@ func TestComposeSecretsAreFiles(t *testing.T) {
 		env     []string
 		workers []string
 	}{
-		{stackFile, stackEnv, []string{"llm_api_key", "webhook_secret", "codec_key"}},
+		{stackFile, stackEnv, []string{"llm_api_key", "webhook_secret", "codec_key", "store_access_key", "store_secret_key"}},
 		{hostedFile, hostedEnv, []string{"temporal_api_key", "llm_api_key", "webhook_secret", "codec_key"}},
 	}
 	fileKeys := map[string]string{"llm_api_key": keyLLMAPIKeyFile, "webhook_secret": keyWebhookSecretFile,
-		"codec_key": keyCodecKeyFile, "temporal_api_key": keyTemporalAPIKeyFile}
+		"codec_key": keyCodecKeyFile, "temporal_api_key": keyTemporalAPIKeyFile,
+		"store_access_key": keyWorkspaceStoreAccessKey, "store_secret_key": keyWorkspaceStoreSecretKey}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			f := loadCompose(t, c.file, append(c.env, "PLANMODE_SECRETS_DIR="+dir)...)
@@ -143,6 +144,7 @@ func TestComposeSecretsAreFiles(t *testing.T) {
 	grafana := loadCompose(t, stackFile, stackEnv...).Services["grafana"]
 	assert.Equal(t, []string{"grafana_admin_password"}, secretSources(grafana))
 	assert.Equal(t, "/run/secrets/grafana_admin_password", grafana.Environment["GF_SECURITY_ADMIN_PASSWORD__FILE"])
+	assert.Equal(t, []string{"store_s3_config"}, secretSources(loadCompose(t, stackFile, stackEnv...).Services["seaweedfs"]))
 }
 
 // secretSources lists the secrets svc mounts.
@@ -171,17 +173,21 @@ func TestComposeWorkerHealthcheck(t *testing.T) {
 var minUIVersion = []int{2, 51, 0}
 
 // fullVersion is an exact release: no floating major or minor, no latest.
-// PostgreSQL numbers its releases major.minor (16.14), so that is exact
-// for it.
+// majorMinor is one for the images of majorMinorImages.
 var (
-	fullVersion     = regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)$`)
-	postgresVersion = regexp.MustCompile(`^\d+\.\d+$`)
+	fullVersion = regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)$`)
+	majorMinor  = regexp.MustCompile(`^\d+\.\d+$`)
 )
+
+// majorMinorImages number their releases major.minor, so that is exact
+// for them: PostgreSQL (16.14) and SeaweedFS (3.99).
+var majorMinorImages = map[string]bool{"postgres": true, "chrislusf/seaweedfs": true}
 
 func TestComposeImagesArePinned(t *testing.T) {
 	overrides := map[string]string{"postgresql": "POSTGRESQL_VERSION", "temporal-schema": "TEMPORAL_ADMINTOOLS_VERSION",
 		"temporal": "TEMPORAL_VERSION", "temporal-admin-tools": "TEMPORAL_ADMINTOOLS_VERSION", "temporal-ui": "TEMPORAL_UI_VERSION",
-		"prometheus": "PROMETHEUS_VERSION", "grafana": "GRAFANA_VERSION", "worker": "PLANMODE_VERSION", "codec-server": "PLANMODE_VERSION"}
+		"prometheus": "PROMETHEUS_VERSION", "grafana": "GRAFANA_VERSION", "worker": "PLANMODE_VERSION", "codec-server": "PLANMODE_VERSION",
+		"seaweedfs": "SEAWEEDFS_VERSION", "store-bucket": "SEAWEEDFS_VERSION"}
 	stack := loadCompose(t, stackFile, stackEnv...)
 	for _, f := range []composeFile{stack, loadCompose(t, hostedFile, hostedEnv...)} {
 		for name, svc := range f.Services {
@@ -193,8 +199,8 @@ func TestComposeImagesArePinned(t *testing.T) {
 				continue
 			}
 			exact := fullVersion
-			if repo == "postgres" {
-				exact = postgresVersion
+			if majorMinorImages[repo] {
+				exact = majorMinor
 			}
 			assert.Regexp(t, exact, tag, "%s: %s is not an exact version", name, svc.Image)
 		}
@@ -374,11 +380,14 @@ func TestComposeInitSecrets(t *testing.T) {
 	info, err := os.Stat(secrets)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
-	for _, name := range []string{"llm_api_key", "webhook_secret", "temporal_api_key", "codec_key", "grafana_admin_password"} {
+	for _, name := range []string{"llm_api_key", "webhook_secret", "temporal_api_key", "codec_key", "grafana_admin_password",
+		"store_access_key", "store_secret_key", "store_s3_config"} {
 		info, err := os.Stat(filepath.Join(secrets, name))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "%s is readable by the containers' users", name)
 	}
+
+	assertStoreConfigNamesTheKeys(t, secrets)
 
 	// Run again: nothing changes.
 	run()

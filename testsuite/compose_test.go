@@ -26,6 +26,9 @@ type composeFile struct {
 	Secrets  map[string]struct {
 		File string `yaml:"file"`
 	} `yaml:"secrets"`
+	Networks map[string]struct {
+		Internal bool `yaml:"internal"`
+	} `yaml:"networks"`
 }
 
 type composeService struct {
@@ -53,6 +56,8 @@ type composeService struct {
 	// SecurityOpt loosens the container's profiles for the command sandbox.
 	SecurityOpt []string        `yaml:"security_opt"`
 	Volumes     []composeVolume `yaml:"volumes"`
+	// Networks are the networks the service joins (their settings unread).
+	Networks map[string]any `yaml:"networks"`
 }
 
 // composePort is a published port, from docker-compose 1.29's short form
@@ -211,7 +216,8 @@ func TestComposeFilesAreValid(t *testing.T) {
 
 func TestComposeStack(t *testing.T) {
 	f := loadCompose(t, stackFile, stackEnv...)
-	for _, name := range []string{"postgresql", "temporal-schema", "temporal", "temporal-ui", "temporal-admin-tools", "codec-server", "worker"} {
+	for _, name := range []string{"postgresql", "temporal-schema", "temporal", "temporal-ui", "temporal-admin-tools", "codec-server",
+		"seaweedfs", "store-bucket", "worker"} {
 		require.Contains(t, f.Services, name)
 	}
 
@@ -274,6 +280,10 @@ const (
 	keyCodecKeyFile       = "codec.keyFile"
 	keyCodecCORSOrigins   = "codec.corsOrigins"
 	keyMetricsAddress     = "metrics.address"
+	// The blob store that keeps plans' files, and its S3 key pair.
+	keyWorkspaceStore          = "workspace.store"
+	keyWorkspaceStoreAccessKey = "workspace.storeAccessKeyFile"
+	keyWorkspaceStoreSecretKey = "workspace.storeSecretKeyFile"
 )
 
 func TestComposeWorkerEnvironmentNamesConfigKeys(t *testing.T) {
@@ -284,7 +294,8 @@ func TestComposeWorkerEnvironmentNamesConfigKeys(t *testing.T) {
 		config.KeyWorkspaceRoot, config.KeyAllowCommands, config.KeyWebhookURL,
 		config.KeyOutputsDir, config.KeyLogLevel, config.KeyLogFormat,
 		config.KeyVersioning, config.KeyDeploymentName, config.KeyBuildID, config.KeyPromote,
-		keyLLMAPIKeyFile, keyWebhookSecretFile, keyTemporalAPIKeyFile, keyCodecKeyFile, keyCodecCORSOrigins, keyMetricsAddress} {
+		keyLLMAPIKeyFile, keyWebhookSecretFile, keyTemporalAPIKeyFile, keyCodecKeyFile, keyCodecCORSOrigins, keyMetricsAddress,
+		keyWorkspaceStore, keyWorkspaceStoreAccessKey, keyWorkspaceStoreSecretKey} {
 		known[config.EnvName(k)] = true
 	}
 	for _, f := range []composeFile{loadCompose(t, stackFile, stackEnv...), loadCompose(t, hostedFile, hostedEnv...)} {
