@@ -14,14 +14,21 @@ func TestOpenForms(t *testing.T) {
 	require.IsType(t, &Dir{}, s)
 	require.Equal(t, dir, s.(*Dir).Path())
 
-	s, err = Open("file://"+dir, Options{})
+	s, err = Open("file://"+dir, Options{CacheDir: t.TempDir()})
 	require.NoError(t, err)
-	require.IsType(t, &Dir{}, s)
+	require.IsType(t, &Dir{}, s, "a local folder needs no cache")
 
 	s, err = Open("s3://plans/team?endpoint=127.0.0.1:9000&insecure=true", Options{})
 	require.NoError(t, err)
 	require.Equal(t, "team/", s.(*S3).prefix)
 
+	cache := filepath.Join(t.TempDir(), "cache")
+	s, err = Open("s3://plans?endpoint=127.0.0.1:9000&insecure=true", Options{CacheDir: cache})
+	require.NoError(t, err)
+	c, ok := s.(*Cached)
+	require.True(t, ok)
+	require.Equal(t, cache, c.Local.Path())
+	require.IsType(t, &S3{}, c.Remote)
 }
 
 func TestOpenRefusesWhatItDoesNotKnow(t *testing.T) {
@@ -45,4 +52,6 @@ func TestOpenRefusesWhatItDoesNotKnow(t *testing.T) {
 		_, err := Open(tc.url, Options{})
 		require.ErrorContains(t, err, tc.says, tc.url)
 	}
+	_, err := Open("s3://plans", Options{CacheDir: "relative"})
+	require.ErrorContains(t, err, "blob cache")
 }
