@@ -178,23 +178,16 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	timer := time.AfterFunc(s3CallTimeout, cancel)
-	obj, err := s.client.GetObject(callCtx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
-	var info minio.ObjectInfo
-	if err == nil {
-		info, err = obj.Stat() // sends the request
-	}
+	// Core's GetObject sends the one GET at once, so a missing blob or
+	// bucket shows here, with its code, not at the first Read.
+	body, info, _, err := minio.Core{Client: s.client}.GetObject(callCtx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
 	if err != nil {
 		timer.Stop()
 		cancel()
-		if obj != nil {
-			obj.Close()
-		}
-		checkCtx, stop := context.WithTimeout(ctx, s3CallTimeout)
-		defer stop()
-		return nil, s.missing(ctx, checkCtx, "get", key, s.fail(ctx, "get", key, err))
+		return nil, s.fail(ctx, "get", key, err)
 	}
 	timer.Reset(transferBound(info.Size))
-	return &s3Reader{s: s, ctx: ctx, key: key, obj: obj, stop: func() { timer.Stop(); cancel() }}, nil
+	return &s3Reader{s: s, ctx: ctx, key: key, body: body, stop: func() { timer.Stop(); cancel() }}, nil
 }
 
 // s3Reader is a blob streaming from the bucket.
@@ -202,12 +195,12 @@ type s3Reader struct {
 	s    *S3
 	ctx  context.Context
 	key  string
-	obj  *minio.Object
+	body io.ReadCloser
 	stop func()
 }
 
 func (r *s3Reader) Read(p []byte) (int, error) {
-	n, err := r.obj.Read(p)
+	n, err := r.body.Read(p)
 	if err != nil && err != io.EOF {
 		err = r.s.fail(r.ctx, "get", r.key, err)
 	}
@@ -216,7 +209,7 @@ func (r *s3Reader) Read(p []byte) (int, error) {
 
 func (r *s3Reader) Close() error {
 	r.stop()
-	return r.obj.Close()
+	return r.body.Close()
 }
 
 // Stat implements Store.
