@@ -262,20 +262,20 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 }
 
 // missing checks, the first time a blob is not found, that the bucket
-// exists: a request that cannot carry an error code (HEAD), and some
-// servers, answer for a missing bucket as for a missing key.
+// exists: a HEAD request (Stat) cannot tell a missing bucket from a
+// missing key. A check that fails (an identity that may not ask, say)
+// leaves the answer as it was.
 func (s *S3) missing(ctx, callCtx context.Context, op, key string, err error) error {
 	if !errors.Is(err, ErrNotFound) || s.bucketSeen.Load() {
 		return err
 	}
 	ok, berr := s.client.BucketExists(callCtx, s.bucket)
-	if berr == nil && !ok {
-		berr = minio.ErrorResponse{Code: minio.NoSuchBucket}
+	switch {
+	case berr == nil && !ok:
+		return s.fail(ctx, op, key, minio.ErrorResponse{Code: minio.NoSuchBucket})
+	case berr == nil:
+		s.bucketSeen.Store(true)
 	}
-	if berr != nil {
-		return s.fail(ctx, op, key, berr)
-	}
-	s.bucketSeen.Store(true)
 	return err
 }
 
