@@ -108,7 +108,9 @@ func (s *scan) skipOr(e *entry, err error) error {
 }
 
 // skip records rel as left out for reason.
-func (s *scan) skip(rel, reason string) { s.skipped = append(s.skipped, Skip{Path: rel, Reason: reason}) }
+func (s *scan) skip(rel, reason string) {
+	s.skipped = append(s.skipped, Skip{Path: rel, Reason: reason})
+}
 
 // hashFile reads the file l through the folder's root, after checking it
 // is still the file listed, and returns its SHA-256 and its fstat. A file
