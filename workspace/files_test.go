@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,6 +55,7 @@ func keys(t *testing.T, s blobstore.Store, prefix string) []string {
 		out = append(out, i.Key)
 		return nil
 	}))
+	slices.Sort(out)
 	return out
 }
 

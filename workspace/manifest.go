@@ -274,3 +274,22 @@ func (f *Files) fetchBlob(ctx context.Context, hash string, max int64) ([]byte, 
 	}
 	return data, nil
 }
+
+// Adopt copies manifest id, which fromOwner must own (else an ErrSnapshot
+// refusal), as a manifest of toOwner pinned for planID, and returns the
+// copy's id: a fork. The blobs are shared, not copied.
+func (f *Files) Adopt(ctx context.Context, id, fromOwner, toOwner, planID string) (string, error) {
+	if err := plan.ValidWorkspaceKey(toOwner); err != nil {
+		return "", refuse(ErrSnapshot, err, "adopt: %v", err)
+	}
+	m, err := f.loadOwned(ctx, id, fromOwner)
+	if err != nil {
+		return "", err
+	}
+	m.Owner = toOwner
+	newID, err := f.putManifest(ctx, m, planID)
+	if err != nil {
+		return "", fmt.Errorf("adopt %s: %w", id, err)
+	}
+	return newID, nil
+}
