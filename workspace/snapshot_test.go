@@ -37,6 +37,8 @@ func treeState(t *testing.T, root string) map[string]string {
 			target, err := os.Readlink(p)
 			require.NoError(t, err)
 			state[rel] = "link " + target
+		case !d.Type().IsRegular():
+			state[rel] = "other " + d.Type().String()
 		default:
 			data, err := os.ReadFile(p)
 			require.NoError(t, err)
