@@ -275,6 +275,17 @@ type StepResult struct {
 	// call of it, finish_plan, asked to): the steps not yet started were
 	// skipped and Output holds the reason.
 	EndedPlan bool `json:"endedPlan,omitempty"`
+	// Manifest names the plan's files as they were once the step ended
+	// (a content-addressed workspace manifest): what a rollback to the
+	// step restores and a fork from it starts with. Empty for a step that
+	// ran before the plan's files were recorded.
+	Manifest string `json:"manifest,omitempty"`
+	// Conflicts lists the paths this step, run beside others in a copy
+	// of its own, changed in ways that clash with what the steps merged
+	// before it changed: the plan's files keep theirs, this step's own
+	// stay in its manifest (ConflictManifest), and the step failed.
+	Conflicts        []string `json:"conflicts,omitempty"`
+	ConflictManifest string   `json:"conflictManifest,omitempty"`
 }
 
 // Step is one unit of work in a plan. It carries seed 000's fields (kind,

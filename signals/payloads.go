@@ -90,8 +90,10 @@ type ControlState struct {
 // fields.
 type AwaitOptionsRequest struct{}
 
-// RollbackRequest restores the workspace.
+// RollbackRequest restores the workspace: as it was before execution, or
+// as it was after step StepID.
 type RollbackRequest struct {
+	StepID string `json:"stepId,omitempty"`
 	// By names the caller (see Caller).
 	By string `json:"by,omitempty"`
 }
@@ -140,6 +142,8 @@ type Progress struct {
 // PlanView answers the plan query: the plan (nil before selection) and the
 // validation of its current version.
 type PlanView struct {
+	// Goal is the plan's clarified goal.
+	Goal       string                `json:"goal,omitempty"`
 	Plan       *plan.Plan            `json:"plan,omitempty"`
 	Validation plan.ValidationResult `json:"validation"`
 }

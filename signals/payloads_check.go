@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // The Validate methods below check a payload on its own, before it meets
@@ -92,6 +94,9 @@ func (r ControlRequest) Validate() error {
 
 // Validate refuses a by longer than MaxCallerBytes.
 func (r RollbackRequest) Validate() error {
+	if len(r.StepID) > plan.MaxIDBytes {
+		return fmt.Errorf("stepId is %d bytes: at most %d", len(r.StepID), plan.MaxIDBytes)
+	}
 	return callerTooLong(r.By)
 }
 

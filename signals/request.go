@@ -152,6 +152,11 @@ type StartRequest struct {
 	// option ExternalOptionID. It is validated like an edit, against the
 	// run's execution.maxSteps and the built-in tools.
 	Plan *ExternalPlan `json:"plan,omitempty"`
+	// Fork starts the plan from another plan's files as they were after
+	// one of its steps (see ForkRef): with the goal empty or the parent's,
+	// it goes on with the parent's steps not done after that one; with
+	// another goal it plans afresh on those files. The parent is untouched.
+	Fork *ForkRef `json:"fork,omitempty"`
 	// Deadline ends the plan, running steps cancelled and summarized, at a
 	// duration from the start ("2h") or an RFC 3339 time.
 	Deadline Deadline `json:"deadline,omitempty"`
@@ -255,7 +260,9 @@ const (
 
 // Result is the PlanMode workflow's output.
 type Result struct {
-	Status           Status       `json:"status"`
+	Status Status `json:"status"`
+	// Goal is the plan's clarified goal.
+	Goal             string       `json:"goal,omitempty"`
 	Summary          string       `json:"summary"`
 	Plan             *plan.Plan   `json:"plan,omitempty"`
 	SelectedOptionID string       `json:"selectedOptionId,omitempty"`
@@ -274,4 +281,9 @@ type Result struct {
 	// executed.
 	SnapshotID string `json:"snapshotId,omitempty"`
 	Workspace  string `json:"workspace,omitempty"`
+	// Manifest names the plan's files as it left them, so that a
+	// rollback after the end can tell what changed since.
+	Manifest string `json:"manifest,omitempty"`
+	// ForkedFrom names the plan and step this plan was forked from.
+	ForkedFrom *ForkRef `json:"forkedFrom,omitempty"`
 }

@@ -31,6 +31,7 @@ func (r StartRequest) Validate() error {
 	errs = append(errs, historyProblems(r.History)...)
 	errs = append(errs, checkpointProblems(r.Checkpoint)...)
 	errs = append(errs, externalPlanProblems(r)...)
+	errs = append(errs, forkProblems(r.Fork)...)
 	if err := r.Deadline.Validate(); err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -66,7 +67,7 @@ func bounded(errs []string) []string {
 // against their bounds.
 func textProblems(r StartRequest) []string {
 	var errs []string
-	if strings.TrimSpace(r.Goal) == "" {
+	if strings.TrimSpace(r.Goal) == "" && r.Fork == nil {
 		errs = append(errs, "goal is required")
 	}
 	errs = appendSize(errs, "goal", r.Goal, MaxGoalBytes)

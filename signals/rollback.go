@@ -3,6 +3,8 @@ package signals
 import (
 	"fmt"
 	"strings"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // RollbackWorkflowType is the workflow that restores the workspace of a
@@ -38,6 +40,9 @@ func RollbackWorkflowID(planID string, n int) string {
 type RollbackPlanRequest struct {
 	// PlanID is the workflow id of the ended plan.
 	PlanID string `json:"planId"`
+	// StepID, when set, restores the files as they were after that step
+	// rather than before execution.
+	StepID string `json:"stepId,omitempty"`
 	// Force restores even when files changed after the plan ended; those
 	// changes are lost.
 	Force bool `json:"force,omitempty"`
@@ -50,6 +55,8 @@ func (r RollbackPlanRequest) Validate() error {
 		return fmt.Errorf("invalid rollback request: planId is required")
 	case len(r.PlanID) > maxPlanIDBytes:
 		return fmt.Errorf("invalid rollback request: planId is %d bytes: at most %d", len(r.PlanID), maxPlanIDBytes)
+	case len(r.StepID) > plan.MaxIDBytes:
+		return fmt.Errorf("invalid rollback request: stepId is %d bytes: at most %d", len(r.StepID), plan.MaxIDBytes)
 	}
 	return nil
 }

@@ -63,6 +63,10 @@ func detailsHeader(p *page, r Run) {
 		p.f(" · **Run:** %d (continued as new)", r.State.Runs+1)
 	}
 	p.f("\n\n**Goal:** %s", inline(r.State.Goal, textWidth))
+	if f := r.State.ForkedFrom; f != nil {
+		p.f("\n\n**Forked from:** %s after step %s · `planmode show %s`", inline(f.PlanID, textWidth),
+			inline(f.StepID, textWidth), inline(f.PlanID, textWidth))
+	}
 	if a := Awaiting(r); a != signals.AwaitingNone {
 		p.f("\n\n**Waiting for %s**%s", a, waitDeadline(r, a))
 	}

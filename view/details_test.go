@@ -333,3 +333,10 @@ func TestDetailsText(t *testing.T) {
 		assert.Equal(t, "2m3s", shortDuration(123456*time.Millisecond))
 	})
 }
+
+func TestDetailsNameTheParentOfAFork(t *testing.T) {
+	r := Run{State: &signals.Checkpoint{Goal: "g", ForkedFrom: &signals.ForkRef{PlanID: "plan-42", StepID: "s2"}},
+		Request: &signals.StartRequest{}}
+	assert.Contains(t, Details(r), "**Forked from:** plan-42 after step s2")
+	assert.NotContains(t, Details(Run{State: &signals.Checkpoint{Goal: "g"}, Request: &signals.StartRequest{}}), "Forked from")
+}

@@ -141,7 +141,7 @@ func Plan(r Run) signals.PlanView {
 	if r.State.Plan == nil {
 		return signals.PlanView{}
 	}
-	return signals.PlanView{Plan: r.State.Plan, Validation: plan.Validate(*r.State.Plan, r.Limits)}
+	return signals.PlanView{Goal: r.State.Goal, Plan: r.State.Plan, Validation: plan.Validate(*r.State.Plan, r.Limits)}
 }
 
 // OptionIDs lists the options' ids in rank order.
