@@ -130,6 +130,31 @@ type statCache struct {
 	// manifest before its blobs).
 	Manifest string               `json:"manifest,omitempty"`
 	Files    map[string]statEntry `json:"files"`
+	// Changing is set while a call changes the folder (Begin) and no
+	// record has ended it since.
+	Changing bool `json:"changing,omitempty"`
+}
+
+// At returns the manifest this worker last recorded dir as or brought it
+// to, or "" when it knows none or a change began since that no record
+// ended (Begin): then the folder may be half-way through a call that was
+// interrupted, and only a Sync says what it holds. Changes made to dir
+// from outside since are not looked for: they stay, and the next record
+// keeps them.
+func (f *Files) At(dir string) string {
+	c := f.loadCache(dir)
+	if c.Changing {
+		return ""
+	}
+	return c.Manifest
+}
+
+// Begin marks dir as being changed by a call, until a Record or Sync of
+// it ends (see At).
+func (f *Files) Begin(dir string) error {
+	c := f.loadCache(dir)
+	c.Changing = true
+	return f.saveCache(dir, c)
 }
 
 // statEntry is one file's stat key and hash.

@@ -237,3 +237,23 @@ func TestSyncRefusals(t *testing.T) {
 	requireRefusal(t, err, ErrSnapshot, "not a manifest id")
 	assert.Empty(t, treeState(t, dir), "a refused sync writes nothing")
 }
+
+func TestAtNamesTheLastManifestUntilAChangeBegins(t *testing.T) {
+	ctx := context.Background()
+	f := &Files{Store: blobstore.NewMemory(), StateDir: t.TempDir()}
+	dir := t.TempDir()
+	assert.Empty(t, f.At(dir), "a folder this worker never held")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644))
+	rec, err := f.Record(ctx, RecordRequest{Dir: dir, Owner: "o"})
+	require.NoError(t, err)
+	assert.Equal(t, rec.ID, f.At(dir))
+	require.NoError(t, f.Begin(dir))
+	assert.Empty(t, f.At(dir), "a change began: only a sync says what the folder holds")
+	again, err := f.Record(ctx, RecordRequest{Dir: dir, Owner: "o"})
+	require.NoError(t, err)
+	assert.Equal(t, again.ID, f.At(dir), "a record ends the change")
+	require.NoError(t, f.Begin(dir))
+	_, err = f.Sync(ctx, SyncRequest{Dir: dir, Owner: "o", ID: rec.ID})
+	require.NoError(t, err)
+	assert.Equal(t, rec.ID, f.At(dir), "so does a sync")
+}
