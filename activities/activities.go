@@ -119,8 +119,16 @@ type Activities struct {
 	// (codec.Keyring.SearchDigest); nil writes the goal.
 	GoalDigest func(goal string) (string, error)
 
+	// Files keeps the plans' files in a blob store, so that any worker
+	// brings a workspace to the manifest a step names before it runs and
+	// records what the step changed; nil works in the folders as found
+	// (no step manifests, no forks, no rollback past the first snapshot).
+	Files *workspace.Files
+
 	// leases stands in for the registry in tests.
 	leases leaseRegistry
+	// folders serializes the activities on one folder.
+	folders folderLocks
 
 	// adapter is the LLM built from LLMConfig, once.
 	adapter     llm.Client

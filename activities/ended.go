@@ -9,7 +9,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -32,6 +34,9 @@ const MaxChangedPaths = 50
 // PlanEndInput names the ended plan a PlanRollback restores.
 type PlanEndInput struct {
 	PlanID string `json:"planId"`
+	// StepID, when set, asks for the files as they were after that step
+	// (its manifest) rather than before execution.
+	StepID string `json:"stepId,omitempty"`
 }
 
 // PlanEndOutput is what a rollback needs of an ended plan.
@@ -42,6 +47,9 @@ type PlanEndOutput struct {
 	ClosedAt   time.Time `json:"closedAt"`
 	SnapshotID string    `json:"snapshotId"`
 	Workspace  string    `json:"workspace"`
+	// Manifest names the files as the plan left them; empty for a plan
+	// whose files were not recorded.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // PlanEnd reads how plan in.PlanID ended, through the worker's own
@@ -79,7 +87,14 @@ func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutpu
 		return out, fail(ErrorTypeNoSnapshot, nil, fmt.Sprintf("plan %s has no workspace snapshot: it had no workspace, "+
 			"ended before execution, or ran before results named the snapshot", in.PlanID))
 	}
-	out.SnapshotID, out.Workspace = res.SnapshotID, res.Workspace
+	out.SnapshotID, out.Workspace, out.Manifest = res.SnapshotID, res.Workspace, res.Manifest
+	if in.StepID != "" {
+		id, err := stepManifest(res.Plan, in.StepID)
+		if err != nil {
+			return out, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s: %v", in.PlanID, err))
+		}
+		out.SnapshotID = id
+	}
 	return out, nil
 }
 
@@ -87,6 +102,9 @@ func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutpu
 type ChangedSinceInput struct {
 	Workspace string    `json:"workspace"`
 	Since     time.Time `json:"since"`
+	// Manifest, when set, names the files as the plan left them: what
+	// differs from it changed since, whatever the times say.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // ChangedSinceOutput lists the changed paths (see workspace.Root.ChangedSince),
@@ -100,9 +118,50 @@ type ChangedSinceOutput struct {
 // in.Since, and the folders whose entries changed, so that a rollback of
 // an ended plan can refuse to overwrite work done since.
 func (a *Activities) WorkspaceChangedSince(ctx context.Context, in ChangedSinceInput) (ChangedSinceOutput, error) {
+	if in.Manifest != "" && a.Files != nil {
+		return a.changedFrom(ctx, in)
+	}
 	paths, more, err := a.Workspace.ChangedSince(ctx, in.Workspace, in.Since, MaxChangedPaths)
 	if err != nil {
 		return ChangedSinceOutput{}, refusal(err)
+	}
+	return ChangedSinceOutput{Paths: paths, More: more}, nil
+}
+
+// stepManifest returns the manifest of p's step id: its files as they
+// were once it ended.
+func stepManifest(p *plan.Plan, id string) (string, error) {
+	if p == nil {
+		return "", fmt.Errorf("it has no plan, so no step %s", id)
+	}
+	for _, s := range p.Steps {
+		if s.ID != id {
+			continue
+		}
+		if s.Result == nil || s.Result.Manifest == "" {
+			return "", fmt.Errorf("step %s (%s) has no recorded files", id, s.Status)
+		}
+		return s.Result.Manifest, nil
+	}
+	return "", fmt.Errorf("it has no step %s", id)
+}
+
+// changedFrom lists what differs between the workspace and the files the
+// plan left (in.Manifest). A workspace this worker does not hold has
+// nothing in it to lose.
+func (a *Activities) changedFrom(ctx context.Context, in ChangedSinceInput) (ChangedSinceOutput, error) {
+	f, err := a.open(in.Workspace, "", false, false)
+	if err != nil {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == ErrorTypeWorkspace {
+			return ChangedSinceOutput{}, nil
+		}
+		return ChangedSinceOutput{}, err
+	}
+	defer f.release()
+	paths, more, err := a.Files.Changed(ctx, f.dir, in.Manifest, MaxChangedPaths)
+	if err != nil {
+		return ChangedSinceOutput{}, filesError("compare the workspace with the plan's files", err)
 	}
 	return ChangedSinceOutput{Paths: paths, More: more}, nil
 }

@@ -117,6 +117,13 @@ func (a *Activities) workspaceKey(ws string, own bool) (string, error) {
 	if err != nil {
 		return "", refusal(err)
 	}
+	return a.keyOf(ws, real)
+}
+
+// keyOf returns the key of the workspace ws names, resolved to real (see
+// workspaceKey).
+func (a *Activities) keyOf(ws, real string) (string, error) {
+	root := a.Workspace.Dir
 	key := real
 	if root != "" {
 		realRoot, err := filepath.Abs(root)

@@ -67,6 +67,9 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 		}
 		return out, nil
 	}
+	if err := a.bringUp(ctx, in.Task.Context.WorkspaceRoot, in.Files); err != nil {
+		return OptionsOutput{}, err
+	}
 	count := optionCount(in.Count)
 	msgs, err := a.Prompts.Plan(in.Prompts, a.planData(in, count))
 	if err != nil {
@@ -206,6 +209,9 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	ins := inspection{stepID: in.Context.Step.ID}
 	if mayInspect(data.Result, in.Context.Step.Status) {
 		ins.workspace, ins.mcp = in.Workspace, in.Inspect
+		if err := a.bringUp(ctx, in.Workspace, in.Files); err != nil {
+			return plan.Reflection{}, err
+		}
 	}
 	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reply.ReflectSchema, (*reply.Reflect).Check)

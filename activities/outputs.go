@@ -38,7 +38,22 @@ func (a *Activities) keepOutput(ctx context.Context, n outputs.Name, text string
 		logOutputError(ctx, err)
 		return ""
 	}
-	return ref
+	return a.share(ctx, ref)
+}
+
+// share puts a kept output into the files store, so that any host reads
+// it (planmode output), and returns its key there; without a store, or
+// when the put fails (logged), the worker's own path stands.
+func (a *Activities) share(ctx context.Context, path string) string {
+	if a.Files == nil || a.Outputs == nil || path == "" {
+		return path
+	}
+	key, err := a.Outputs.Share(ctx, a.Files.Store, path)
+	if err != nil {
+		logOutputError(ctx, err)
+		return path
+	}
+	return key
 }
 
 // logOutputError logs that a full output could not be kept.

@@ -5,43 +5,80 @@ import (
 	"fmt"
 
 	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/workspace"
 )
 
-// SnapshotWorkspace copies the workspace, .git included, into the snapshot
-// directory under an id derived from the plan id and the workspace, so a
-// retry replaces the same snapshot. What it left out (hard-linked files,
-// fifos, symlinks leading outside) is listed in Skipped, at most
-// maxSkippedListed of them. A workspace over the snapshot limit is a
+// SnapshotWorkspace records the workspace, .git included, before
+// execution. With a files store it is a content-addressed manifest (the
+// folder first brought to in.Files.Manifest, a fork's files), its id
+// what SnapshotID holds; without one, a copy in the snapshot directory
+// under an id derived from the plan id and the workspace. Either way a
+// retry gives the same id. What it left out (hard-linked files, fifos,
+// symlinks leading outside) is listed in Skipped, at most
+// maxSkippedListed of them. A workspace over the limits is a
 // non-retryable ErrorTypeSnapshot error.
 func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	snap, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
-	if err != nil {
-		return SnapshotOutput{}, refusal(err)
+	if a.Files == nil {
+		snap, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
+		if err != nil {
+			return SnapshotOutput{}, refusal(err)
+		}
+		return SnapshotOutput{SnapshotID: snap.ID, Files: snap.Files, Skipped: listSkipped(snap.Skipped)}, nil
 	}
-	out := SnapshotOutput{SnapshotID: snap.ID, Files: snap.Files}
-	for i, s := range snap.Skipped {
+	f, err := a.enter(ctx, in.Workspace, in.Files)
+	if err != nil {
+		return SnapshotOutput{}, err
+	}
+	defer f.release()
+	rec, err := a.record(ctx, f, in.PlanID)
+	if err != nil {
+		return SnapshotOutput{}, err
+	}
+	return SnapshotOutput{SnapshotID: rec.ID, Manifest: rec.ID, Files: rec.Files, Skipped: listSkipped(rec.Skipped)}, nil
+}
+
+// listSkipped lists skipped paths for history, at most maxSkippedListed.
+func listSkipped(skipped []workspace.Skip) []string {
+	var out []string
+	for i, s := range skipped {
 		if i == maxSkippedListed {
-			out.Skipped = append(out.Skipped, fmt.Sprintf("and %d more", len(snap.Skipped)-i))
+			out = append(out, fmt.Sprintf("and %d more", len(skipped)-i))
 			break
 		}
-		out.Skipped = append(out.Skipped, s.String())
+		out = append(out, s.String())
 	}
-	return out, nil
+	return out
 }
 
 // maxSkippedListed bounds the skipped paths a snapshot's output, which
 // lands in the workflow's history, lists.
 const maxSkippedListed = 20
 
-// RestoreWorkspace makes the workspace equal to the snapshot: files
-// modified or deleted since are put back (Restored), files created since
-// are removed (Removed), both sorted. Running it again changes nothing, so
-// retries are safe. An unknown snapshot, or one of another workspace, is a
-// non-retryable ErrorTypeSnapshot error.
+// RestoreWorkspace makes the workspace equal to the snapshot or manifest
+// in.SnapshotID: files modified or deleted since are put back (Restored),
+// files created since are removed (Removed), both sorted. Running it again
+// changes nothing, so retries are safe. An unknown snapshot, or one of
+// another workspace, is a non-retryable ErrorTypeSnapshot error; a store
+// that is down or a stored file that fails its hash is retried, nothing
+// written meanwhile.
 func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	restored, removed, err := a.Workspace.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
-	if err != nil {
-		return RestoreOutput{}, refusal(err)
+	if a.Files == nil || !workspace.ValidManifestID(in.SnapshotID) {
+		// A snapshot copied whole by an earlier version of the worker.
+		restored, removed, err := a.Workspace.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
+		if err != nil {
+			return RestoreOutput{}, refusal(err)
+		}
+		return RestoreOutput{Restored: restored, Removed: removed}, nil
 	}
-	return RestoreOutput{Restored: restored, Removed: removed}, nil
+	f, err := a.open(in.Workspace, "", true, true)
+	if err != nil {
+		return RestoreOutput{}, err
+	}
+	defer f.release()
+	synced, err := a.Files.Sync(ctx, workspace.SyncRequest{Dir: f.dir, Owner: f.owner, ID: in.SnapshotID,
+		Beat: heartbeat.Recorder(ctx)})
+	if err != nil {
+		return RestoreOutput{}, filesError("restore the workspace", err)
+	}
+	return RestoreOutput{Restored: synced.Written, Removed: synced.Removed}, nil
 }

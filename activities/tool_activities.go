@@ -33,13 +33,22 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	ws, err := a.Workspace.Resolve(in.Workspace, true)
+	f, err := a.enter(ctx, in.Workspace, in.Files)
 	if err != nil {
-		return ToolOutput{}, refusal(err)
+		return ToolOutput{}, err
 	}
-	sb, err := tools.NewSandbox(ws)
+	defer f.release()
+	sb, err := tools.NewSandbox(f.dir)
 	if err != nil {
-		return ToolOutput{}, fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s: %v", ws, err))
+		return ToolOutput{}, fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s: %v", f.dir, err))
+	}
+	record := in.Files.Manifest != "" && a.Files != nil && !tool.ReadOnly
+	if record {
+		// Until the record below ends it, the folder may be half-way
+		// through this call: a retry brings it back first.
+		if err := a.Files.Begin(f.dir); err != nil {
+			return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
+		}
 	}
 	env := tools.Env{Root: sb, Heartbeat: heartbeat.Recorder(ctx), PlanID: in.PlanID, StepID: in.StepID,
 		MaxHeartbeatInterval: heartbeat.Cap(ctx)}
@@ -65,6 +74,16 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	default:
 		full.Discard()
 		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
+	}
+	if record {
+		// A failed record fails the call: its retry brings the folder back
+		// to the manifest it started from and runs the call again.
+		rec, err := a.record(ctx, f, in.PlanID)
+		if err != nil {
+			full.Discard()
+			return ToolOutput{}, err
+		}
+		out.Manifest = rec.ID
 	}
 	// The plan keeps only a head of a done step's output
 	// (plan.Plan.CompactResult): a longer one is kept whole here.
@@ -100,7 +119,7 @@ func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, kee
 		logOutputError(ctx, err)
 		return ""
 	}
-	return ref
+	return a.share(ctx, ref)
 }
 
 // toolOutput converts a tool's result, capping its output.

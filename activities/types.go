@@ -70,6 +70,9 @@ type OptionsInput struct {
 	// Inspect are the read-only MCP tools planning may call while it
 	// looks around.
 	Inspect MCPInspect `json:"inspect,omitzero"`
+	// Files is the manifest the workspace is brought to before planning
+	// looks at it (a fork's files); empty looks at it as found.
+	Files FilesRef `json:"files,omitzero"`
 }
 
 // PlanTool is a recorded MCP tool as the plan prompt lists it.
@@ -144,6 +147,9 @@ type ToolInput struct {
 	Call      ToolCall `json:"call"`
 	// ReadOnly refuses tools that change the workspace.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Files is the manifest the workspace is brought to first, and the
+	// step copy the call works in.
+	Files FilesRef `json:"files,omitzero"`
 }
 
 // ToolOutput is a tool's result. A tool that ran but failed (a command that
@@ -164,6 +170,9 @@ type ToolOutput struct {
 	// started are skipped.
 	ExitPlan   bool   `json:"exitPlan,omitempty"`
 	ExitReason string `json:"exitReason,omitempty"`
+	// Manifest names the files as the call left them, when the call could
+	// change them and its input named the manifest it started from.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // ReflectInput asks what to do after a step.
@@ -187,6 +196,9 @@ type ReflectInput struct {
 	Workspace string `json:"workspace,omitempty"`
 	// Inspect are the read-only MCP tools reflection may call.
 	Inspect MCPInspect `json:"inspect,omitzero"`
+	// Files is the manifest the workspace is brought to before reflection
+	// looks at it: the plan's files now.
+	Files FilesRef `json:"files,omitzero"`
 }
 
 // SummarizeInput asks for the final summary.
@@ -213,14 +225,20 @@ type SummarizeOutput struct {
 type SnapshotInput struct {
 	PlanID    string `json:"planId"`
 	Workspace string `json:"workspace"`
+	// Files is what the workspace is brought to before it is recorded:
+	// a fork's files; empty records it as found.
+	Files FilesRef `json:"files,omitzero"`
 }
 
 // SnapshotOutput names the saved snapshot, and what it left out ("path:
 // reason"): a restore leaves those paths as they are.
 type SnapshotOutput struct {
-	SnapshotID string   `json:"snapshotId"`
-	Files      int      `json:"files"`
-	Skipped    []string `json:"skipped,omitempty"`
+	SnapshotID string `json:"snapshotId"`
+	// Manifest is SnapshotID when the snapshot is a content-addressed
+	// manifest in the worker's files store: the plan's files from then on.
+	Manifest string   `json:"manifest,omitempty"`
+	Files    int      `json:"files"`
+	Skipped  []string `json:"skipped,omitempty"`
 }
 
 // RestoreInput asks to put a snapshot back.

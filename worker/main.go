@@ -19,6 +19,7 @@ import (
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/version"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/worker/planworker"
@@ -93,8 +94,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer model.close()
 
+	files, err := planworker.Files(cfg.Workspace)
+	if err != nil {
+		return err
+	}
 	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg.Worker, sdkworker.SetStickyWorkflowCacheSize))
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
+	acts.Files = files
 	acts.Prompts = promptSet
 	// MCP servers are connected before the worker polls, so the first
 	// plan already sees their tools; one that fails is logged and left out.
@@ -106,6 +112,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}()
 	planworker.Register(w, acts)
 	defer startPruning(ctx, pruner{root: acts.Workspace, snapshotRetention: cfg.Workspace.SnapshotRetention,
+		files: acts.Files, planState: planclient.PlanState(c),
 		outputs: acts.Outputs, outputsRetention: cfg.Outputs.Retention, logger: logger})()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", cfg.Temporal.TaskQueue, err)

@@ -21,6 +21,10 @@ const pruneEvery = time.Hour
 type pruner struct {
 	root              workspace.Root
 	snapshotRetention time.Duration
+	// files is the plans' files store, nil when none; planState tells
+	// its collection which plans are open.
+	files     *workspace.Files
+	planState func(ctx context.Context, planID string) (bool, time.Time, error)
 	// outputs is the full outputs' store, nil when none is kept.
 	outputs          *outputs.Store
 	outputsRetention time.Duration
@@ -58,6 +62,16 @@ func (p pruner) prune() {
 		if err != nil {
 			p.logger.Warn("could not remove every expired workspace snapshot", "error", err)
 		}
+		p.collect()
+	}
+	if p.files != nil && p.outputsRetention > 0 {
+		n, err := outputs.PruneShared(context.Background(), p.files.Store, p.now(), p.outputsRetention)
+		if n > 0 {
+			p.logger.Info("removed expired outputs from the store", "count", n, "retention", p.outputsRetention)
+		}
+		if err != nil {
+			p.logger.Warn("could not remove every expired output from the store", "error", err)
+		}
 	}
 	if p.outputs != nil && p.outputsRetention > 0 {
 		removed, err := p.outputs.Prune(p.now(), p.outputsRetention)
@@ -89,5 +103,29 @@ func startPruning(ctx context.Context, p pruner) (stop func()) {
 		cancel()
 		ticker.Stop()
 		<-done
+	}
+}
+
+// collectGrace is how old an unreferenced blob or manifest must be before
+// a collection removes it: a record in flight puts its blobs before the
+// manifest that names them.
+const collectGrace = time.Hour
+
+// collect removes from the files store what no open plan, and no plan
+// closed within the snapshot retention, references.
+func (p pruner) collect() {
+	if p.files == nil || p.planState == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	got, err := p.files.Collect(ctx, workspace.CollectRequest{Now: p.now(), Retention: p.snapshotRetention,
+		Grace: collectGrace, PlanState: p.planState})
+	if got.Blobs+got.Manifests+got.Pins > 0 {
+		p.logger.Info("removed unreferenced workspace files", "blobs", got.Blobs, "manifests", got.Manifests, "pins", got.Pins,
+			"bytes", got.Bytes)
+	}
+	if err != nil {
+		p.logger.Warn("could not collect every unreferenced workspace file", "error", err)
 	}
 }

@@ -35,6 +35,9 @@
 //	workspace.root              the current folder
 //	workspace.snapshotRetention 168h (snapshots older are removed; 0 keeps them)
 //	workspace.snapshotDir       planmode/snapshots in the user's cache folder
+//	workspace.store             planmode/store in the user's cache folder (a folder, or s3://bucket/prefix?endpoint=…)
+//	workspace.storeAccessKeyFile, workspace.storeSecretKeyFile  (none: anonymous) an S3 store's credentials
+//	workspace.maxFiles          50000 (entries a workspace may hold)
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
 //	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
@@ -216,6 +219,19 @@ type Workspace struct {
 	// SnapshotDir is where snapshots are kept; Load makes it absolute and
 	// fills DefaultSnapshotDir when unset. It must lie outside Root.
 	SnapshotDir string `mapstructure:"snapshotDir"`
+	// Store is where the plans' files are kept, content-addressed, so
+	// that any worker can bring a workspace to any step's files: a
+	// folder (Load makes it absolute and fills DefaultStoreDir when
+	// unset; outside Root), or an S3-compatible bucket URL
+	// (s3://bucket/prefix?endpoint=host:port&region=…&insecure=true).
+	Store string `mapstructure:"store"`
+	// StoreAccessKeyFile and StoreSecretKeyFile hold an S3 store's
+	// credentials; neither set reads the bucket anonymously.
+	StoreAccessKeyFile string `mapstructure:"storeAccessKeyFile"`
+	StoreSecretKeyFile string `mapstructure:"storeSecretKeyFile"`
+	// MaxFiles bounds the entries a workspace may hold; zero means the
+	// workspace package's default.
+	MaxFiles int `mapstructure:"maxFiles"`
 }
 
 // Tools bounds the tool activities.

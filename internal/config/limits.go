@@ -40,6 +40,10 @@ const (
 	KeyOutputsMaxBytes     = "outputs.maxBytes"
 	KeyOutputsRetention    = "outputs.retention"
 	KeySnapshotDir         = "workspace.snapshotDir"
+	KeyStore               = "workspace.store"
+	KeyStoreAccessKeyFile  = "workspace.storeAccessKeyFile"
+	KeyStoreSecretKeyFile  = "workspace.storeSecretKeyFile"
+	KeyMaxFiles            = "workspace.maxFiles"
 )
 
 // Defaults of the limits: the tools' Default* and the outputs package's

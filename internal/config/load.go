@@ -194,6 +194,14 @@ func Load(v *viper.Viper) (Config, error) {
 	if c.Workspace.SnapshotDir, err = filepath.Abs(c.Workspace.SnapshotDir); err != nil {
 		return c, fmt.Errorf("config: %s: %w", KeySnapshotDir, err)
 	}
+	if c.Workspace.Store = strings.TrimSpace(c.Workspace.Store); c.Workspace.Store == "" {
+		c.Workspace.Store = DefaultStoreDir()
+	}
+	if dir := c.Workspace.StoreDir(); dir != "" {
+		if c.Workspace.Store, err = filepath.Abs(dir); err != nil {
+			return c, fmt.Errorf("config: %s: %w", KeyStore, err)
+		}
+	}
 	if strings.TrimSpace(c.Worker.BuildID) == "" {
 		c.Worker.BuildID = DefaultBuildID()
 	}
@@ -236,6 +244,27 @@ func DefaultOutputsDir() string { return cacheDir("outputs") }
 // folder, or in the temporary folder when there is none, as the workspace
 // package's own default.
 func DefaultSnapshotDir() string { return cacheDir("snapshots") }
+
+// StateDir is the worker's own folder for what it keeps of the plans'
+// files between activities (stat caches, steps' private copies):
+// planmode/state in the user's cache folder.
+func StateDir() string { return cacheDir("state") }
+
+// BlobCacheDir is where a worker keeps the blobs it read from a remote
+// store: planmode/blobs in the user's cache folder.
+func BlobCacheDir() string { return cacheDir("blobs") }
+
+// DefaultStoreDir is where the plans' files are kept when workspace.store
+// is not set: planmode/store in the user's cache folder.
+func DefaultStoreDir() string { return cacheDir("store") }
+
+// StoreDir returns workspace.store when it is a folder (not a URL), else "".
+func (w Workspace) StoreDir() string {
+	if strings.Contains(w.Store, "://") {
+		return ""
+	}
+	return w.Store
+}
 
 // cacheDir returns planmode/name in the user's cache folder, or in the
 // temporary folder when there is none.

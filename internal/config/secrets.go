@@ -96,6 +96,9 @@ func (c Config) GuardedPaths() []GuardedPath {
 		{Key: KeyPromptDir, Path: c.LLM.PromptDir},
 		{Key: KeyOutputsDir, Path: c.Outputs.Dir, Store: true},
 		{Key: KeySnapshotDir, Path: snapshots, Store: true},
+		{Key: KeyStore, Path: c.Workspace.StoreDir(), Store: true},
+		{Key: KeyStoreAccessKeyFile, Path: c.Workspace.StoreAccessKeyFile},
+		{Key: KeyStoreSecretKeyFile, Path: c.Workspace.StoreSecretKeyFile},
 	} {
 		if g.Path != "" {
 			out = append(out, g)

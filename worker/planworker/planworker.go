@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/blobstore"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
@@ -72,9 +73,28 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
 	a.Approval = cfg.Approval.Policy()
+	// A store that cannot be opened leaves Files nil here; the worker
+	// opens it first (Files) and refuses to start with the reason.
+	a.Files, _ = Files(cfg.Workspace)
 	a.Outputs = OutputStore(cfg.Outputs)
 	a.GoalDigest = GoalDigest(cfg.Codec)
 	return a
+}
+
+// Files opens the store of the plans' files that workspace.store names,
+// with a worker-private state folder beside the user's cache (stat
+// caches, steps' copies) and, for a remote store, a local cache of the
+// blobs read. No store configured is nil, nil.
+func Files(w config.Workspace) (*workspace.Files, error) {
+	if w.Store == "" {
+		return nil, nil
+	}
+	store, err := blobstore.Open(w.Store, blobstore.Options{AccessKeyFile: w.StoreAccessKeyFile,
+		SecretKeyFile: w.StoreSecretKeyFile, CacheDir: config.BlobCacheDir()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", config.KeyStore, err)
+	}
+	return &workspace.Files{Store: store, StateDir: config.StateDir(), MaxFiles: w.MaxFiles}, nil
 }
 
 // GoalDigest returns the digest PlanGoal holds in place of the goal when

@@ -1,0 +1,182 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/planmode/planmode/blobstore"
+	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/workspace"
+)
+
+// FilesRef names the files an activity works on once a plan's files are
+// recorded: the content-addressed manifest its folder is brought to first
+// — on whichever worker it runs, from the blob store, only the files that
+// differ — and whether it works in a step's private copy. The zero value
+// works in the workspace as the worker finds it (before execution).
+type FilesRef struct {
+	// Manifest is the plan's (or, in a copy, the step's) manifest.
+	Manifest string `json:"manifest,omitempty"`
+	// Copy names the step whose private copy the activity works in: steps
+	// that run side by side each change a copy of their own, merged into
+	// the plan's files when they end (MergeWorkspace).
+	Copy string `json:"copy,omitempty"`
+}
+
+// folder is the folder an activity works in, locked for it: shared by
+// the calls that work in it, or held alone to bring it to a manifest.
+type folder struct {
+	dir   string
+	owner string // the workspace's key: the owner of its manifests
+	mu    *sync.RWMutex
+	alone bool
+}
+
+// release unlocks the folder.
+func (f folder) release() {
+	switch {
+	case f.mu == nil:
+	case f.alone:
+		f.mu.Unlock()
+	default:
+		f.mu.RUnlock()
+	}
+}
+
+// folderLocks keeps one worker's activities from bringing a folder to a
+// manifest while others work in it. Calls share a folder, as steps side
+// by side always could: the workflow lets one step at a time change the
+// plan's folder, and others read it or work in copies of their own.
+type folderLocks struct {
+	mu    sync.Mutex
+	locks map[string]*sync.RWMutex
+}
+
+func (l *folderLocks) of(dir string) *sync.RWMutex {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.locks == nil {
+		l.locks = map[string]*sync.RWMutex{}
+	}
+	m, ok := l.locks[dir]
+	if !ok {
+		m = &sync.RWMutex{}
+		l.locks[dir] = m
+	}
+	return m
+}
+
+// enter resolves the folder an activity on workspace ws works in — the
+// workspace, or the private copy ref.Copy names — locks it and, when ref
+// names a manifest this worker did not leave the folder at (another
+// worker ran the last step, a merge, a rollback, a fork, a call cut off
+// half-way), brings it there. A workspace this worker has never held is
+// created when a manifest says what goes in it. Call release.
+func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef) (folder, error) {
+	create := ref.Manifest != "" && a.Files != nil
+	if create && a.Files.At(a.dirOf(ws, ref)) != ref.Manifest {
+		f, err := a.open(ws, ref.Copy, true, true)
+		if err != nil {
+			return folder{}, err
+		}
+		if a.Files.At(f.dir) != ref.Manifest {
+			req := workspace.SyncRequest{Dir: f.dir, Owner: f.owner, ID: ref.Manifest, Beat: heartbeat.Recorder(ctx)}
+			if _, err := a.Files.Sync(ctx, req); err != nil {
+				f.release()
+				return folder{}, filesError("bring the workspace to its recorded files", err)
+			}
+		}
+		f.release()
+	}
+	return a.open(ws, ref.Copy, create, false)
+}
+
+// dirOf is the folder enter works in, or "" when ws cannot be resolved
+// (open then says why).
+func (a *Activities) dirOf(ws string, ref FilesRef) string {
+	real, err := a.Workspace.Resolve(ws, true)
+	if err != nil {
+		return ""
+	}
+	if ref.Copy == "" {
+		return real
+	}
+	owner, err := a.keyOf(ws, real)
+	if err != nil {
+		return ""
+	}
+	return a.Files.CopyDir(owner, ref.Copy)
+}
+
+// open resolves and locks the folder of workspace ws, or of its step copy
+// when copyOf names a step, alone or shared; create makes a missing
+// workspace. Call release.
+func (a *Activities) open(ws, copyOf string, create, alone bool) (folder, error) {
+	real, err := a.Workspace.Resolve(ws, !create)
+	if err != nil {
+		return folder{}, refusal(err)
+	}
+	owner, err := a.keyOf(ws, real)
+	if err != nil {
+		return folder{}, err
+	}
+	f := folder{dir: real, owner: owner}
+	if copyOf != "" && a.Files != nil {
+		f.dir = a.Files.CopyDir(owner, copyOf)
+		if err := os.MkdirAll(f.dir, 0o700); err != nil {
+			return folder{}, fmt.Errorf("copy of step %s: %w", copyOf, err)
+		}
+	}
+	f.mu, f.alone = a.folders.of(f.dir), alone
+	if alone {
+		f.mu.Lock()
+	} else {
+		f.mu.RLock()
+	}
+	return f, nil
+}
+
+// record records the folder's files as a manifest of its workspace, pinned
+// for planID, and returns its id.
+func (a *Activities) record(ctx context.Context, f folder, planID string) (workspace.Recorded, error) {
+	rec, err := a.Files.Record(ctx, workspace.RecordRequest{Dir: f.dir, Owner: f.owner, PlanID: planID,
+		Beat: heartbeat.Recorder(ctx)})
+	if err != nil {
+		return rec, filesError("record the workspace", err)
+	}
+	return rec, nil
+}
+
+// filesError classifies a failure of the workspace's files: a refusal
+// (no such manifest, another workspace's, over the limits) is final; a
+// corrupt blob or a store that is down is retried — the next attempt may
+// run on another worker, or find the store back — and says so.
+func filesError(what string, err error) error {
+	switch {
+	case errors.Is(err, workspace.ErrCorrupt):
+		return fmt.Errorf("%s: a stored file does not match its hash, nothing was written (retried): %w", what, err)
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return fmt.Errorf("%s: the workspace store is unavailable, nothing was written (retried): %w", what, err)
+	}
+	if r := refusal(err); r != err {
+		return r
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// bringUp brings workspace ws to the manifest ref names, for an activity
+// that only reads it; nothing without a workspace or a manifest.
+func (a *Activities) bringUp(ctx context.Context, ws string, ref FilesRef) error {
+	if ws == "" || ref.Manifest == "" || a.Files == nil {
+		return nil
+	}
+	f, err := a.enter(ctx, ws, ref)
+	if err != nil {
+		return err
+	}
+	f.release()
+	return nil
+}
