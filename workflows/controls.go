@@ -171,7 +171,7 @@ func approvedWord(approve bool) string {
 
 // validateRollback allows a rollback once execution started, while the
 // run is still open, when a snapshot exists and no rollback is running.
-func (c *controls) validateRollback(signals.RollbackRequest) error {
+func (c *controls) validateRollback(req signals.RollbackRequest) error {
 	st := &c.r.st
 	switch {
 	case !c.r.exec.started:
@@ -183,18 +183,53 @@ func (c *controls) validateRollback(signals.RollbackRequest) error {
 	case st.Phase.Terminal():
 		return reject(signals.ErrorTypeWrongPhase, "the run is %s", st.Phase)
 	}
+	if _, err := c.rollbackTarget(req); err != nil {
+		return reject(signals.ErrorTypeInvalidRequest, "%v", err)
+	}
 	return nil
 }
 
-// rollback restores the workspace as it was before execution. Steps keep
-// their recorded results; the answer lists what came back.
-func (c *controls) rollback(ctx workflow.Context, _ signals.RollbackRequest) (signals.RollbackResponse, error) {
+// rollbackTarget is the snapshot or manifest a rollback restores: the
+// files before execution, or after step req.StepID.
+func (c *controls) rollbackTarget(req signals.RollbackRequest) (string, error) {
+	if req.StepID == "" {
+		return c.r.st.SnapshotID, nil
+	}
+	s := c.r.exec.step(req.StepID)
+	switch {
+	case s == nil:
+		return "", fmt.Errorf("rollback: the plan has no step %q", req.StepID)
+	case s.Result == nil || s.Result.Manifest == "":
+		return "", fmt.Errorf("rollback: step %s (%s) has no recorded files", req.StepID, s.Status)
+	}
+	return s.Result.Manifest, nil
+}
+
+// rollback restores the workspace as it was before execution, or after a
+// step, and makes those the plan's files: the steps that run next start
+// from them. Steps keep their recorded results; the answer lists what
+// came back.
+func (c *controls) rollback(ctx workflow.Context, req signals.RollbackRequest) (signals.RollbackResponse, error) {
 	c.rollingBack = true
 	defer func() { c.rollingBack = false }()
-	in := activities.RestoreInput{SnapshotID: c.r.st.SnapshotID, Workspace: c.r.req.Workspace}
+	target, err := c.rollbackTarget(req)
+	if err != nil {
+		return signals.RollbackResponse{}, err
+	}
+	r := c.r
+	if r.st.Manifest != "" {
+		if err := r.exec.files.lock(ctx); err != nil {
+			return signals.RollbackResponse{}, err
+		}
+		defer r.exec.files.mu.Unlock()
+	}
+	in := activities.RestoreInput{SnapshotID: target, Workspace: r.req.Workspace}
 	out, err := restoreWorkspace(ctx, in, "rollback workspace")
 	if err != nil {
 		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
+	}
+	if r.st.Manifest != "" {
+		r.st.Manifest = target
 	}
 	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
 }

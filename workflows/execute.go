@@ -24,6 +24,7 @@ type executor struct {
 	skips *confirmations
 	gate  *gate
 	index planIndex
+	files files
 
 	started bool
 	running int
@@ -43,7 +44,7 @@ type executor struct {
 
 // newExecutor returns r's executor, idle until act.
 func newExecutor(r *run) *executor {
-	e := &executor{r: r}
+	e := &executor{r: r, files: files{r: r}}
 	e.skips = &confirmations{e: e, answers: map[string]skipAnswer{}}
 	e.gate = newGate(e)
 	return e

@@ -43,6 +43,7 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 		Prompts:       r.prompts,
 		Workspace:     r.req.Workspace,
 		Inspect:       r.recorded().inspectMCP(),
+		Files:         activities.FilesRef{Manifest: r.st.Manifest},
 	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
 	if err != nil {

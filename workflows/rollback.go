@@ -32,13 +32,14 @@ func PlanRollback(ctx workflow.Context, req signals.RollbackPlanRequest) (signal
 	if err := req.Validate(); err != nil {
 		return signals.RollbackPlanResult{}, invalidRequest(err)
 	}
-	end, err := call(readCtx(ctx, "read the end of "+req.PlanID), a.PlanEnd, activities.PlanEndInput{PlanID: req.PlanID})
+	end, err := call(readCtx(ctx, "read the end of "+req.PlanID), a.PlanEnd, activities.PlanEndInput{PlanID: req.PlanID,
+		StepID: req.StepID})
 	if err != nil {
 		return signals.RollbackPlanResult{}, rollbackFailed(req.PlanID, err)
 	}
 	res := signals.RollbackPlanResult{PlanID: req.PlanID, PlanStatus: end.Status, SnapshotID: end.SnapshotID,
 		Workspace: end.Workspace, Forced: req.Force}
-	in := activities.ChangedSinceInput{Workspace: end.Workspace, Since: end.ClosedAt}
+	in := activities.ChangedSinceInput{Workspace: end.Workspace, Since: end.ClosedAt, Manifest: end.Manifest}
 	changed, err := call(readCtx(ctx, "list the workspace changes since the plan ended"), a.WorkspaceChangedSince, in)
 	if err != nil {
 		return res, rollbackFailed(req.PlanID, err)

@@ -153,11 +153,12 @@ func (r *run) prepare(ctx workflow.Context) error {
 	p.UpdatedAt = workflow.Now(ctx)
 	r.st.Plan = &p
 	r.publish(ctx)
-	out, err := snapshotWorkspace(ctx, activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace}, "snapshot workspace")
+	in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: activities.FilesRef{Manifest: r.st.Manifest}}
+	out, err := snapshotWorkspace(ctx, in, "snapshot workspace")
 	if err != nil {
 		return fmt.Errorf("snapshot workspace: %w", err)
 	}
-	r.st.SnapshotID = out.SnapshotID
+	r.st.SnapshotID, r.st.Manifest = out.SnapshotID, out.Manifest
 	return nil
 }
 

@@ -68,7 +68,9 @@ func (e *executor) attempt(ctx workflow.Context, id string) plan.StepResult {
 		if reason := e.checkHistory(ctx); reason != "" {
 			return plan.StepResult{Error: reason, Attempts: n - 1}
 		}
+		e.files.begin(step)
 		res := e.runOnce(ctx, step)
+		e.files.settle(ctx, step, &res)
 		res.Attempts = n
 		res.CommandsRun += earlier
 		earlier = res.CommandsRun

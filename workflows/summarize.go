@@ -29,6 +29,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	default:
 		r.exec.finishExecution(ctx)
 	}
+	r.exec.files.leave(ctx)
 	r.setPaused(ctx, false, r.st.PauseReason)
 	r.exec.skips.dropAll()
 	r.setPhase(ctx, plan.PhaseSummarizing)
@@ -45,6 +46,9 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		Offline:          r.st.Offline,
 		SnapshotID:       r.st.SnapshotID,
 		Workspace:        r.req.Workspace,
+		Manifest:         r.st.Manifest,
+		Goal:             r.st.Goal,
+		ForkedFrom:       r.st.ForkedFrom,
 	}
 	switch {
 	case runErr != nil && !temporal.IsCanceledError(runErr):

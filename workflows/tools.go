@@ -55,7 +55,17 @@ func isMCP(name string) bool {
 func (e *executor) callTool(ctx workflow.Context, step plan.Step, c activities.ToolCall, summary string) (activities.ToolOutput, error) {
 	r := e.r
 	if !isMCP(c.Name) {
-		return runTool(ctx, activities.ToolInput{PlanID: r.st.Plan.ID, StepID: step.ID, Workspace: r.req.Workspace, Call: c}, summary)
+		in := activities.ToolInput{PlanID: r.st.Plan.ID, StepID: step.ID, Workspace: r.req.Workspace, Call: c}
+		var out activities.ToolOutput
+		err := e.files.call(ctx, step.ID, func() error {
+			in.Files = e.files.ref(step.ID)
+			var err error
+			if out, err = runTool(ctx, in, summary); err == nil {
+				e.files.changed(step.ID, out.Manifest)
+			}
+			return err
+		})
+		return out, err
 	}
 	if _, ok := r.st.Tools.Tool(c.Name); !ok {
 		return activities.ToolOutput{Error: fmt.Sprintf("unknown MCP tool %s: the worker offered no such tool when the plan started", c.Name)}, nil

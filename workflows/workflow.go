@@ -210,6 +210,11 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.ctl.register(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
+	if r.req.Fork != nil && r.req.Checkpoint == nil {
+		if err := r.forkFrom(ctx); err != nil {
+			return r.finish(ctx, signals.StatusFailed, err)
+		}
+	}
 	r.pub.resolveGoalAttr(ctx, r.req.Goal)
 	work, err := r.watchDeadline(ctx)
 	if err != nil {
@@ -226,6 +231,9 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	}
 	if err := r.lease.acquire(work); err != nil {
 		return r.leaseFailed(ctx, err)
+	}
+	if err := r.forkFiles(work); err != nil {
+		return r.finish(ctx, signals.StatusFailed, err)
 	}
 	if err := r.recordTools(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
