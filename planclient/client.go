@@ -221,8 +221,8 @@ func (c *Client) Cancel(ctx context.Context, id string) error {
 
 // Rollback restores the workspace of plan id as it was before execution and
 // answers what came back.
-func (c *Client) Rollback(ctx context.Context, id string) (signals.RollbackResponse, error) {
-	v, err := signals.Rollback.Update(ctx, c.c, id, signals.RollbackRequest{By: c.identity})
+func (c *Client) Rollback(ctx context.Context, id, stepID string) (signals.RollbackResponse, error) {
+	v, err := signals.Rollback.Update(ctx, c.c, id, signals.RollbackRequest{StepID: stepID, By: c.identity})
 	return v, wrap(id, err)
 }
 

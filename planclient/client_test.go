@@ -187,7 +187,7 @@ func TestUpdatesUseContractNames(t *testing.T) {
 			return err
 		}, signals.ControlRequest{}},
 		{"rollback", func(c *Client) error {
-			_, err := c.Rollback(ctx, "p")
+			_, err := c.Rollback(ctx, "p", "")
 			return err
 		}, signals.RollbackRequest{}},
 	}

@@ -20,8 +20,8 @@ import (
 // result's ChangedSince filled in) when files changed after the plan
 // ended, unless force is set. An open plan is refused too: use
 // [Client.Rollback] for it.
-func (c *Client) RollbackEnded(ctx context.Context, id string, force bool) (signals.RollbackPlanResult, error) {
-	req := signals.RollbackPlanRequest{PlanID: id, Force: force}
+func (c *Client) RollbackEnded(ctx context.Context, id, stepID string, force bool) (signals.RollbackPlanResult, error) {
+	req := signals.RollbackPlanRequest{PlanID: id, StepID: stepID, Force: force}
 	if err := req.Validate(); err != nil {
 		return signals.RollbackPlanResult{}, wrap(id, fmt.Errorf("rollback: %w", err))
 	}

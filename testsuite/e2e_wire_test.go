@@ -173,7 +173,7 @@ func refusalsBeforeSelection(pc *planclient.Client, id string) []refusal {
 			return err
 		}},
 		{name: "rollback before execution", want: "once execution has started", send: func(ctx context.Context) error {
-			_, err := pc.Rollback(ctx, id)
+			_, err := pc.Rollback(ctx, id, "")
 			return err
 		}},
 	}

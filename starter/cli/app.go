@@ -156,7 +156,7 @@ func (a *app) rootCmd() *cobra.Command {
 	config.AddTemporalFlags(root.PersistentFlags())
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", outputText, "output format: text or json")
 	root.AddCommand(a.startCmd(), a.listCmd(), a.showCmd(), a.selectCmd(), a.refineCmd(), a.answerCmd(),
-		a.confirmSkipCmd(), a.approvalsCmd(), a.approveCmd(), a.denyCmd(), a.raiseBudgetCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(), a.exportCmd(),
+		a.confirmSkipCmd(), a.approvalsCmd(), a.approveCmd(), a.denyCmd(), a.raiseBudgetCmd(), a.editCmd(), a.pauseCmd(), a.resumeCmd(), a.cancelCmd(), a.rollbackCmd(), a.forkCmd(), a.gcCmd(), a.outputCmd(), a.exportCmd(),
 		a.watchCmd(), a.resultCmd(), a.graphCmd(), a.codecServerCmd(), a.healthcheckCmd(), a.versionCmd())
 	return root
 }

@@ -17,28 +17,31 @@ import (
 
 func (a *app) rollbackCmd() *cobra.Command {
 	var force bool
+	var to string
 	cmd := &cobra.Command{
 		Use:   "rollback <id>",
-		Short: "Restore the workspace files as they were before execution, while the plan runs or after it ended",
-		Long: `Restore the workspace files as they were before execution.
+		Short: "Restore the workspace files as they were before execution or after a step, while the plan runs or after it ended",
+		Long: `Restore the workspace files as they were before execution, or with --to as they were after that step.
 
-While the plan runs, its rollback update restores them. After it ended (completed, failed or cancelled), a
-PlanRollback workflow (id <id>-rollback-<n>) does, and refuses when files changed after the plan ended,
-naming them, unless --force.`,
+While the plan runs, its rollback update restores them, and the steps that run next start from them. After it
+ended (completed, failed or cancelled), a PlanRollback workflow (id <id>-rollback-<n>) does, and refuses when
+files changed after the plan ended, naming them, unless --force.`,
 		Example: `  planmode rollback plan-42            # once execution has started; also after the plan ended
+  planmode rollback plan-42 --to s1    # the files as step s1 left them
   planmode rollback plan-42 --force    # after the end: overwrite files changed since`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.rollback(cmd.Context(), args[0], force)
+			return a.rollback(cmd.Context(), args[0], to, force)
 		},
 	}
+	cmd.Flags().StringVar(&to, "to", "", "the step whose files to restore (default: as before execution)")
 	cmd.Flags().BoolVar(&force, "force", false, "after the plan ended: restore even over files changed since")
 	return cmd
 }
 
 // rollback restores plan id's workspace by the path its status allows: the
 // update while it runs, a PlanRollback once it ended.
-func (a *app) rollback(ctx context.Context, id string, force bool) error {
+func (a *app) rollback(ctx context.Context, id, to string, force bool) error {
 	pc, err := a.plans(ctx)
 	if err != nil {
 		return err
@@ -48,13 +51,13 @@ func (a *app) rollback(ctx context.Context, id string, force bool) error {
 		return err
 	}
 	if status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		resp, err := pc.Rollback(ctx, id)
+		resp, err := pc.Rollback(ctx, id, to)
 		if err != nil {
 			return err
 		}
 		return a.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
 	}
-	res, err := pc.RollbackEnded(ctx, id, force)
+	res, err := pc.RollbackEnded(ctx, id, to, force)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == signals.ErrorTypeWorkspaceChanged {
 		return rejectf(fmt.Sprintf("plan %s: %s (--force)", id, app.Message()))
@@ -63,7 +66,7 @@ func (a *app) rollback(ctx context.Context, id string, force bool) error {
 		return err
 	}
 	return a.emit(res, func(w io.Writer) error {
-		fmt.Fprintf(w, "plan %s ended %s; workspace %s back to snapshot %s\n", id, res.PlanStatus, res.Workspace, res.SnapshotID)
+		fmt.Fprintf(w, "plan %s ended %s; workspace %s back to %s\n", id, res.PlanStatus, res.Workspace, res.SnapshotID)
 		if res.Forced && len(res.ChangedSince) > 0 {
 			fmt.Fprintf(w, "  overwritten (changed after the end): %s\n", strings.Join(res.ChangedSince, ", "))
 		}

@@ -33,7 +33,7 @@ func renderSteps(w io.Writer, steps []plan.Step) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", s.Number, s.ID, orDash(statusMarks[s.Status]), stepStatus(s),
 			s.Action, clip(s.Title, titleWidth), orDash(strings.Join(s.DependsOn, ",")), orDash(clip(stepNote(s), titleWidth)))
 		if r := s.Result; r != nil && r.OutputRef != "" {
-			fmt.Fprintf(tw, "\t\t\t\t\t\tfull output: %s\n", r.OutputRef)
+			fmt.Fprintf(tw, "\t\t\t\t\t\tfull output: %s\n", outputCommand(r.OutputRef))
 		}
 	}
 	if err := tw.Flush(); err != nil {

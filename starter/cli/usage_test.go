@@ -124,6 +124,9 @@ var validArgs = map[string][]string{
 	"codec-server": nil,
 	"healthcheck":  {"http://127.0.0.1:9/readyz"},
 	"version":      nil,
+	"gc":           nil,
+	"fork":         {"plan-42", "--from", "s1"},
+	"output":       {"outputs/plan-42/s1-tool-1.txt"},
 }
 
 // TestEveryCommandRefusesUnknownFlags checks that cobra refuses a flag a
