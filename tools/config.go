@@ -37,7 +37,7 @@ type Config struct {
 	// Env declares the environment of commands (tools.env) on top of the
 	// little they get without it: a PATH of the worker's PATH directories
 	// the command can see, HOME (the workspace root), the worker's LANG
-	// and, in bubblewrap, XDG_CACHE_HOME in the private /tmp.
+	// and, in bubblewrap, XDG_CACHE_HOME and XDG_CONFIG_HOME in the private /tmp.
 	// "KEY=value" sets KEY; a bare "KEY" passes the worker's value of KEY
 	// on, when it has one. Nothing else of the worker's environment reaches
 	// a command: it holds the worker's secrets.

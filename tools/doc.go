@@ -34,7 +34,7 @@
 // configuration, outputs, snapshots and home are not there. Its
 // environment is declared ([Config.Env]): nothing of the worker's is
 // inherited but the directories of PATH it can see and LANG, HOME is the
-// workspace and caches (XDG_CACHE_HOME) go to the private /tmp. It has no
+// workspace and caches and tools' state (XDG_CACHE_HOME, XDG_CONFIG_HOME) go to the private /tmp. It has no
 // network unless [Config.Network] is set. On a timeout, a cancellation or
 // the worker's death the whole sandbox dies, every process in it. Without
 // a working sandbox commands are refused, unless the operator chose

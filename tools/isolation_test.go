@@ -31,13 +31,13 @@ func TestCommandEnvIsDeclaredNotInherited(t *testing.T) {
 		want []string
 	}{
 		{name: "nothing declared", sbx: bwrap, want: []string{
-			"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache"}},
+			"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache", "XDG_CONFIG_HOME=/tmp/.config"}},
 		{name: "declared values and passed-on names", sbx: bwrap,
 			env: []string{"CGO_ENABLED=0", "GOFLAGS", "MISSING", "HOME=/tmp/home", "EMPTY="},
-			want: []string{"PATH=/usr/bin:/bin", "HOME=/tmp/home", "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache",
+			want: []string{"PATH=/usr/bin:/bin", "HOME=/tmp/home", "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache", "XDG_CONFIG_HOME=/tmp/.config",
 				"CGO_ENABLED=0", "GOFLAGS=-mod=mod", "EMPTY="}},
 		{name: "the operator may pass a secret on by name", sbx: bwrap, env: []string{"DATABASE_URL"},
-			want: []string{"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache",
+			want: []string{"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "XDG_CACHE_HOME=/tmp/.cache", "XDG_CONFIG_HOME=/tmp/.config",
 				"DATABASE_URL=postgres://app:secret@db/app"}},
 		{name: "unsandboxed: the shared /tmp holds no cache", sbx: none, want: []string{
 			"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8"}},

@@ -28,9 +28,12 @@ func (s CommandSandbox) env(cfg Config, root string, lookup func(string) (string
 		vars.set("LANG", lang)
 	}
 	if s.mode == SandboxBwrap {
-		// Caches (Go's build cache, pip's…) go to the private /tmp
-		// instead of HOME, so they do not fill the workspace.
+		// Caches (Go's build cache, pip's…) and tools' own state (Go's
+		// telemetry counters…) go to the private /tmp instead of HOME,
+		// so they neither fill the workspace nor make steps that ran side
+		// by side clash over files nobody asked for.
 		vars.set("XDG_CACHE_HOME", "/tmp/.cache")
+		vars.set("XDG_CONFIG_HOME", "/tmp/.config")
 	}
 	for _, kv := range cfg.Env {
 		name, value, hasValue := strings.Cut(kv, "=")
