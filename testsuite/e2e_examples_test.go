@@ -99,6 +99,13 @@ var commandFixtures = map[string]fixture{
 	// from the CLI (e2e_approval_test.go); deny and raise-budget are
 	// exercised through the same client. Their examples must parse.
 	"approve": parsedOnly, "deny": parsedOnly, "raise-budget": parsedOnly,
+	"fork": completedPlan,
+	// gc removes what a whole store no longer needs: TestGCRemovesOnlyWhatNoPlanNeeds
+	// runs it on a store of its own. Its examples must parse.
+	"gc": parsedOnly,
+	// output reads a kept output by its reference, which only a plan that
+	// printed more than its head has: TestKeptOutputsAreReadFromTheStore.
+	"output": parsedOnly,
 }
 
 // fixtureFiles are files examples name without spelling them out.

@@ -66,16 +66,17 @@ func (pw *planWorker) poll(t *testing.T, c client.Client) {
 
 // registerOffline registers on w what the planmode worker registers, with
 // the default tools confined to root, model as the offline model and the
-// workspace snapshots kept in snapshots, and codec as the worker's codec
-// setting.
+// plans' files and snapshots kept under snapshots, and codec as the
+// worker's codec setting.
 func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshots string, codec config.Codec) {
 	cfg := config.Config{
 		Codec:     codec,
-		Workspace: config.Workspace{Root: root},
+		Workspace: config.Workspace{Root: root, Store: filepath.Join(snapshots, "store")},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
 	a := planworker.NewActivities(cfg, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, true)
 	a.Workspace.SnapshotDir = snapshots
+	a.Files.StateDir = filepath.Join(snapshots, "state")
 	planworker.Register(w, a)
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
@@ -94,11 +95,14 @@ type attackRig struct {
 	secret                canaries
 	configDir, configPath string
 	outputs, workspace    string
-	queue                 string
-	srv                   *devserver.DevServer
-	brain                 *attackBrain
-	hooks                 *hookReceiver
-	wp                    *workerProcess
+	// store is the worker's workspace.store: the plans' files and the
+	// whole outputs any host reads.
+	store string
+	queue string
+	srv   *devserver.DevServer
+	brain *attackBrain
+	hooks *hookReceiver
+	wp    *workerProcess
 }
 
 // startAttackRig writes the canaries into the configuration file (outside
@@ -108,7 +112,7 @@ type attackRig struct {
 // its webhooks sent to a loopback receiver.
 func startAttackRig(t *testing.T) *attackRig {
 	t.Helper()
-	r := &attackRig{secret: newCanaries(t), configDir: t.TempDir(), outputs: t.TempDir()}
+	r := &attackRig{secret: newCanaries(t), configDir: t.TempDir(), outputs: t.TempDir(), store: t.TempDir()}
 	r.configPath = filepath.Join(r.configDir, config.FileName)
 	require.NoError(t, os.WriteFile(r.configPath, []byte(fmt.Sprintf(
 		"llm:\n  apiKey: %s\ncodec:\n  authToken: %s\ntools:\n  allowCommands: [cat, env, ls, make]\n",
@@ -122,7 +126,7 @@ func startAttackRig(t *testing.T) *attackRig {
 	srv, bin, env, queue, workspace := workerRig(t, map[string]string{
 		config.KeyLLMOffline: "false", config.KeyLLMBaseURL: model.URL(), config.KeyLLMModel: offline.DefaultModel,
 		config.KeyWebhookURL: hookURL, config.KeyWebhookSecret: r.secret.webhookEnv,
-		config.KeyOutputsDir: r.outputs, config.KeyLogLevel: "debug",
+		config.KeyOutputsDir: r.outputs, config.KeyLogLevel: "debug", config.KeyStore: r.store,
 	})
 	r.srv, r.queue, r.workspace = srv, queue, workspace
 	env = append(env, "AWS_SECRET_ACCESS_KEY="+r.secret.awsEnv)
@@ -155,7 +159,7 @@ func TestNoSecretReachesHistory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	toolPlan, runs := r.runAttacks(ctx, t)
-	assertAttacksRan(t, toolPlan, r.brain, r.wp.cmd.Process.Pid)
+	assertAttacksRan(t, toolPlan, r.brain, r.wp.cmd.Process.Pid, r.store)
 
 	texts := historyTexts(ctx, t, r.srv.Client, closedRuns(ctx, t, r.srv.Client, r.srv.Namespace, r.queue, runs), false)
 	// The scan reads what history holds: decoded step outputs and the
@@ -167,6 +171,9 @@ func TestNoSecretReachesHistory(t *testing.T) {
 	kept := fileTexts(t, r.outputs)
 	require.NotEmpty(t, kept, "full outputs were kept")
 	texts = append(texts, kept...)
+	stored := fileTexts(t, r.store)
+	require.NotEmpty(t, stored, "the plans' files and outputs were stored")
+	texts = append(texts, stored...)
 	prompts, _, _ := r.brain.seen()
 	for i, p := range prompts {
 		texts = append(texts, scanned{where: fmt.Sprintf("prompt %d", i), text: p})
@@ -216,7 +223,7 @@ func (r *attackRig) runAttacks(ctx context.Context, t *testing.T) (signals.Resul
 // the sandbox: its own status, a declared environment, a process list
 // with only the sandbox's pids, no configuration file; and that the agent
 // followed its parent's pid.
-func assertAttacksRan(t *testing.T, res signals.Result, brain *attackBrain, workerPid int) {
+func assertAttacksRan(t *testing.T, res signals.Result, brain *attackBrain, workerPid int, store string) {
 	t.Helper()
 	out := map[string]*plan.Step{}
 	for i := range res.Plan.Steps {
@@ -231,8 +238,11 @@ func assertAttacksRan(t *testing.T, res signals.Result, brain *attackBrain, work
 		require.Contains(t, out, id)
 		r := out[id].Result
 		text := r.Output
-		if r.OutputRef != "" {
-			b, err := os.ReadFile(r.OutputRef)
+		if ref := r.OutputRef; ref != "" {
+			if strings.HasPrefix(ref, outputs.SharedPrefix) {
+				ref = filepath.Join(store, filepath.FromSlash(ref))
+			}
+			b, err := os.ReadFile(ref)
 			require.NoError(t, err, "step %s's whole output", id)
 			text = string(b)
 		}

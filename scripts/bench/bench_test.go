@@ -23,12 +23,14 @@ var sectionMetrics = map[string][]string{
 	secFairness: {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
 	secMemory:   {"worker RSS MiB", "KiB per plan"},
 	secLatency:  {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
+	secWorkspace: {"first record ms", "record ms/step", "bytes stored/step", "files hashed/step", "hydrate ms", "hydrate MB/s",
+		"dedup ratio (10 forks)"},
 }
 
 // casesOf is how many cases each section reports at sz.
 func casesOf(sz sizes) map[string]int {
 	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
-		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants)}
+		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1}
 }
 
 // TestQuickBenchReportsEveryRow runs the whole instrument at the quick

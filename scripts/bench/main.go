@@ -31,9 +31,11 @@ const (
 	secLatency     = "latency"
 	secCPU         = "cpu"
 	secFairness    = "fairness"
+	secWorkspace   = "workspace"
 )
 
-var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secFairness, secMemory, secLatency}
+var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secFairness, secMemory, secLatency,
+	secWorkspace}
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
@@ -95,6 +97,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 	steps := map[string]func(context.Context, *rig, sizes, *report) error{
 		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens,
 		secConcurrency: measureConcurrency, secFairness: measureFairness, secMemory: measureMemory, secLatency: measureLatency,
+		secWorkspace: measureWorkspace,
 	}
 	for _, s := range allSections {
 		if !slices.Contains(sections, s) {

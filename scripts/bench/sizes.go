@@ -34,6 +34,10 @@ type sizes struct {
 	LatencyBusy      int             `json:"latencyBusy"`
 	LatencyBusySteps int             `json:"latencyBusySteps"`
 	LatencyVariants  []workerVariant `json:"latencyVariants"`
+	// WorkspaceFiles files of WorkspaceMB MB in all make the workspace
+	// whose records, hydration and forks are measured.
+	WorkspaceFiles int   `json:"workspaceFiles"`
+	WorkspaceMB    int64 `json:"workspaceMB"`
 }
 
 // workerVariant is a worker configuration tried under load: config keys
@@ -53,7 +57,8 @@ func sizesFor(quick bool) sizes {
 			Concurrent: []int{20, 50}, ConcurrentSteps: 3, Waiting: 100,
 			FairSmall: 5, FairSmallSteps: 3, FairBigSteps: 40,
 			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
-			LatencyVariants: []workerVariant{{Name: "default"}, pollers}}
+			LatencyVariants: []workerVariant{{Name: "default"}, pollers},
+			WorkspaceFiles:  200, WorkspaceMB: 5}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 3, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
 		CPUSteps:   []int{10, 100, 1000},
@@ -62,5 +67,6 @@ func sizesFor(quick bool) sizes {
 		LatencyPlans: 300, LatencyBusy: 30, LatencyBusySteps: 40,
 		LatencyVariants: []workerVariant{{Name: "default"}, pollers,
 			{Name: "pollers 16/16", Settings: map[string]string{"worker.workflowPollers": "16", "worker.activityPollers": "16"}},
-			{Name: "sticky cache 100", Settings: map[string]string{"worker.stickyCacheSize": "100"}}}}
+			{Name: "sticky cache 100", Settings: map[string]string{"worker.stickyCacheSize": "100"}}},
+		WorkspaceFiles: 2000, WorkspaceMB: 50}
 }
