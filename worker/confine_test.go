@@ -53,6 +53,15 @@ func TestCheckWorkspaceKeepsTheWorkersFilesOutOfIt(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", filepath.Join(ws, ".cache"))
 			c.Workspace.SnapshotDir = ""
 		}, wantErr: []string{"workspace.snapshotDir", "planmode/snapshots", "lies in workspace.root"}},
+		{name: "workspace.store inside", set: func(_ *testing.T, c *config.Config, ws, _ string) {
+			c.Workspace.Store = filepath.Join(ws, ".store")
+		}, wantErr: []string{"workspace.store", "lies in workspace.root"}},
+		{name: "an s3 store is no folder", set: func(_ *testing.T, c *config.Config, _, _ string) {
+			c.Workspace.Store = "s3://bucket/prefix?endpoint=127.0.0.1:9"
+		}},
+		{name: "the worker's state folder inside", set: func(t *testing.T, c *config.Config, ws, _ string) {
+			t.Setenv("XDG_CACHE_HOME", filepath.Join(ws, ".cache"))
+		}, wantErr: []string{"the worker's state folder", "lies in workspace.root"}},
 		{name: "workspace inside the snapshot folder", set: func(_ *testing.T, c *config.Config, ws, _ string) {
 			c.Workspace.SnapshotDir = filepath.Dir(ws)
 		}, wantErr: []string{"lies in workspace.snapshotDir"}},

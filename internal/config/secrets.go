@@ -74,6 +74,14 @@ type GuardedPath struct {
 // it has no key of its own.
 const GuardedConfigFile = "the configuration file"
 
+// GuardedStateDir and GuardedBlobCache are the Keys of the worker's own
+// folders in GuardedPaths (StateDir: stat caches and steps' private
+// copies; BlobCacheDir: blobs read from a remote store).
+const (
+	GuardedStateDir  = "the worker's state folder"
+	GuardedBlobCache = "the worker's blob cache"
+)
+
 // GuardedPaths lists what the worker refuses to start with inside
 // workspace.root, where a plan's file tools could read or change it: the
 // files of SecretFiles, the full outputs' folder and the snapshots'
@@ -97,6 +105,8 @@ func (c Config) GuardedPaths() []GuardedPath {
 		{Key: KeyOutputsDir, Path: c.Outputs.Dir, Store: true},
 		{Key: KeySnapshotDir, Path: snapshots, Store: true},
 		{Key: KeyStore, Path: c.Workspace.StoreDir(), Store: true},
+		{Key: GuardedStateDir, Path: StateDir(), Store: true},
+		{Key: GuardedBlobCache, Path: BlobCacheDir(), Store: true},
 		{Key: KeyStoreAccessKeyFile, Path: c.Workspace.StoreAccessKeyFile},
 		{Key: KeyStoreSecretKeyFile, Path: c.Workspace.StoreSecretKeyFile},
 	} {
