@@ -23,7 +23,8 @@ var sectionMetrics = map[string][]string{
 	secFairness: {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
 	secMemory:   {"worker RSS MiB", "KiB per plan"},
 	secLatency:  {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
-	secWorkspace: {"first record ms", "record ms/step", "bytes stored/step", "files hashed/step", "hydrate ms", "hydrate MB/s",
+	secWorkspace: {"first record ms", "record ms/step", "bytes stored/step", "files hashed/step", "store growth bytes/step",
+		"hydrate ms", "hydrate MB/s",
 		"dedup ratio (10 forks)"},
 }
 
