@@ -119,7 +119,7 @@ func TestComposeSecretsAreFiles(t *testing.T) {
 		workers []string
 	}{
 		{stackFile, stackEnv, []string{"llm_api_key", "webhook_secret", "codec_key", "store_access_key", "store_secret_key"}},
-		{hostedFile, hostedEnv, []string{"temporal_api_key", "llm_api_key", "webhook_secret", "codec_key"}},
+		{hostedFile, hostedEnv, []string{"temporal_api_key", "llm_api_key", "webhook_secret", "codec_key", "store_access_key", "store_secret_key"}},
 	}
 	fileKeys := map[string]string{"llm_api_key": keyLLMAPIKeyFile, "webhook_secret": keyWebhookSecretFile,
 		"codec_key": keyCodecKeyFile, "temporal_api_key": keyTemporalAPIKeyFile,
