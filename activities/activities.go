@@ -103,10 +103,9 @@ type Activities struct {
 	Workspace workspace.Root
 
 	// Outputs keeps the whole of every output truncated for workflow
-	// history, its path in the result's OutputRef; nil keeps none. With
-	// several workers it should be a shared volume mounted at the same
-	// path on each, so that every ref can be read wherever the plan is
-	// looked at.
+	// history; nil keeps none. With Files, each is put into the store too
+	// and the result's OutputRef is its key there, readable from any host;
+	// without, OutputRef is its path on this worker.
 	Outputs *outputs.Store
 	// Webhook delivers Notify's events: its URL is the receiver of plans
 	// that name none; see webhook.Sender for its defaults.
