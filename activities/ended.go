@@ -150,7 +150,7 @@ func stepManifest(p *plan.Plan, id string) (string, error) {
 // plan left (in.Manifest). A workspace this worker does not hold has
 // nothing in it to lose.
 func (a *Activities) changedFrom(ctx context.Context, in ChangedSinceInput) (ChangedSinceOutput, error) {
-	f, err := a.open(in.Workspace, "", false, false)
+	f, err := a.open(ctx, in.Workspace, "", false, false)
 	if err != nil {
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) && app.Type() == ErrorTypeWorkspace {

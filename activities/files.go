@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/planmode/planmode/blobstore"
 	"github.com/planmode/planmode/internal/heartbeat"
@@ -73,16 +76,18 @@ func (l *folderLocks) of(dir string) *sync.RWMutex {
 // workspace, or the private copy ref.Copy names — locks it and, when ref
 // names a manifest this worker did not leave the folder at (another
 // worker ran the last step, a merge, a rollback, a fork, a call cut off
-// half-way), brings it there. A workspace this worker has never held is
-// created when a manifest says what goes in it. Call release.
-func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef) (folder, error) {
+// half-way), brings it there. A call that only reads (reading) takes a
+// folder another call is changing as it is, when that call started from
+// ref's manifest. A workspace this worker has never held is created when
+// a manifest says what goes in it. Call release.
+func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef, reading bool) (folder, error) {
 	create := ref.Manifest != "" && a.Files != nil
-	if create && a.Files.At(a.dirOf(ws, ref)) != ref.Manifest {
-		f, err := a.open(ws, ref.Copy, true, true)
+	if create && !a.current(a.dirOf(ws, ref), ref.Manifest, reading) {
+		f, err := a.open(ctx, ws, ref.Copy, true, true)
 		if err != nil {
 			return folder{}, err
 		}
-		if a.Files.At(f.dir) != ref.Manifest {
+		if !a.current(f.dir, ref.Manifest, reading) {
 			req := workspace.SyncRequest{Dir: f.dir, Owner: f.owner, ID: ref.Manifest, Beat: heartbeat.Recorder(ctx)}
 			if _, err := a.Files.Sync(ctx, req); err != nil {
 				f.release()
@@ -91,7 +96,16 @@ func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef) (folder
 		}
 		f.release()
 	}
-	return a.open(ws, ref.Copy, create, false)
+	return a.open(ctx, ws, ref.Copy, create, false)
+}
+
+// current reports whether this worker left dir at manifest id, or, for a
+// call that only reads, started changing it from there.
+func (a *Activities) current(dir, id string, reading bool) bool {
+	if reading {
+		return a.Files.Last(dir) == id
+	}
+	return a.Files.At(dir) == id
 }
 
 // dirOf is the folder enter works in, or "" when ws cannot be resolved
@@ -114,7 +128,7 @@ func (a *Activities) dirOf(ws string, ref FilesRef) string {
 // open resolves and locks the folder of workspace ws, or of its step copy
 // when copyOf names a step, alone or shared; create makes a missing
 // workspace. Call release.
-func (a *Activities) open(ws, copyOf string, create, alone bool) (folder, error) {
+func (a *Activities) open(ctx context.Context, ws, copyOf string, create, alone bool) (folder, error) {
 	real, err := a.Workspace.Resolve(ws, !create)
 	if err != nil {
 		return folder{}, refusal(err)
@@ -131,23 +145,58 @@ func (a *Activities) open(ws, copyOf string, create, alone bool) (folder, error)
 		}
 	}
 	f.mu, f.alone = a.folders.of(f.dir), alone
-	if alone {
-		f.mu.Lock()
-	} else {
-		f.mu.RLock()
+	if err := acquire(ctx, f.mu, alone); err != nil {
+		return folder{}, fmt.Errorf("wait for the workspace folder: %w", err)
 	}
 	return f, nil
 }
 
+// acquire takes mu, alone or shared, for as long as ctx allows, and
+// heartbeats while it waits: a folder is held alone only to bring it to a
+// manifest, which waits for the calls working in it to end.
+func acquire(ctx context.Context, mu *sync.RWMutex, alone bool) error {
+	try := mu.TryRLock
+	if alone {
+		try = mu.TryLock
+	}
+	beat := heartbeat.Recorder(ctx)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	last := time.Now()
+	for !try() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		if time.Since(last) >= time.Second {
+			beat("waiting for the workspace folder")
+			last = time.Now()
+		}
+	}
+	return nil
+}
+
 // record records the folder's files as a manifest of its workspace, pinned
-// for planID, and returns its id.
+// for the plan (see pinFor), and returns its id.
 func (a *Activities) record(ctx context.Context, f folder, planID string) (workspace.Recorded, error) {
-	rec, err := a.Files.Record(ctx, workspace.RecordRequest{Dir: f.dir, Owner: f.owner, PlanID: planID,
+	rec, err := a.Files.Record(ctx, workspace.RecordRequest{Dir: f.dir, Owner: f.owner, PlanID: pinFor(ctx, planID),
 		Beat: heartbeat.Recorder(ctx)})
 	if err != nil {
 		return rec, filesError("record the workspace", err)
 	}
 	return rec, nil
+}
+
+// pinFor is the plan a manifest is pinned for: the workflow id of the
+// activity's plan, which a collection asks Temporal about (a plan's own id,
+// plan.Plan.ID, names its selected option, not its workflow), else
+// fallback outside an activity.
+func pinFor(ctx context.Context, fallback string) string {
+	if activity.IsActivity(ctx) {
+		return activity.GetInfo(ctx).WorkflowExecution.ID
+	}
+	return fallback
 }
 
 // filesError classifies a failure of the workspace's files: a refusal
@@ -173,7 +222,7 @@ func (a *Activities) bringUp(ctx context.Context, ws string, ref FilesRef) error
 	if ws == "" || ref.Manifest == "" || a.Files == nil {
 		return nil
 	}
-	f, err := a.enter(ctx, ws, ref)
+	f, err := a.enter(ctx, ws, ref, true)
 	if err != nil {
 		return err
 	}

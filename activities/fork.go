@@ -47,13 +47,13 @@ func (a *Activities) MergeWorkspace(ctx context.Context, in MergeInput) (MergeOu
 	if a.Files == nil {
 		return MergeOutput{}, fail(ErrorTypeWorkspace, nil, "the worker keeps no files store: steps cannot run side by side in copies")
 	}
-	f, err := a.open(in.Workspace, "", true, false)
+	f, err := a.open(ctx, in.Workspace, "", true, false)
 	if err != nil {
 		return MergeOutput{}, err
 	}
 	owner := f.owner
 	f.release()
-	m, err := a.Files.Merge(ctx, workspace.MergeRequest{Owner: owner, PlanID: in.PlanID, Base: in.Base, Ours: in.Ours,
+	m, err := a.Files.Merge(ctx, workspace.MergeRequest{Owner: owner, PlanID: pinFor(ctx, in.PlanID), Base: in.Base, Ours: in.Ours,
 		Theirs: in.Theirs})
 	if err != nil {
 		return MergeOutput{}, filesError("merge step "+in.StepID+"'s files", err)
@@ -90,6 +90,12 @@ type ForkSourceOutput struct {
 // ErrorTypePlanNotFound, a step that did not complete or has no recorded
 // files a non-retryable ErrorTypeNoSnapshot.
 func (a *Activities) ForkSource(ctx context.Context, in ForkSourceInput) (ForkSourceOutput, error) {
+	return forkSource(ctx, in.PlanID, in.StepID)
+}
+
+// forkSource reads step stepID of plan planID for a fork (ForkSource).
+func forkSource(ctx context.Context, planID, stepID string) (ForkSourceOutput, error) {
+	in := ForkSourceInput{PlanID: planID, StepID: stepID}
 	c := activity.GetClient(ctx)
 	desc, err := c.DescribeWorkflow(ctx, in.PlanID, "")
 	var notFound *serviceerror.NotFound
@@ -128,8 +134,9 @@ func (a *Activities) ForkSource(ctx context.Context, in ForkSourceInput) (ForkSo
 type ForkInput struct {
 	PlanID    string `json:"planId"`
 	Workspace string `json:"workspace"`
-	// Manifest is the parent's, as ForkSource read it.
-	Manifest string `json:"manifest"`
+	// From is the parent and step whose files the fork takes, read from
+	// the parent again.
+	From signals.ForkRef `json:"from"`
 }
 
 // ForkOutput names the fork's own manifest of those files.
@@ -144,17 +151,21 @@ func (a *Activities) ForkWorkspace(ctx context.Context, in ForkInput) (ForkOutpu
 	if a.Files == nil {
 		return ForkOutput{}, fail(ErrorTypeWorkspace, nil, "the worker keeps no files store: plans cannot be forked")
 	}
-	m, err := a.Files.Load(ctx, in.Manifest)
+	src, err := forkSource(ctx, in.From.PlanID, in.From.StepID)
+	if err != nil {
+		return ForkOutput{}, err
+	}
+	m, err := a.Files.Load(ctx, src.Manifest)
 	if err != nil {
 		return ForkOutput{}, filesError("read the parent's files", err)
 	}
-	f, err := a.open(in.Workspace, "", true, false)
+	f, err := a.open(ctx, in.Workspace, "", true, false)
 	if err != nil {
 		return ForkOutput{}, err
 	}
 	owner := f.owner
 	f.release()
-	id, err := a.Files.Adopt(ctx, in.Manifest, m.Owner, owner, in.PlanID)
+	id, err := a.Files.Adopt(ctx, src.Manifest, m.Owner, owner, pinFor(ctx, in.PlanID))
 	if err != nil {
 		return ForkOutput{}, filesError("adopt the parent's files", err)
 	}

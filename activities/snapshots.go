@@ -3,8 +3,12 @@ package activities
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/workspace"
 )
 
@@ -25,7 +29,7 @@ func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (S
 		}
 		return SnapshotOutput{SnapshotID: snap.ID, Files: snap.Files, Skipped: listSkipped(snap.Skipped)}, nil
 	}
-	f, err := a.enter(ctx, in.Workspace, in.Files)
+	f, err := a.enter(ctx, in.Workspace, in.Files, false)
 	if err != nil {
 		return SnapshotOutput{}, err
 	}
@@ -70,15 +74,43 @@ func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (Res
 		}
 		return RestoreOutput{Restored: restored, Removed: removed}, nil
 	}
-	f, err := a.open(in.Workspace, "", true, true)
+	_, missing := a.Workspace.Resolve(in.Workspace, true)
+	f, err := a.open(ctx, in.Workspace, "", true, true)
 	if err != nil {
 		return RestoreOutput{}, err
 	}
 	defer f.release()
+	if in.IfMoved && a.Files.At(f.dir) == in.SnapshotID {
+		return RestoreOutput{}, nil
+	}
+	if in.Guard != "" && !in.Force && missing == nil {
+		if err := a.guard(ctx, f, in.Guard); err != nil {
+			return RestoreOutput{}, err
+		}
+	}
 	synced, err := a.Files.Sync(ctx, workspace.SyncRequest{Dir: f.dir, Owner: f.owner, ID: in.SnapshotID,
 		Beat: heartbeat.Recorder(ctx)})
 	if err != nil {
 		return RestoreOutput{}, filesError("restore the workspace", err)
 	}
 	return RestoreOutput{Restored: synced.Written, Removed: synced.Removed}, nil
+}
+
+// guard refuses to restore over a folder that differs from manifest id,
+// the files a plan left: whatever differs was changed after it ended.
+func (a *Activities) guard(ctx context.Context, f folder, id string) error {
+	paths, more, err := a.Files.Changed(ctx, f.dir, id, MaxChangedPaths)
+	if err != nil {
+		return filesError("compare the workspace with the plan's files", err)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	list := strings.Join(paths, ", ")
+	if more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("the workspace changed since the plan ended: %s; "+
+		"force the rollback to overwrite them", list), signals.ErrorTypeWorkspaceChanged, nil,
+		ChangedSinceOutput{Paths: paths, More: more})
 }

@@ -33,7 +33,7 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	f, err := a.enter(ctx, in.Workspace, in.Files)
+	f, err := a.enter(ctx, in.Workspace, in.Files, tool.ReadOnly)
 	if err != nil {
 		return ToolOutput{}, err
 	}

@@ -245,6 +245,14 @@ type SnapshotOutput struct {
 type RestoreInput struct {
 	SnapshotID string `json:"snapshotId"`
 	Workspace  string `json:"workspace"`
+	// IfMoved restores only when this worker did not leave the folder at
+	// SnapshotID: what was changed in it from outside since stays.
+	IfMoved bool `json:"ifMoved,omitempty"`
+	// Guard, unless Force, refuses (signals.ErrorTypeWorkspaceChanged) to
+	// restore over a folder that differs from the files the plan left
+	// (this manifest): checked where the restore runs.
+	Guard string `json:"guard,omitempty"`
+	Force bool   `json:"force,omitempty"`
 }
 
 // RestoreOutput says what a restore changed.

@@ -56,6 +56,11 @@ func (c *Cached) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 		return c.Remote.Get(ctx, key)
 	}
 	if rc, err := c.Local.Get(ctx, key); err == nil {
+		if want, ok := keyHash(key); ok {
+			// A local copy a failing disk changed is dropped when read
+			// through, so the next read takes the remote one.
+			return &checkedCopy{rc: rc, h: sha256.New(), want: want, drop: func() { _ = c.Local.Delete(ctx, key) }}, nil
+		}
 		return rc, nil
 	}
 	rc, err := c.Remote.Get(ctx, key)
@@ -101,11 +106,38 @@ func (c *Cached) keep(key string) *localCopy {
 		return nil
 	}
 	cp := &localCopy{p: p}
-	if want, err := hex.DecodeString(path.Base(key)); err == nil && len(want) == sha256.Size {
+	if want, ok := keyHash(key); ok {
 		cp.want, cp.h = want, sha256.New()
 	}
 	return cp
 }
+
+// keyHash returns the sha256 the last part of key names, if it names one.
+func keyHash(key string) ([]byte, bool) {
+	want, err := hex.DecodeString(path.Base(key))
+	return want, err == nil && len(want) == sha256.Size
+}
+
+// checkedCopy reads a local copy whose key names its sha256: at its end a
+// content that does not match is an error, and the copy is dropped.
+type checkedCopy struct {
+	rc   io.ReadCloser
+	h    hash.Hash
+	want []byte
+	drop func()
+}
+
+func (c *checkedCopy) Read(p []byte) (int, error) {
+	n, err := c.rc.Read(p)
+	c.h.Write(p[:n])
+	if err == io.EOF && string(c.h.Sum(nil)) != string(c.want) {
+		c.drop()
+		return n, fmt.Errorf("the local copy of a blob did not match its hash and was dropped: %w", ErrUnavailable)
+	}
+	return n, err
+}
+
+func (c *checkedCopy) Close() error { return c.rc.Close() }
 
 // localCopy is a local copy being written. A failed write only spoils
 // the copy, never the transfer it rides on.

@@ -1,6 +1,7 @@
 package blobstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -151,4 +153,32 @@ func tempFiles(t *testing.T, dir string) []string {
 		return err
 	}))
 	return found
+}
+
+// A local copy changed on disk is caught when read, dropped, and the next
+// read serves the remote blob again.
+func TestCachedDropsALocalCopyThatNoLongerMatchesItsHash(t *testing.T) {
+	ctx := context.Background()
+	remote := NewMemory()
+	local, err := NewDir(t.TempDir())
+	require.NoError(t, err)
+	c := &Cached{Local: local, Remote: remote}
+	data := []byte("the blob")
+	sum := sha256.Sum256(data)
+	key := "blobs/" + hex.EncodeToString(sum[:1]) + "/" + hex.EncodeToString(sum[:])
+	require.NoError(t, c.Put(ctx, key, bytes.NewReader(data), int64(len(data))))
+	require.NoError(t, os.WriteFile(filepath.Join(local.Path(), filepath.FromSlash(key)), []byte("rotted!!"), 0o600))
+
+	rc, err := c.Get(ctx, key)
+	require.NoError(t, err)
+	_, err = io.ReadAll(rc)
+	rc.Close()
+	require.ErrorIs(t, err, ErrUnavailable, "the rotten copy is refused")
+
+	rc, err = c.Get(ctx, key)
+	require.NoError(t, err)
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	require.NoError(t, err)
+	assert.Equal(t, data, got, "the remote blob, read again")
 }

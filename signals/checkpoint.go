@@ -32,13 +32,11 @@ type Checkpoint struct {
 	// every step's activities bring their folder to first, on whichever
 	// worker they run. Empty until execution recorded the files.
 	Manifest string `json:"manifest,omitempty"`
-	// ForkedFrom names the plan and step this plan was forked from;
-	// ForkManifest the parent's files, until the fork took them.
-	ForkedFrom   *ForkRef   `json:"forkedFrom,omitempty"`
-	ForkManifest string     `json:"forkManifest,omitempty"`
-	Usage        plan.Usage `json:"usage"`
-	Offline      bool       `json:"offline,omitempty"`
-	LastError    string     `json:"lastError,omitempty"`
+	// ForkedFrom names the plan and step this plan was forked from.
+	ForkedFrom *ForkRef   `json:"forkedFrom,omitempty"`
+	Usage      plan.Usage `json:"usage"`
+	Offline    bool       `json:"offline,omitempty"`
+	LastError  string     `json:"lastError,omitempty"`
 	// SkipConfirmations are skip requests still waiting for a person;
 	// SkipSeq feeds their ids.
 	SkipConfirmations []SkipConfirmation `json:"skipConfirmations,omitempty"`

@@ -47,7 +47,7 @@ func TestCheckpointValidation(t *testing.T) {
 // A new field is fine; add its tag here.
 func TestCheckpointJSONTags(t *testing.T) {
 	want := []string{
-		"runs", "startedAt", "phase", "goal", "options", "plan,omitempty", "snapshotId,omitempty", "manifest,omitempty", "forkedFrom,omitempty", "forkManifest,omitempty",
+		"runs", "startedAt", "phase", "goal", "options", "plan,omitempty", "snapshotId,omitempty", "manifest,omitempty", "forkedFrom,omitempty",
 		"usage", "offline,omitempty", "lastError,omitempty", "skipConfirmations,omitempty",
 		"skipSeq,omitempty", "rejected,omitempty", "paused,omitempty", "pauseReason,omitempty",
 		"approvals,omitempty", "approvalSeq,omitempty", "approvalDecisions,omitempty",

@@ -181,6 +181,9 @@ func TestEveryStepRecordsItsFilesAndRollbackReachesAnyOfThem(t *testing.T) {
 	require.Equal(t, 0, got.code, got.errOut)
 	assert.Equal(t, map[string]string{"a.txt": "one"}, folderContent(t, ws), "back to the files s1 left: b.txt removed")
 
+	got = r.cli(t, "rollback", id, "--to", "s3")
+	assert.NotEqual(t, 0, got.code, "the folder no longer holds the files the plan left: refused without --force")
+	assert.Contains(t, got.errOut, "b.txt", "the refusal names what changed since")
 	got = r.cli(t, "rollback", id, "--to", "s3", "--force")
 	require.Equal(t, 0, got.code, got.errOut)
 	assert.Equal(t, want["s3"], folderContent(t, ws))
@@ -314,10 +317,18 @@ func TestGCRemovesOnlyWhatNoPlanNeeds(t *testing.T) {
 	var dry struct {
 		DryRun bool
 		Blobs  int
+		Pins   int
 	}
 	require.NoError(t, json.Unmarshal([]byte(got.out), &dry), got.out)
 	assert.True(t, dry.DryRun)
 	assert.Equal(t, 1, dry.Blobs, "the orphan, and only it: %s", got.out)
+	assert.Zero(t, dry.Pins, "the plan ended within the retention: its pins stay")
+	pins := 0
+	require.NoError(t, r.files.Store.List(ctx, "pins/"+plan.DefaultWorkspace(id)+"/", func(blobstore.Info) error {
+		pins++
+		return nil
+	}))
+	assert.GreaterOrEqual(t, pins, 4, "every manifest the plan recorded is pinned under its workflow id")
 	_, err := r.files.Store.Stat(ctx, key)
 	require.NoError(t, err, "a dry run removes nothing")
 

@@ -113,6 +113,7 @@ func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *pl
 	r := f.r
 	if err := f.lock(ctx); err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("merge the files of step %s: %v", step.ID, err)
+		res.ConflictManifest = c.current
 		return
 	}
 	defer f.mu.Unlock()
@@ -154,7 +155,7 @@ func (f *files) leave(ctx workflow.Context) {
 	if r.st.Manifest == "" {
 		return
 	}
-	in := activities.RestoreInput{SnapshotID: r.st.Manifest, Workspace: r.req.Workspace}
+	in := activities.RestoreInput{SnapshotID: r.st.Manifest, Workspace: r.req.Workspace, IfMoved: true}
 	if _, err := restoreWorkspace(ctx, in, "bring the workspace to the plan's files"); err != nil {
 		r.noteError(fmt.Sprintf("the workspace folder was not brought to the plan's files %s: %v", r.st.Manifest, err))
 	}

@@ -21,7 +21,7 @@ func (r *run) forkFrom(ctx workflow.Context) error {
 	if err != nil {
 		return fmt.Errorf("fork of %s after step %s: %w", f.PlanID, f.StepID, err)
 	}
-	r.st.ForkedFrom, r.st.ForkManifest = f, src.Manifest
+	r.st.ForkedFrom = f
 	if r.req.Goal == "" || r.req.Goal == src.Goal {
 		r.req.Goal = src.Goal
 		if r.req.Plan == nil {
@@ -37,17 +37,19 @@ func (r *run) forkFrom(ctx workflow.Context) error {
 }
 
 // forkFiles takes the parent's files into the fork's own workspace, once
-// the fork holds it: they are the plan's files from then on.
+// the fork holds it: they are the plan's files from then on. The activity
+// reads them from the parent again, so that no manifest the start request
+// names can be taken in.
 func (r *run) forkFiles(ctx workflow.Context) error {
-	if r.st.ForkManifest == "" {
+	if r.st.ForkedFrom == nil || r.st.Manifest != "" {
 		return nil
 	}
-	in := activities.ForkInput{PlanID: r.workflowID, Workspace: r.req.Workspace, Manifest: r.st.ForkManifest}
+	in := activities.ForkInput{PlanID: r.workflowID, Workspace: r.req.Workspace, From: *r.st.ForkedFrom}
 	out, err := call(ownPriority(heartbeatCtx(ctx, toolStartToClose, "take the files forked from "+r.st.ForkedFrom.PlanID)),
 		a.ForkWorkspace, in)
 	if err != nil {
 		return fmt.Errorf("take the files of %s: %w", r.st.ForkedFrom.PlanID, err)
 	}
-	r.st.Manifest, r.st.ForkManifest = out.Manifest, ""
+	r.st.Manifest = out.Manifest
 	return nil
 }

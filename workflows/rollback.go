@@ -48,7 +48,10 @@ func PlanRollback(ctx workflow.Context, req signals.RollbackPlanRequest) (signal
 	if len(changed.Paths) > 0 && !req.Force {
 		return res, workspaceChanged(res, end.ClosedAt)
 	}
-	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: end.SnapshotID, Workspace: end.Workspace}, "rollback workspace")
+	// The restore checks again where it runs: the listing above may have
+	// run on a worker that does not hold the folder.
+	out, err := restoreWorkspace(ctx, activities.RestoreInput{SnapshotID: end.SnapshotID, Workspace: end.Workspace,
+		Guard: end.Manifest, Force: req.Force}, "rollback workspace")
 	if err != nil {
 		return res, rollbackFailed(req.PlanID, err)
 	}

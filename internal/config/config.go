@@ -38,6 +38,7 @@
 //	workspace.store             planmode/store in the user's cache folder (a folder, or s3://bucket/prefix?endpoint=…)
 //	workspace.storeAccessKeyFile, workspace.storeSecretKeyFile  (none: anonymous) an S3 store's credentials
 //	workspace.maxFiles          50000 (entries a workspace may hold)
+//	workspace.snapshotLimit     200 MiB (bytes of file content a workspace may hold)
 //	tools.allowCommands         go, make, npm, ls, cat, echo, git
 //	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
 //	tools.commandTimeout        2m
@@ -229,9 +230,11 @@ type Workspace struct {
 	// credentials; neither set reads the bucket anonymously.
 	StoreAccessKeyFile string `mapstructure:"storeAccessKeyFile"`
 	StoreSecretKeyFile string `mapstructure:"storeSecretKeyFile"`
-	// MaxFiles bounds the entries a workspace may hold; zero means the
-	// workspace package's default.
-	MaxFiles int `mapstructure:"maxFiles"`
+	// MaxFiles bounds the entries a workspace may hold, SnapshotLimit the
+	// bytes of its files' content; zero means the workspace package's
+	// defaults.
+	MaxFiles      int   `mapstructure:"maxFiles"`
+	SnapshotLimit int64 `mapstructure:"snapshotLimit"`
 }
 
 // Tools bounds the tool activities.

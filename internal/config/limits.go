@@ -44,6 +44,7 @@ const (
 	KeyStoreAccessKeyFile  = "workspace.storeAccessKeyFile"
 	KeyStoreSecretKeyFile  = "workspace.storeSecretKeyFile"
 	KeyMaxFiles            = "workspace.maxFiles"
+	KeySnapshotLimit       = "workspace.snapshotLimit"
 )
 
 // Defaults of the limits: the tools' Default* and the outputs package's

@@ -100,3 +100,11 @@ func TestZeroLimitsTakeTheDefaults(t *testing.T) {
 	_, err := load(t, loadCase{file: "tools:\n  limits:\n    processes: 0\noutputs:\n  maxBytes: 0\n  maxPlanBytes: 0\n  retention: 0s\n"})
 	require.NoError(t, err, "zero is the default, not an error")
 }
+
+func TestNegativeWorkspaceLimitsAreRefused(t *testing.T) {
+	c := Config{Workspace: Workspace{MaxFiles: -1, SnapshotLimit: -1}}
+	err := c.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), KeyMaxFiles+" must not be negative")
+	assert.Contains(t, err.Error(), KeySnapshotLimit+" must not be negative")
+}

@@ -39,6 +39,12 @@ func (c Config) Validate() error {
 	errs = append(errs, c.LLM.problems()...)
 	errs = append(errs, c.Tools.problems()...)
 	errs = append(errs, c.Worker.problems()...)
+	if c.Workspace.MaxFiles < 0 {
+		errs = append(errs, fmt.Sprintf("%s must not be negative (0 takes the default)", KeyMaxFiles))
+	}
+	if c.Workspace.SnapshotLimit < 0 {
+		errs = append(errs, fmt.Sprintf("%s must not be negative (0 takes the default)", KeySnapshotLimit))
+	}
 	errs = append(errs, c.Worker.versioningProblems()...)
 	if u := c.Notify.WebhookURL; u != "" && !isHTTPURL(u) {
 		add("%s %q is not an http(s) URL", KeyWebhookURL, u)

@@ -68,7 +68,8 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 		Offline:         offline,
 		Tools:           tools.Builtin(ToolsConfig(cfg.Tools)),
 		ToolOutputLimit: cfg.Tools.MaxOutputBytes,
-		Workspace:       workspace.Root{Dir: cfg.Workspace.Root, SnapshotDir: cfg.Workspace.SnapshotDir},
+		Workspace: workspace.Root{Dir: cfg.Workspace.Root, SnapshotDir: cfg.Workspace.SnapshotDir,
+			SnapshotLimit: cfg.Workspace.SnapshotLimit},
 		Webhook: webhook.Sender{URL: cfg.Notify.WebhookURL, Secret: cfg.Notify.WebhookSecret,
 			AllowedURLs: append([]string(nil), cfg.Notify.AllowedURLs...)},
 	}
@@ -94,7 +95,7 @@ func Files(w config.Workspace) (*workspace.Files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", config.KeyStore, err)
 	}
-	return &workspace.Files{Store: store, StateDir: config.StateDir(), MaxFiles: w.MaxFiles}, nil
+	return &workspace.Files{Store: store, StateDir: config.StateDir(), MaxFiles: w.MaxFiles, MaxBytes: w.SnapshotLimit}, nil
 }
 
 // GoalDigest returns the digest PlanGoal holds in place of the goal when
