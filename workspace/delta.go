@@ -129,9 +129,8 @@ func (f *Files) load(ctx context.Context, id string) (*Manifest, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if n := len(chain); n > 0 && (s.Owner != chain[n-1].Owner || s.Depth != chain[n-1].Depth-1) {
-			return nil, 0, refuse(ErrSnapshot, nil, "manifest %s is refused: its base %s belongs to another "+
-				"workspace (%s) or lies at depth %d, not %d", id, next, s.Owner, s.Depth, chain[n-1].Depth-1)
+		if err := chained(chain, next, s); err != nil {
+			return nil, 0, refuse(ErrSnapshot, nil, "manifest %s is refused: %v", id, err)
 		}
 		chain = append(chain, s)
 		if s.Base == "" {
@@ -151,6 +150,22 @@ func (f *Files) load(ctx context.Context, id string) (*Manifest, int, error) {
 		return nil, 0, refuse(ErrSnapshot, err, "manifest %s is refused: %v", id, err)
 	}
 	return m, chain[0].Depth, nil
+}
+
+// chained checks that s, stored as base, may be the base of the last
+// manifest of chain: of the same owner, one level shallower.
+func chained(chain []*stored, base string, s *stored) error {
+	if len(chain) == 0 {
+		return nil
+	}
+	child := chain[len(chain)-1]
+	if s.Owner != child.Owner {
+		return fmt.Errorf("its base %s belongs to another workspace (%s, not %s)", base, s.Owner, child.Owner)
+	}
+	if s.Depth != child.Depth-1 {
+		return fmt.Errorf("its base %s lies at depth %d, not %d", base, s.Depth, child.Depth-1)
+	}
+	return nil
 }
 
 // applyDelta returns base's entries (sorted) with d's removed paths taken
