@@ -42,7 +42,8 @@ const maxSample = 50
 // Collect removes what no plan references any more. Pins of an open plan
 // stay, and those of a plan closed within Retention; a plan closed longer
 // ago, or unknown, loses its pins. Then every manifest a remaining pin
-// names, and every manifest younger than Grace, keeps the blobs it names;
+// names, and every manifest younger than Grace, keeps the manifests it
+// lists changes to, down its chain, and the blobs all of them name;
 // manifests and blobs kept by none and older than Grace are removed. A
 // kept manifest that cannot be read stops it before it removes anything.
 func (f *Files) Collect(ctx context.Context, req CollectRequest) (Collected, error) {
@@ -75,7 +76,7 @@ func (f *Files) Collect(ctx context.Context, req CollectRequest) (Collected, err
 	err = g.remove(ctx, drop, &g.out.Pins, func(blobstore.Info) bool { return true })
 	if err == nil {
 		err = g.remove(ctx, manifests, &g.out.Manifests, func(i blobstore.Info) bool {
-			return !kept[strings.TrimPrefix(i.Key, manifestsPrefix)] && i.ModTime.Before(cutoff)
+			return !marked[i.Key] && i.ModTime.Before(cutoff)
 		})
 	}
 	if err == nil {
@@ -123,22 +124,29 @@ func (f *Files) sortPins(ctx context.Context, req CollectRequest) ([]blobstore.I
 	return drop, kept, nil
 }
 
-// mark returns the blob keys the manifests ids name. A missing manifest
-// names none; one that cannot be read is an error.
+// mark returns the keys the manifests ids keep: their own, those of the
+// bases down each one's chain, and the blobs any of them lists — a
+// delta's base keeps the blobs of the files the delta left alone. A
+// missing manifest keeps nothing more; one that cannot be read is an
+// error.
 func (f *Files) mark(ctx context.Context, ids map[string]bool) (map[string]bool, error) {
 	marked := map[string]bool{}
-	for id := range ids {
-		m, err := f.Load(ctx, id)
-		if errors.Is(err, blobstore.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("collect: %w", err)
-		}
-		for _, e := range m.Entries {
-			if e.Kind == EntryFile {
-				marked[blobKey(e.Hash)] = true
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		for next := id; next != "" && !marked[manifestKey(next)]; {
+			s, err := f.loadStored(ctx, next)
+			if errors.Is(err, blobstore.ErrNotFound) {
+				break
 			}
+			if err != nil {
+				return nil, fmt.Errorf("collect: %w", err)
+			}
+			marked[manifestKey(next)] = true
+			for _, e := range s.Entries {
+				if e.Kind == EntryFile {
+					marked[blobKey(e.Hash)] = true
+				}
+			}
+			next = s.Base
 		}
 	}
 	return marked, nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,8 +16,10 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// Manifest lists a workspace's entries as it was recorded: what a blob
-// store keeps of it, under the id that is the SHA-256 of its JSON.
+// Manifest lists a workspace's entries as it was recorded. The store
+// keeps it whole or as its differences from an earlier manifest of the
+// same owner (see stored), under the id that is the SHA-256 of what it
+// keeps; Load returns it whole.
 type Manifest struct {
 	V     int    `json:"v"`
 	Owner string `json:"owner"` // the workspace key it was recorded from (or adopted by)
@@ -46,7 +47,7 @@ type ManifestEntry struct {
 	Target string    `json:"t,omitempty"` // a symlink's target
 }
 
-// manifestVersion is the version of the manifest format written.
+// manifestVersion is the version of a whole manifest.
 const manifestVersion = 1
 
 // maxManifestBytes bounds a manifest read from the store: DefaultMaxFiles
@@ -89,34 +90,6 @@ func validHash(h string) bool {
 func hashOf(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
-}
-
-// encodeManifest returns m's stored bytes and its id.
-func encodeManifest(m *Manifest) ([]byte, string, error) {
-	m.V = manifestVersion
-	if m.Entries == nil {
-		m.Entries = []ManifestEntry{}
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return nil, "", err
-	}
-	return data, hashOf(data), nil
-}
-
-// decodeManifest parses and validates the stored bytes of manifest id.
-func decodeManifest(id string, data []byte) (*Manifest, error) {
-	if hashOf(data) != id {
-		return nil, fmt.Errorf("manifest %s: its content does not hash to its id: %w", id, ErrCorrupt)
-	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, refuse(ErrSnapshot, err, "manifest %s is unreadable: %v", id, err)
-	}
-	if err := m.validate(); err != nil {
-		return nil, refuse(ErrSnapshot, err, "manifest %s is refused: %v", id, err)
-	}
-	return &m, nil
 }
 
 // validate checks what a sync relies on: the version, an owner, and
@@ -183,49 +156,45 @@ func (e ManifestEntry) validate() error {
 	return nil
 }
 
-// Load fetches manifest id from the store, checks it hashes to its id
-// (else an error wrapping ErrCorrupt) and validates it. A malformed id,
-// a missing manifest or an invalid one is an ErrSnapshot refusal; a
-// store failure is returned wrapped as it came.
+// Load fetches manifest id from the store, with the chain of manifests
+// it lists changes to, checks each hashes to its id (else an error
+// wrapping ErrCorrupt), and returns the whole manifest they resolve to,
+// validated. A malformed id, a missing manifest or base, or an invalid
+// one is an ErrSnapshot refusal; a store failure is returned wrapped as
+// it came.
 func (f *Files) Load(ctx context.Context, id string) (*Manifest, error) {
-	if !ValidManifestID(id) {
-		return nil, refuse(ErrSnapshot, nil, "%q is not a manifest id (64 hex digits)", id)
-	}
-	data, err := f.getAll(ctx, manifestKey(id), maxManifestBytes)
-	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, refuse(ErrSnapshot, err, "manifest %s does not exist", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load manifest %s: %w", id, err)
-	}
-	return decodeManifest(id, data)
+	m, _, err := f.load(ctx, id)
+	return m, err
 }
 
 // loadOwned loads manifest id and refuses it unless owner recorded it.
-func (f *Files) loadOwned(ctx context.Context, id, owner string) (*Manifest, error) {
-	m, err := f.Load(ctx, id)
+func (f *Files) loadOwned(ctx context.Context, id, owner string) (*based, error) {
+	m, depth, err := f.load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if m.Owner != owner {
 		return nil, refuse(ErrSnapshot, nil, "manifest %s belongs to another workspace (%s, not %s)", id, m.Owner, owner)
 	}
-	return m, nil
+	return &based{id: id, m: m, depth: depth}, nil
 }
 
-// putManifest stores m (owned by owner) and pins it for planID when one
-// is given, and returns its id.
-func (f *Files) putManifest(ctx context.Context, m *Manifest, planID string) (string, error) {
+// putManifest stores m, as a delta over base when that is smaller (see
+// encodeStored; base may be nil), pins it for planID when one is given,
+// and returns its id: base's own when m holds what base does.
+func (f *Files) putManifest(ctx context.Context, m *Manifest, base *based, planID string) (string, error) {
 	m.V = manifestVersion
 	if err := m.validate(); err != nil {
 		return "", fmt.Errorf("manifest: %w", err)
 	}
-	data, id, err := encodeManifest(m)
+	data, id, err := encodeStored(m, base)
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.putIfAbsent(ctx, manifestKey(id), data); err != nil {
-		return "", fmt.Errorf("put manifest %s: %w", id, err)
+	if data != nil {
+		if _, err := f.putIfAbsent(ctx, manifestKey(id), data); err != nil {
+			return "", fmt.Errorf("put manifest %s: %w", id, err)
+		}
 	}
 	if planID != "" {
 		pin := []byte(planID)
@@ -276,18 +245,19 @@ func (f *Files) fetchBlob(ctx context.Context, hash string, max int64) ([]byte, 
 }
 
 // Adopt copies manifest id, which fromOwner must own (else an ErrSnapshot
-// refusal), as a manifest of toOwner pinned for planID, and returns the
-// copy's id: a fork. The blobs are shared, not copied.
+// refusal), as a whole manifest of toOwner pinned for planID, and
+// returns the copy's id: a fork, which starts a chain of its own. The
+// blobs are shared, not copied.
 func (f *Files) Adopt(ctx context.Context, id, fromOwner, toOwner, planID string) (string, error) {
 	if err := plan.ValidWorkspaceKey(toOwner); err != nil {
 		return "", refuse(ErrSnapshot, err, "adopt: %v", err)
 	}
-	m, err := f.loadOwned(ctx, id, fromOwner)
+	b, err := f.loadOwned(ctx, id, fromOwner)
 	if err != nil {
 		return "", err
 	}
-	m.Owner = toOwner
-	newID, err := f.putManifest(ctx, m, planID)
+	b.m.Owner = toOwner
+	newID, err := f.putManifest(ctx, b.m, nil, planID)
 	if err != nil {
 		return "", fmt.Errorf("adopt %s: %w", id, err)
 	}

@@ -27,24 +27,25 @@ type Merged struct {
 // Everything else both changed — binary or large files, a file against a
 // folder, a folder removed on one side while the other added inside it —
 // is a conflict that keeps ours, never a silent loss. The merged
-// manifest is stored and pinned; its blobs are stored first.
+// manifest is stored (as a delta over Ours when smaller) and pinned; its
+// blobs are stored first.
 func (f *Files) Merge(ctx context.Context, req MergeRequest) (Merged, error) {
-	var ms [3]*Manifest
+	var ms [3]*based
 	for i, id := range []string{req.Base, req.Ours, req.Theirs} {
-		m, err := f.loadOwned(ctx, id, req.Owner)
+		b, err := f.loadOwned(ctx, id, req.Owner)
 		if err != nil {
 			return Merged{}, err
 		}
-		ms[i] = m
+		ms[i] = b
 	}
 	text := func(p string, b, o, t *ManifestEntry) (ManifestEntry, bool, error) {
 		return f.mergeText(ctx, p, b, o, t)
 	}
-	entries, conflicts, err := mergeManifests(ms[0], ms[1], ms[2], text)
+	entries, conflicts, err := mergeManifests(ms[0].m, ms[1].m, ms[2].m, text)
 	if err != nil {
 		return Merged{}, fmt.Errorf("merge: %w", err)
 	}
-	id, err := f.putManifest(ctx, &Manifest{Owner: req.Owner, Entries: entries}, req.PlanID)
+	id, err := f.putManifest(ctx, &Manifest{Owner: req.Owner, Entries: entries}, ms[1], req.PlanID)
 	if err != nil {
 		return Merged{}, fmt.Errorf("merge: %w", err)
 	}

@@ -152,6 +152,7 @@ func TestMergeJoinsTextAndKeepsOursOnABinaryConflict(t *testing.T) {
 	merged, err := f.Merge(ctx, MergeRequest{Owner: owner, PlanID: "p", Base: base, Ours: ours, Theirs: theirs})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"image.bin"}, merged.Conflicts)
+	assert.Equal(t, ours, storedForm(t, f, merged.ID).Base, "the merge is stored as its changes to ours")
 	out := filepath.Join(t.TempDir(), "merged")
 	_, err = f.Sync(ctx, SyncRequest{Dir: out, Owner: owner, ID: merged.ID})
 	require.NoError(t, err)

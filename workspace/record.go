@@ -34,7 +34,10 @@ type Recorded struct {
 }
 
 // Record stores the folder req.Dir as a manifest owned by req.Owner and
-// returns its id: the same content gives the same id. It walks the folder
+// returns its id. The manifest is stored as its differences from the one
+// the folder was last recorded as or brought to, when the store holds
+// that one and the differences are the smaller; a folder that holds what
+// that manifest does gets its id, and nothing new is stored. It walks the folder
 // as a snapshot does, .git included, and leaves out (and lists in
 // Skipped) files with more than one hard link, symlinks leading outside,
 // anything but files, folders and symlinks, and entries swapped or
@@ -65,7 +68,11 @@ func (f *Files) Record(ctx context.Context, req RecordRequest) (Recorded, error)
 	if err := s.run(ctx); err != nil {
 		return Recorded{}, f.scanErr(dir, s, err)
 	}
-	rc := &recorder{f: f, root: root, start: start, beat: req.Beat, trusted: f.cacheTrusted(ctx, s.cache),
+	base, trusted, err := f.baseOf(ctx, s.cache.Manifest, req.Owner)
+	if err != nil {
+		return Recorded{}, fmt.Errorf("record %s: %w", dir, err)
+	}
+	rc := &recorder{f: f, root: root, start: start, beat: req.Beat, trusted: trusted,
 		next: &statCache{Files: map[string]statEntry{}}, put: map[string]bool{}, rec: Recorded{Skipped: s.skipped}}
 	m := &Manifest{Owner: req.Owner}
 	for i := range s.entries {
@@ -83,7 +90,7 @@ func (f *Files) Record(ctx context.Context, req RecordRequest) (Recorded, error)
 		}
 		m.Entries = append(m.Entries, l.ManifestEntry)
 	}
-	id, err := f.putManifest(ctx, m, req.PlanID)
+	id, err := f.putManifest(ctx, m, base, req.PlanID)
 	if err != nil {
 		return Recorded{}, fmt.Errorf("record %s: %w", dir, err)
 	}
@@ -109,14 +116,27 @@ func (f *Files) scanErr(dir string, s *scan, err error) error {
 	return fmt.Errorf("walk %s: %w", dir, err)
 }
 
-// cacheTrusted reports whether the blobs a stat cache names may be taken
-// to be in the store: the manifest last recorded or synced from it is.
-func (f *Files) cacheTrusted(ctx context.Context, c *statCache) bool {
-	if !ValidManifestID(c.Manifest) {
-		return false
+// baseOf loads manifest id, the one a folder's stat cache says it was
+// last recorded as or brought to, as the base of the folder's next
+// record when owner owns it. trusted says whether the blobs the stat
+// cache names may be taken to be in the store: the manifest is, and
+// Collect keeps a manifest's blobs and bases while it keeps it. A
+// manifest the store lost or refuses is no base, nor trusted; only a
+// failing store is an error.
+func (f *Files) baseOf(ctx context.Context, id, owner string) (base *based, trusted bool, err error) {
+	if !ValidManifestID(id) {
+		return nil, false, nil
 	}
-	_, err := f.Store.Stat(ctx, manifestKey(c.Manifest))
-	return err == nil
+	m, depth, err := f.load(ctx, id)
+	switch {
+	case errors.Is(err, ErrSnapshot) || errors.Is(err, ErrCorrupt):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("the manifest it was last at: %w", err)
+	case m.Owner != owner:
+		return nil, true, nil
+	}
+	return &based{id: id, m: m, depth: depth}, true, nil
 }
 
 // recorder stores the files of one record.

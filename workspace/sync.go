@@ -42,10 +42,11 @@ type Synced struct {
 // A folder that already matches is not written to. A missing manifest,
 // or one owned by another workspace, is an ErrSnapshot refusal.
 func (f *Files) Sync(ctx context.Context, req SyncRequest) (Synced, error) {
-	m, err := f.loadOwned(ctx, req.ID, req.Owner)
+	b, err := f.loadOwned(ctx, req.ID, req.Owner)
 	if err != nil {
 		return Synced{}, err
 	}
+	m := b.m
 	dir, err := f.checkDir(req.Dir)
 	if err != nil {
 		return Synced{}, err
