@@ -143,6 +143,9 @@ func (a *Activities) open(ctx context.Context, ws, copyOf string, create, alone 
 		if err := os.MkdirAll(f.dir, 0o700); err != nil {
 			return folder{}, fmt.Errorf("copy of step %s: %w", copyOf, err)
 		}
+		// In use: the worker's sweep removes copies left untouched a day.
+		now := time.Now()
+		_ = os.Chtimes(f.dir, now, now)
 	}
 	f.mu, f.alone = a.folders.of(f.dir), alone
 	if err := acquire(ctx, f.mu, alone); err != nil {

@@ -16,8 +16,8 @@ import (
 // execution. With a files store it is a content-addressed manifest (the
 // folder first brought to in.Files.Manifest, a fork's files), its id
 // what SnapshotID holds; without one, a copy in the snapshot directory
-// under an id derived from the plan id and the workspace. Either way a
-// retry gives the same id. What it left out (hard-linked files, fifos,
+// under an id derived from the plan id and the workspace. A retry on the
+// same worker gives the same id. What it left out (hard-linked files, fifos,
 // symlinks leading outside) is listed in Skipped, at most
 // maxSkippedListed of them. A workspace over the limits is a
 // non-retryable ErrorTypeSnapshot error.

@@ -106,6 +106,10 @@ func startPruning(ctx context.Context, p pruner) (stop func()) {
 	}
 }
 
+// copyAge is how long a step's private copy may lie untouched before the
+// worker removes it: a step that ran longer keeps touching it.
+const copyAge = 24 * time.Hour
+
 // collectGrace is how old an unreferenced blob or manifest must be before
 // a collection removes it: a record in flight puts its blobs before the
 // manifest that names them.
@@ -116,6 +120,9 @@ const collectGrace = time.Hour
 func (p pruner) collect() {
 	if p.files == nil || p.planState == nil {
 		return
+	}
+	if n, err := p.files.SweepCopies(p.now(), copyAge); n > 0 || err != nil {
+		p.logger.Info("removed steps' copies left behind", "count", n, "error", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -42,6 +42,7 @@ func gcFixture(t *testing.T) (*Files, *blobstore.Memory, *time.Time, map[string]
 	f, mem := newFiles(t)
 	clock := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	mem.Now = func() time.Time { return clock }
+	f.now = mem.Now
 	ids := map[string]string{}
 	for _, p := range []string{"open", "closed-old", "closed-recent", "unknown"} {
 		ws := testkit.Workspace(t, map[string]string{"shared.txt": "shared\n", p + ".txt": p + "\n"})

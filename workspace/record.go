@@ -127,6 +127,17 @@ func (f *Files) baseOf(ctx context.Context, id, owner string) (base *based, trus
 	if !ValidManifestID(id) {
 		return nil, false, nil
 	}
+	info, err := f.Store.Stat(ctx, manifestKey(id))
+	switch {
+	case errors.Is(err, blobstore.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("the manifest it was last at: %w", err)
+	case f.clock().Sub(info.ModTime) > freshFor:
+		// A collection may be removing an old manifest, or the blobs only
+		// it names, right now: build on nothing older than freshFor.
+		return nil, false, nil
+	}
 	m, depth, err := f.load(ctx, id)
 	switch {
 	case errors.Is(err, ErrSnapshot) || errors.Is(err, ErrCorrupt):
@@ -138,6 +149,12 @@ func (f *Files) baseOf(ctx context.Context, id, owner string) (base *based, trus
 	}
 	return &based{id: id, m: m, depth: depth}, true, nil
 }
+
+// freshFor is how old a manifest or blob a record may build on without
+// writing it again: well inside the grace period a collection leaves what
+// is younger (an hour), so that what a record relies on is never what a
+// collection running at the same time removes.
+const freshFor = 15 * time.Minute
 
 // recorder stores the files of one record.
 type recorder struct {
@@ -187,11 +204,13 @@ func (rc *recorder) file(ctx context.Context, l *local) (bool, error) {
 // it, reading the file again and checking it still hashes the same.
 func (rc *recorder) putBlob(ctx context.Context, l *local) (bool, error) {
 	key := blobKey(l.Hash)
-	_, err := rc.f.Store.Stat(ctx, key)
-	if err == nil {
+	info, err := rc.f.Store.Stat(ctx, key)
+	if err == nil && rc.f.clock().Sub(info.ModTime) <= freshFor {
 		return true, nil
 	}
-	if !errors.Is(err, blobstore.ErrNotFound) {
+	// An old blob is put again, which renews it: a collection running now
+	// keeps what was written since it began.
+	if err != nil && !errors.Is(err, blobstore.ErrNotFound) {
 		return false, fmt.Errorf("stat blob: %w", err)
 	}
 	in, _, err := openFile(rc.root, l.Path, l.info)

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/planmode/planmode/blobstore"
 )
 
 // SyncRequest says which manifest to make a folder equal to, as whose
@@ -75,7 +77,17 @@ func (f *Files) Sync(ctx context.Context, req SyncRequest) (Synced, error) {
 	st := &stage{f: f, dir: staging.Name(), name: tempName()}
 	defer st.cleanup()
 	if err := st.fetch(ctx, p.writes); err != nil {
+		if errors.Is(err, blobstore.ErrNotFound) {
+			err = fmt.Errorf("%w: the store lost a file of manifest %s: %w", ErrCorrupt, req.ID, err)
+		}
 		return Synced{}, fmt.Errorf("sync %s: %w", dir, err)
+	}
+	if len(p.writes)+len(p.removes) > 0 {
+		// Until the cache below is saved, the folder is neither what it
+		// was nor the manifest: a sync cut off half-way is redone.
+		if err := f.Begin(dir); err != nil {
+			return Synced{}, fmt.Errorf("sync %s: %w", dir, err)
+		}
 	}
 	ap := &applier{root: root, stage: st, beat: req.Beat, now: f.clock}
 	if err := ap.apply(ctx, p); err != nil {
