@@ -93,7 +93,9 @@ func TestACollectionKeepsTheOldBlobsARecordTakesUp(t *testing.T) {
 		newID = rec.ID
 	}
 	g := &Files{Store: rs, StateDir: filepath.Join(t.TempDir(), "state3")}
-	state := func(_ context.Context, id string) (bool, time.Time, error) { return id == "live-plan", time.Time{}, nil }
+	state := func(_ context.Context, id string) (bool, time.Time, error) {
+		return id == "live-plan", time.Time{}, nil
+	}
 	got, err := g.Collect(ctx, CollectRequest{Now: time.Now(), Retention: time.Hour, Grace: time.Hour, PlanState: state})
 	require.NoError(t, err)
 	t.Logf("collected %+v", got)
