@@ -8,7 +8,9 @@ import (
 // ForkSteps returns the steps a plan forked from p after step id goes on
 // with, and the manifest of the files it starts from: every step that had
 // not completed or been skipped when step id ended — later steps, steps
-// that failed, steps never run — as fresh pending steps with the same
+// that failed, steps never run, and a step that ended at the same moment
+// (its files may have merged after step id's: it runs again rather than be
+// lost) — as fresh pending steps with the same
 // ids, configs and order, their dependencies on the steps done by then
 // (whose changes those files hold) dropped. The step itself must have
 // completed, and its result must name its files (StepResult.Manifest).
@@ -28,7 +30,7 @@ func ForkSteps(p *Plan, id string) ([]Step, string, error) {
 	done := map[string]bool{id: true}
 	for _, s := range p.Steps {
 		settled := s.Status == StepCompleted || s.Status == StepSkipped
-		if settled && s.EndedAt != nil && from.EndedAt != nil && !s.EndedAt.After(*from.EndedAt) {
+		if settled && s.EndedAt != nil && from.EndedAt != nil && s.EndedAt.Before(*from.EndedAt) {
 			done[s.ID] = true
 		}
 	}

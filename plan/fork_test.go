@@ -36,6 +36,15 @@ func TestForkStepsGoesOnWithWhatWasNotDoneWhenTheStepEnded(t *testing.T) {
 	assert.Equal(t, []string{"e"}, steps[2].DependsOn)
 }
 
+func TestForkStepsRunsAgainAStepThatEndedAtTheSameMoment(t *testing.T) {
+	p := forkPlan()
+	p.Steps[2].EndedAt = p.Steps[1].EndedAt // c settled in the same workflow task as b
+	steps, _, err := ForkSteps(p, "b")
+	require.NoError(t, err)
+	require.NotEmpty(t, steps)
+	assert.Equal(t, "c", steps[0].ID, "c's changes may have merged after b's: it runs again")
+}
+
 func TestForkStepsRefusesAStepWithoutFiles(t *testing.T) {
 	for _, id := range []string{"d", "e", "f", "nope"} {
 		_, _, err := ForkSteps(forkPlan(), id)
