@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -168,4 +169,49 @@ func TestRecordWorkspacesHistory(t *testing.T) {
 		return err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
 	}, 30*time.Second, 50*time.Millisecond, "the registry never continued as new")
 	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planworkspaces-continued.json"))
+}
+
+// TestRecordFilesHistory records a run that keeps its files as manifests:
+// two writes side by side (one in place, one in a copy merged after), a
+// step after both, a rollback to the first step while held, the end's
+// sync of the folder; and a fork of such a plan.
+func TestRecordFilesHistory(t *testing.T) {
+	c, ctx := recorder(t, scripted{files: true})
+	id := fmt.Sprintf("planmode-record-files-%d", time.Now().UnixNano())
+	write := func(id, path string, deps ...string) plan.Step {
+		s := toolStep(id, "write_file", map[string]any{"path": path, "content": id})
+		s.DependsOn = deps
+		return s
+	}
+	hold := write("s3", "c.go", "s1", "s2")
+	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo",
+		Plan: &signals.ExternalPlan{Steps: []plan.Step{write("s1", "a.go"), write("s2", "b.go"), hold}},
+		Execution: signals.ExecutionPolicy{Parallelism: 2},
+		Approval: signals.ApprovalPolicy{Rules: plan.ApprovalRules{{Match: "write_file", Args: map[string]string{"path": "c.go"},
+			Action: plan.ApprovalAsk}}}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue}, signals.WorkflowType, req)
+	require.NoError(t, err)
+	waitFor(ctx, t, c, id, signals.AwaitingApproval)
+	_, err = signals.Rollback.Update(ctx, c, id, signals.RollbackRequest{StepID: "s1"})
+	require.NoError(t, err)
+	p, err := signals.PendingQuery.Get(ctx, c, id)
+	require.NoError(t, err)
+	require.NotEmpty(t, p.Approvals)
+	_, err = signals.ApproveToolCall.Update(ctx, c, id, signals.ApproveToolCallRequest{RequestID: p.Approvals[0].RequestID})
+	require.NoError(t, err)
+	var res signals.Result
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.NotEmpty(t, res.Manifest)
+	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planmode-files.json"))
+
+	fork := fmt.Sprintf("planmode-record-fork-%d", time.Now().UnixNano())
+	run, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fork, TaskQueue: recordQueue}, signals.WorkflowType,
+		signals.StartRequest{Workspace: "/srv/fork", Fork: &signals.ForkRef{PlanID: id, StepID: "s2"}})
+	require.NoError(t, err)
+	res = signals.Result{}
+	require.NoError(t, run.Get(ctx, &res))
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.NotNil(t, res.ForkedFrom)
+	writeHistory(ctx, t, c, fork, run.GetRunID(), testdata("planmode-forked.json"))
 }

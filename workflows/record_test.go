@@ -38,8 +38,12 @@ func testdata(name string) string { return filepath.Join("testdata", name) }
 
 // scripted plays every activity for the recording, deterministically; its
 // methods carry the activity names the workflows call. failStep names an
-// llm step that fails.
-type scripted struct{ failStep string }
+// llm step that fails; files makes the worker keep the plans' files as
+// manifests (snapshots and changing calls name them).
+type scripted struct {
+	failStep string
+	files    bool
+}
 
 func (scripted) Clarify(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
 	if len(in.Answers) > 0 {
@@ -82,12 +86,38 @@ func (scripted) Summarize(_ context.Context, in activities.SummarizeInput) (acti
 	return activities.SummarizeOutput{Summary: "recorded run " + in.Status}, nil
 }
 
-func (scripted) RunTool(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
-	return activities.ToolOutput{Success: true, Output: "ran " + in.Call.Name}, nil
+func (s scripted) RunTool(_ context.Context, in activities.ToolInput) (activities.ToolOutput, error) {
+	out := activities.ToolOutput{Success: true, Output: "ran " + in.Call.Name}
+	if s.files && in.Files.Manifest != "" && in.Call.Name == "write_file" {
+		out.Manifest = in.Files.Manifest + "+" + in.StepID
+	}
+	return out, nil
 }
 
-func (scripted) SnapshotWorkspace(context.Context, activities.SnapshotInput) (activities.SnapshotOutput, error) {
+func (s scripted) SnapshotWorkspace(_ context.Context, in activities.SnapshotInput) (activities.SnapshotOutput, error) {
+	if s.files {
+		id := "m0"
+		if in.Files.Manifest != "" {
+			id = in.Files.Manifest
+		}
+		return activities.SnapshotOutput{SnapshotID: id, Manifest: id, Files: 1}, nil
+	}
 	return activities.SnapshotOutput{SnapshotID: "snap-rec", Files: 1}, nil
+}
+
+func (scripted) MergeWorkspace(_ context.Context, in activities.MergeInput) (activities.MergeOutput, error) {
+	return activities.MergeOutput{Manifest: in.Ours + "*" + in.StepID}, nil
+}
+
+// ForkSource answers for a parent whose step s2 left manifest m-parent,
+// with s3 not done by then.
+func (scripted) ForkSource(_ context.Context, in activities.ForkSourceInput) (activities.ForkSourceOutput, error) {
+	return activities.ForkSourceOutput{Goal: "Add JWT authentication", Title: "Forked", Manifest: "m-parent",
+		Steps: []plan.Step{toolStep("s3", "write_file", map[string]any{"path": "c.go", "content": "c"})}}, nil
+}
+
+func (scripted) ForkWorkspace(context.Context, activities.ForkInput) (activities.ForkOutput, error) {
+	return activities.ForkOutput{Manifest: "m-fork"}, nil
 }
 
 func (scripted) Notify(context.Context, activities.NotifyInput) (activities.NotifyOutput, error) {
