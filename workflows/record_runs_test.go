@@ -185,7 +185,7 @@ func TestRecordFilesHistory(t *testing.T) {
 	}
 	hold := write("s3", "c.go", "s1", "s2")
 	req := signals.StartRequest{Goal: "Add JWT authentication", Workspace: "/srv/repo",
-		Plan: &signals.ExternalPlan{Steps: []plan.Step{write("s1", "a.go"), write("s2", "b.go"), hold}},
+		Plan:      &signals.ExternalPlan{Steps: []plan.Step{write("s1", "a.go"), write("s2", "b.go"), hold}},
 		Execution: signals.ExecutionPolicy{Parallelism: 2},
 		Approval: signals.ApprovalPolicy{Rules: plan.ApprovalRules{{Match: "write_file", Args: map[string]string{"path": "c.go"},
 			Action: plan.ApprovalAsk}}}}
