@@ -8,7 +8,9 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/planmode/planmode/plan"
@@ -60,28 +62,19 @@ type PlanEndOutput struct {
 // error; all non-retryable.
 func (a *Activities) PlanEnd(ctx context.Context, in PlanEndInput) (PlanEndOutput, error) {
 	c := activity.GetClient(ctx)
-	desc, err := c.DescribeWorkflow(ctx, in.PlanID, "")
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return PlanEndOutput{}, fail(ErrorTypePlanNotFound, err, fmt.Sprintf("no plan %s", in.PlanID))
-	}
+	info, err := describePlan(ctx, c, in.PlanID)
 	if err != nil {
-		return PlanEndOutput{}, fmt.Errorf("describe plan %s: %w", in.PlanID, err)
+		return PlanEndOutput{}, err
 	}
-	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return PlanEndOutput{}, fail(ErrorTypePlanOpen, nil,
 			fmt.Sprintf("plan %s is still open: roll it back with its rollback update", in.PlanID))
 	}
 	out := PlanEndOutput{Status: info.GetStatus().String(), ClosedAt: info.GetCloseTime().AsTime()}
-	var res signals.Result
-	err = c.GetWorkflow(ctx, in.PlanID, info.GetExecution().GetRunId()).Get(ctx, &res)
+	res, err := endedResult(ctx, c, in.PlanID, info.GetExecution().GetRunId())
 	if err != nil {
-		var ok bool
-		if res, ok = signals.ResultFromError(err); !ok {
-			return out, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s ended %s without a Result: nothing names its snapshot",
-				in.PlanID, out.Status))
-		}
+		return out, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s ended %s without a Result: nothing names its snapshot",
+			in.PlanID, out.Status))
 	}
 	if res.SnapshotID == "" {
 		return out, fail(ErrorTypeNoSnapshot, nil, fmt.Sprintf("plan %s has no workspace snapshot: it had no workspace, "+
@@ -126,6 +119,35 @@ func (a *Activities) WorkspaceChangedSince(ctx context.Context, in ChangedSinceI
 		return ChangedSinceOutput{}, refusal(err)
 	}
 	return ChangedSinceOutput{Paths: paths, More: more}, nil
+}
+
+// describePlan describes the latest run of plan id; an unknown plan is a
+// non-retryable ErrorTypePlanNotFound.
+func describePlan(ctx context.Context, c client.Client, id string) (*workflowpb.WorkflowExecutionInfo, error) {
+	desc, err := c.DescribeWorkflow(ctx, id, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil, fail(ErrorTypePlanNotFound, err, fmt.Sprintf("no plan %s", id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe plan %s: %w", id, err)
+	}
+	return desc.RawResponse.GetWorkflowExecutionInfo(), nil
+}
+
+// endedResult reads the Result of run runID ("" for the latest) of the
+// ended plan id, from a failed or cancelled run's error too; a run that
+// ended without one is its error.
+func endedResult(ctx context.Context, c client.Client, id, runID string) (signals.Result, error) {
+	var res signals.Result
+	err := c.GetWorkflow(ctx, id, runID).Get(ctx, &res)
+	if err == nil {
+		return res, nil
+	}
+	if res, ok := signals.ResultFromError(err); ok {
+		return res, nil
+	}
+	return signals.Result{}, err
 }
 
 // stepManifest returns the manifest of p's step id: its files as they

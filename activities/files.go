@@ -82,9 +82,12 @@ func (l *folderLocks) of(dir string) *sync.RWMutex {
 // a manifest says what goes in it. Call release.
 func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef, reading bool) (folder, error) {
 	create := ref.Manifest != "" && a.Files != nil
-	if create && !a.current(a.dirOf(ws, ref), ref.Manifest, reading) {
-		f, err := a.open(ctx, ws, ref.Copy, true, true)
-		if err != nil {
+	f, err := a.locate(ws, ref.Copy, create)
+	if err != nil {
+		return folder{}, err
+	}
+	if create && !a.current(f.dir, ref.Manifest, reading) {
+		if err := f.lock(ctx, a, true); err != nil {
 			return folder{}, err
 		}
 		if !a.current(f.dir, ref.Manifest, reading) {
@@ -96,7 +99,10 @@ func (a *Activities) enter(ctx context.Context, ws string, ref FilesRef, reading
 		}
 		f.release()
 	}
-	return a.open(ctx, ws, ref.Copy, create, false)
+	if err := f.lock(ctx, a, false); err != nil {
+		return folder{}, err
+	}
+	return f, nil
 }
 
 // current reports whether this worker left dir at manifest id, or, for a
@@ -108,27 +114,24 @@ func (a *Activities) current(dir, id string, reading bool) bool {
 	return a.Files.At(dir) == id
 }
 
-// dirOf is the folder enter works in, or "" when ws cannot be resolved
-// (open then says why).
-func (a *Activities) dirOf(ws string, ref FilesRef) string {
-	real, err := a.Workspace.Resolve(ws, true)
-	if err != nil {
-		return ""
-	}
-	if ref.Copy == "" {
-		return real
-	}
-	owner, err := a.keyOf(ws, real)
-	if err != nil {
-		return ""
-	}
-	return a.Files.CopyDir(owner, ref.Copy)
-}
-
 // open resolves and locks the folder of workspace ws, or of its step copy
 // when copyOf names a step, alone or shared; create makes a missing
 // workspace. Call release.
 func (a *Activities) open(ctx context.Context, ws, copyOf string, create, alone bool) (folder, error) {
+	f, err := a.locate(ws, copyOf, create)
+	if err != nil {
+		return folder{}, err
+	}
+	if err := f.lock(ctx, a, alone); err != nil {
+		return folder{}, err
+	}
+	return f, nil
+}
+
+// locate resolves the folder of workspace ws, or of its step copy when
+// copyOf names a step, without locking it; create makes a missing
+// workspace.
+func (a *Activities) locate(ws, copyOf string, create bool) (folder, error) {
 	real, err := a.Workspace.Resolve(ws, !create)
 	if err != nil {
 		return folder{}, refusal(err)
@@ -147,11 +150,17 @@ func (a *Activities) open(ctx context.Context, ws, copyOf string, create, alone 
 		now := time.Now()
 		_ = os.Chtimes(f.dir, now, now)
 	}
+	return f, nil
+}
+
+// lock takes f's lock on this worker, alone or shared (see acquire).
+func (f *folder) lock(ctx context.Context, a *Activities, alone bool) error {
 	f.mu, f.alone = a.folders.of(f.dir), alone
 	if err := acquire(ctx, f.mu, alone); err != nil {
-		return folder{}, fmt.Errorf("wait for the workspace folder: %w", err)
+		f.mu = nil
+		return fmt.Errorf("wait for the workspace folder: %w", err)
 	}
-	return f, nil
+	return nil
 }
 
 // acquire takes mu, alone or shared, for as long as ctx allows, and

@@ -2,12 +2,10 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/planmode/planmode/plan"
@@ -97,29 +95,22 @@ func (a *Activities) ForkSource(ctx context.Context, in ForkSourceInput) (ForkSo
 func forkSource(ctx context.Context, planID, stepID string) (ForkSourceOutput, error) {
 	in := ForkSourceInput{PlanID: planID, StepID: stepID}
 	c := activity.GetClient(ctx)
-	desc, err := c.DescribeWorkflow(ctx, in.PlanID, "")
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return ForkSourceOutput{}, fail(ErrorTypePlanNotFound, err, fmt.Sprintf("no plan %s to fork", in.PlanID))
-	}
+	info, err := describePlan(ctx, c, in.PlanID)
 	if err != nil {
-		return ForkSourceOutput{}, fmt.Errorf("describe plan %s: %w", in.PlanID, err)
+		return ForkSourceOutput{}, err
 	}
 	var p *plan.Plan
 	var goal string
-	if desc.RawResponse.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		v, err := signals.PlanQuery.Get(ctx, c, in.PlanID)
 		if err != nil {
 			return ForkSourceOutput{}, fmt.Errorf("read the plan of %s: %w", in.PlanID, err)
 		}
 		p, goal = v.Plan, v.Goal
 	} else {
-		var res signals.Result
-		if err := c.GetWorkflow(ctx, in.PlanID, "").Get(ctx, &res); err != nil {
-			var ok bool
-			if res, ok = signals.ResultFromError(err); !ok {
-				return ForkSourceOutput{}, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s ended without a Result", in.PlanID))
-			}
+		res, err := endedResult(ctx, c, in.PlanID, "")
+		if err != nil {
+			return ForkSourceOutput{}, fail(ErrorTypeNoSnapshot, err, fmt.Sprintf("plan %s ended without a Result", in.PlanID))
 		}
 		p, goal = res.Plan, res.Goal
 	}

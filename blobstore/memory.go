@@ -35,12 +35,16 @@ func (m *Memory) SetFail(err error) {
 	m.fail = err
 }
 
-func (m *Memory) check(key string) error {
+// failed is the error SetFail set, if any.
+func (m *Memory) failed() error {
 	m.mu.Lock()
-	fail := m.fail
-	m.mu.Unlock()
-	if fail != nil {
-		return fail
+	defer m.mu.Unlock()
+	return m.fail
+}
+
+func (m *Memory) check(key string) error {
+	if err := m.failed(); err != nil {
+		return err
 	}
 	return ValidKey(key)
 }
@@ -97,7 +101,7 @@ func (m *Memory) Stat(ctx context.Context, key string) (Info, error) {
 
 // List implements Store.
 func (m *Memory) List(ctx context.Context, prefix string, fn func(Info) error) error {
-	if err := m.check("list"); err != nil {
+	if err := m.failed(); err != nil {
 		return err
 	}
 	m.mu.Lock()
