@@ -76,6 +76,21 @@ type NotifyOutput struct {
 	NoReceiver bool `json:"noReceiver,omitempty"`
 }
 
+// ReceiverOutput says whether the worker names a webhook of its own.
+type ReceiverOutput struct {
+	// None is set when it names none: a plan that names none either has
+	// no receiver, as Notify would find.
+	None bool `json:"none,omitempty"`
+}
+
+// Receiver tells a plan that names no webhook, at its start, whether the
+// worker has one, so that a plan with no receiver starts no deliveries at
+// all rather than learning it from the first one. It reads only the
+// worker's configuration: the workflow asks it as a local activity.
+func (a *Activities) Receiver(context.Context) (ReceiverOutput, error) {
+	return ReceiverOutput{None: a.Webhook.URL == ""}, nil
+}
+
 // Notify POSTs the event to the plan's webhook, or the worker's when the
 // plan names none, and does nothing when neither is set. The body is
 // signed with HMAC-SHA256 when a secret is configured (see

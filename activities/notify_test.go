@@ -1,6 +1,7 @@
 package activities_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -90,6 +91,15 @@ func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
 	out, err := notify(t, &activities.Activities{}, stepInput(""))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{NoReceiver: true}, out, "the workflow stops scheduling deliveries")
+}
+
+func TestReceiverSaysWhetherTheWorkerHasAWebhook(t *testing.T) {
+	none, err := (&activities.Activities{}).Receiver(context.Background())
+	require.NoError(t, err)
+	assert.True(t, none.None, "no webhook configured")
+	some, err := (&activities.Activities{Webhook: webhook.Sender{URL: "https://hooks.example.com/p"}}).Receiver(context.Background())
+	require.NoError(t, err)
+	assert.False(t, some.None)
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {

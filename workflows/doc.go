@@ -71,7 +71,9 @@
 //
 // The progress, plan, options and pending queries; the PlanPhase,
 // PlanAwaiting and PlanProgress search attributes, upserted only when a
-// value changes, and PlanGoal, set once with the first of them to what the
+// value changes (PlanProgress on its own at most once a second, a timer
+// upserting a percent held back: progressEvery), and PlanGoal, set once
+// with the first of them to what the
 // worker answered at the run's start: the goal, or its keyed digest when
 // the worker encrypts payloads (resolveGoalAttr); a server must have them
 // registered, or the upsert fails the workflow task; current details
@@ -83,7 +85,9 @@
 // or a confirmation, each step's start and end, each new plan version,
 // pause, resume, a budget exceeded, the run's end), each delivered by a
 // [PlanNotify] child workflow that the run abandons when it closes, so a
-// slow receiver never holds the run up. PlanProgress is the percent of
+// slow receiver never holds the run up; a run that names no webhook asks
+// the worker at its start whether it has one, and with none sends
+// nothing (askReceiver). PlanProgress is the percent of
 // the steps that will run that completed (plan.Plan.PercentOfWork):
 // skipped steps and unused fallbacks leave the count, and a failed or
 // cancelled plan says how far it got.

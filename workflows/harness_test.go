@@ -104,6 +104,13 @@ func (h *harness) registerTools() {
 		record(f, "GoalAttr", &f.goalAttrIn, in)
 		return f.goalAttr(in)
 	})
+	env.OnActivity(a.Receiver, mock.Anything).Return(func(context.Context) (activities.ReceiverOutput, error) {
+		f.mu.Lock()
+		f.calls["Receiver"]++
+		fn := f.receiver
+		f.mu.Unlock()
+		return fn()
+	})
 	env.OnActivity(a.RecordTools, mock.Anything).Return(func(context.Context) (signals.RecordedTools, error) {
 		f.mu.Lock()
 		f.calls["RecordTools"]++

@@ -38,6 +38,7 @@ type fakes struct {
 	notify    func(activities.NotifyInput) (activities.NotifyOutput, error)
 	acquire   func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error)
 	goalAttr  func(activities.GoalAttrInput) (activities.GoalAttrOutput, error)
+	receiver  func() (activities.ReceiverOutput, error)
 	tools     func() (signals.RecordedTools, error)
 	mcpCall   func(activities.MCPCallInput) (activities.MCPCallOutput, error)
 
@@ -116,6 +117,8 @@ func newFakes() *fakes {
 		goalAttr: func(in activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
 			return (&activities.Activities{}).GoalAttr(context.Background(), in)
 		},
+		// A worker with a webhook of its own: every event is delivered.
+		receiver: func() (activities.ReceiverOutput, error) { return activities.ReceiverOutput{}, nil },
 	}
 }
 

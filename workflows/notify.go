@@ -50,6 +50,34 @@ func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, da
 	n.deliver(ctx, in)
 }
 
+// receiverStartToClose bounds the Receiver local activity: it reads the
+// worker's configuration.
+const receiverStartToClose = 10 * time.Second
+
+// askReceiver asks the worker, at the start of a run that may still have
+// a receiver and names no webhook of its own, whether the worker has one;
+// when it has none, the run sends no deliveries (each would be a child
+// workflow that finds nobody to tell). A local activity costs one marker
+// event and no round trip; a run that gets no answer delivers as before,
+// and its first delivery finds out.
+func (n *notifier) askReceiver(ctx workflow.Context) {
+	r := n.r
+	if r.st.NoReceiver || r.req.Notify.WebhookURL != "" {
+		return
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: receiverStartToClose,
+		RetryPolicy:         retryPolicy,
+	})
+	var out activities.ReceiverOutput
+	err := workflow.ExecuteLocalActivity(ctx, a.Receiver).Get(ctx, &out)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("the worker did not say whether it has a webhook", "error", err)
+		return
+	}
+	r.st.NoReceiver = out.None
+}
+
 // deliver starts a PlanNotify child workflow for in. The child is
 // abandoned when the run closes or continues as new, so the run waits only
 // until the child has started (notifying), never for the receiver. It

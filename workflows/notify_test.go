@@ -90,6 +90,39 @@ func TestNoWebhookAnywhereStopsDeliveriesAfterTheFirst(t *testing.T) {
 		"the first delivery finds no receiver; no later event is scheduled")
 }
 
+func TestNoWebhookOnTheWorkerStartsNoDelivery(t *testing.T) {
+	h := newHarness(t)
+	h.f.receiver = func() (activities.ReceiverOutput, error) { return activities.ReceiverOutput{None: true}, nil }
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Empty(t, h.f.events(), "a plan with no receiver starts no PlanNotify child")
+	assert.Equal(t, 1, h.f.count("Receiver"), "asked once, at the start")
+}
+
+func TestAWebhookOfThePlanNeedsNoQuestion(t *testing.T) {
+	h := newHarness(t)
+	h.f.receiver = func() (activities.ReceiverOutput, error) { return activities.ReceiverOutput{None: true}, nil }
+	req := autoReq()
+	req.Notify.WebhookURL = "https://hooks.example.com/plan-7"
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Zero(t, h.f.count("Receiver"), "the plan names its receiver")
+	assert.Contains(t, h.f.events(), activities.EventCompleted)
+}
+
+func TestNoAnswerAboutTheWebhookDeliversAsBefore(t *testing.T) {
+	h := newHarness(t)
+	h.f.receiver = func() (activities.ReceiverOutput, error) {
+		return activities.ReceiverOutput{}, errors.New("worker lost")
+	}
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Contains(t, h.f.events(), activities.EventCompleted, "the run still tells the webhook")
+}
+
 func TestWebhookReportsFailuresAndClarification(t *testing.T) {
 	h := newHarness(t)
 	askingFakes(h)

@@ -20,8 +20,10 @@ type attrLog struct {
 	phases   []string
 	awaiting []string
 	progress []int64
-	goals    []string
-	upserts  int
+	// progressAt is when (workflow time) each progress value was upserted.
+	progressAt []time.Time
+	goals      []string
+	upserts    int
 }
 
 // watchAttributes mocks UpsertTypedSearchAttributes to record its values.
@@ -40,6 +42,7 @@ func watchAttributes(h *harness) *attrLog {
 		}
 		if v, ok := sa.GetInt64(signals.ProgressAttr); ok {
 			l.progress = append(l.progress, v)
+			l.progressAt = append(l.progressAt, h.env.Now())
 		}
 		if v, ok := sa.GetString(signals.GoalAttr); ok {
 			l.goals = append(l.goals, v)
@@ -74,6 +77,49 @@ func TestSearchAttributesFollowTheRun(t *testing.T) {
 	noRepeats(t, "phase", log.phases)
 	noRepeats(t, "awaiting", log.awaiting)
 	noRepeats(t, "progress", log.progress)
+}
+
+// TestProgressOfQuickStepsIsHeldBackAtMostABound: five tool steps end
+// at once, then an llm step runs for an hour. The percents of the quick
+// steps are not upserted one by one; the timer upserts the last of them
+// progressEvery after the previous upsert, long before the slow step
+// ends, and the end upserts 100.
+func TestProgressOfQuickStepsIsHeldBackAtMostABound(t *testing.T) {
+	h := newHarness(t)
+	h.stepDelay = time.Hour
+	log := watchAttributes(h)
+	var steps []plan.Step
+	for _, id := range []string{"t1", "t2", "t3", "t4", "t5"} {
+		steps = append(steps, toolStep(id, plan.ToolListFiles, nil))
+	}
+	steps = append(steps, llmStep("slow"))
+	for i := 1; i < len(steps); i++ {
+		steps[i].DependsOn = []string{steps[i-1].ID}
+	}
+	h.f.onePlan(steps...)
+	var start time.Time
+	h.at(0, func() { start = h.env.Now() })
+	h.at(30*time.Minute, func() {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		require.NotEmpty(t, log.progress)
+		last := len(log.progress) - 1
+		assert.Equal(t, int64(83), log.progress[last], "five of six steps done, shown while the sixth runs")
+		assert.LessOrEqual(t, log.progressAt[last].Sub(start), 2*progressEvery, "held back at most the bound")
+		assert.Less(t, len(log.progress), 5, "not one upsert a quick step: %v", log.progress)
+	})
+	res := h.run(autoReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	assert.Equal(t, int64(100), log.progress[len(log.progress)-1])
+	noRepeats(t, "progress", log.progress)
+	for i := 1; i < len(log.progressAt); i++ {
+		gap := log.progressAt[i].Sub(log.progressAt[i-1])
+		assert.True(t, gap >= progressEvery || i == len(log.progressAt)-1 || gap == 0,
+			"progress upserted %v after the one before (%v)", gap, log.progress)
+	}
 }
 
 func TestAwaitingShowsConfirmationAndResume(t *testing.T) {

@@ -19,11 +19,26 @@ import (
 // own bookkeeping.
 type publisher struct {
 	attrs published
+	// progressAt is when PlanProgress was last upserted, and flushing
+	// whether a timer will publish a percent held back since (see
+	// progressDue).
+	progressAt time.Time
+	flushing   bool
 	// goal is what PlanGoal holds, asked of the worker at the start of
 	// every run (resolveGoalAttr).
 	goal    goalAttrState
 	details shownDetails
 }
+
+// progressEvery bounds how often PlanProgress alone is upserted. An
+// upsert is a command the server writes to history and to visibility, and
+// in a plan of quick steps the percent changes every step: one a second
+// is as current as a list an operator reads, and costs the server a
+// fraction. A percent held back is upserted with the next upsert that is
+// due anyway (a phase, awaiting), or by a timer when the bound has passed
+// (flushProgress), so PlanProgress is never more than progressEvery
+// behind the run.
+const progressEvery = time.Second
 
 // published is what the search attributes last said, so that they are
 // upserted only when a value changes. Its phase is empty until the first
@@ -71,10 +86,12 @@ type detailsKey struct {
 	lastRefuse signals.Rejection
 }
 
-// publish upserts the search attributes that changed and refreshes the
-// current details when they are due; percent is view.Percent of v and
-// started how many steps the run has started.
-func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started int) {
+// publish upserts the search attributes that changed (PlanProgress at a
+// bounded rate, see progressEvery) and refreshes the current details when
+// they are due; percent is view.Percent of v, started how many steps the
+// run has started, and again publishes the run anew (the timer that
+// flushes a held-back percent calls it).
+func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started int, again func(workflow.Context)) {
 	now := published{phase: v.State.Phase, awaiting: view.Awaiting(v), percent: percent}
 	first := p.attrs.phase == ""
 	var ups []temporal.SearchAttributeUpdate
@@ -84,9 +101,6 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started i
 	if first || now.awaiting != p.attrs.awaiting {
 		ups = append(ups, signals.AwaitingAttr.ValueSet(string(now.awaiting)))
 	}
-	if first || now.percent != p.attrs.percent {
-		ups = append(ups, signals.ProgressAttr.ValueSet(int64(now.percent)))
-	}
 	// Set by the workflow, not by the client that starts the run, so
 	// that a plan started by any client (another SDK, the temporal CLI)
 	// is found by its goal; see resolveGoalAttr.
@@ -94,14 +108,53 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started i
 	if setGoal {
 		ups = append(ups, signals.GoalAttr.ValueSet(goal))
 	}
+	at := workflow.Now(ctx)
+	progress := first || now.percent != p.attrs.percent
+	if progress && len(ups) == 0 && !p.progressDue(at) {
+		// Held back; the percent last upserted stays in p.attrs.
+		p.flushProgress(ctx, at, again)
+		now.percent, progress = p.attrs.percent, false
+	}
+	if progress {
+		ups = append(ups, signals.ProgressAttr.ValueSet(int64(now.percent)))
+	}
 	if len(ups) > 0 && now.phase != "" {
 		if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
 		}
 		p.attrs = now
 		p.goal.published = p.goal.published || setGoal
+		if progress {
+			p.progressAt = at
+		}
 	}
 	p.refreshDetails(ctx, v, now.awaiting, started)
+}
+
+// progressDue reports whether a changed percent may be upserted on its
+// own at workflow time at: progressEvery has passed since the last one.
+func (p *publisher) progressDue(at time.Time) bool {
+	return at.Sub(p.progressAt) >= progressEvery
+}
+
+// flushProgress makes sure a held-back percent is upserted once
+// progressEvery has passed since the last, should nothing else publish
+// the run by then: one timer at a time, in a context no cancellation
+// reaches (the end of the run publishes anyway, and abandons the timer).
+func (p *publisher) flushProgress(ctx workflow.Context, at time.Time, again func(workflow.Context)) {
+	if p.flushing || again == nil {
+		return
+	}
+	p.flushing = true
+	ctx, _ = workflow.NewDisconnectedContext(ctx)
+	wait := p.progressAt.Add(progressEvery).Sub(at)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		err := workflow.Sleep(ctx, wait)
+		p.flushing = false
+		if err == nil {
+			again(ctx)
+		}
+	})
 }
 
 // refreshDetails rebuilds the current details when what the operator acts

@@ -174,9 +174,10 @@ func TestRecordWorkspacesHistory(t *testing.T) {
 // TestRecordFilesHistory records a run that keeps its files as manifests:
 // two writes side by side (one in place, one in a copy merged after), a
 // step after both, a rollback to the first step while held, the end's
-// sync of the folder; and a fork of such a plan.
+// sync of the folder; and a fork of such a plan. Its worker has no
+// webhook, so the runs start no deliveries.
 func TestRecordFilesHistory(t *testing.T) {
-	c, ctx := recorder(t, scripted{files: true})
+	c, ctx := recorder(t, scripted{files: true, noWebhook: true})
 	id := fmt.Sprintf("planmode-record-files-%d", time.Now().UnixNano())
 	write := func(id, path string, deps ...string) plan.Step {
 		s := toolStep(id, "write_file", map[string]any{"path": path, "content": id})

@@ -39,10 +39,12 @@ func testdata(name string) string { return filepath.Join("testdata", name) }
 // scripted plays every activity for the recording, deterministically; its
 // methods carry the activity names the workflows call. failStep names an
 // llm step that fails; files makes the worker keep the plans' files as
-// manifests (snapshots and changing calls name them).
+// manifests (snapshots and changing calls name them); noWebhook makes it
+// a worker without a webhook, whose plans start no deliveries.
 type scripted struct {
-	failStep string
-	files    bool
+	failStep  string
+	files     bool
+	noWebhook bool
 }
 
 func (scripted) Clarify(_ context.Context, in activities.ClarifyInput) (activities.ClarifyOutput, error) {
@@ -118,6 +120,10 @@ func (scripted) ForkSource(_ context.Context, in activities.ForkSourceInput) (ac
 
 func (scripted) ForkWorkspace(context.Context, activities.ForkInput) (activities.ForkOutput, error) {
 	return activities.ForkOutput{Manifest: "m-fork"}, nil
+}
+
+func (s scripted) Receiver(context.Context) (activities.ReceiverOutput, error) {
+	return activities.ReceiverOutput{None: s.noWebhook}, nil
 }
 
 func (scripted) Notify(context.Context, activities.NotifyInput) (activities.NotifyOutput, error) {

@@ -66,5 +66,5 @@ func (r *run) view() view.Run {
 
 // publish shows the run's state outside its queries (see publisher).
 func (r *run) publish(ctx workflow.Context) {
-	r.pub.publish(ctx, r.view(), r.exec.percent(), r.exec.launched)
+	r.pub.publish(ctx, r.view(), r.exec.percent(), r.exec.launched, r.publish)
 }

@@ -18,19 +18,29 @@ import (
 // worker holds in memory.
 const recordToolsTimeout = 30 * time.Second
 
-// recordTools records, once per chain of runs, the worker's approval
-// policy and MCP catalogue in the checkpoint, so that replays and other
-// workers decide and offer what this plan saw, and lets plans name the
-// recorded MCP tools.
-func (r *run) recordTools(ctx workflow.Context) error {
-	if r.st.Tools == nil {
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: recordToolsTimeout,
-			RetryPolicy:         retryPolicy,
-			Summary:             "record the worker's approval policy and MCP tools",
-		})
+// recordingTools starts recording, once per chain of runs, the worker's
+// approval policy and MCP catalogue, so that replays and other workers
+// decide and offer what this plan saw: a future recordTools takes, nil
+// when the chain has them. It runs beside the workspace lease, which it
+// does not need, so a plan starts one round trip sooner.
+func (r *run) recordingTools(ctx workflow.Context) workflow.Future {
+	if r.st.Tools != nil {
+		return nil
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: recordToolsTimeout,
+		RetryPolicy:         retryPolicy,
+		Summary:             "record the worker's approval policy and MCP tools",
+	})
+	return workflow.ExecuteActivity(ownPriority(ctx), a.RecordTools)
+}
+
+// recordTools keeps what recording (recordingTools) recorded in the
+// checkpoint, and lets plans name the recorded MCP tools.
+func (r *run) recordTools(ctx workflow.Context, recording workflow.Future) error {
+	if recording != nil {
 		var out signals.RecordedTools
-		if err := workflow.ExecuteActivity(ownPriority(actx), a.RecordTools).Get(ctx, &out); err != nil {
+		if err := recording.Get(ctx, &out); err != nil {
 			return fmt.Errorf("record tools: %w", err)
 		}
 		r.st.Tools = &out

@@ -216,6 +216,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		}
 	}
 	r.pub.resolveGoalAttr(ctx, r.req.Goal)
+	r.hooks.askReceiver(ctx)
 	work, err := r.watchDeadline(ctx)
 	if err != nil {
 		return signals.Result{}, err
@@ -229,13 +230,14 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
 		return r.resumeSelect(ctx, work)
 	}
+	tools := r.recordingTools(work)
 	if err := r.lease.acquire(work); err != nil {
 		return r.leaseFailed(ctx, err)
 	}
 	if err := r.forkFiles(work); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
-	if err := r.recordTools(work); err != nil {
+	if err := r.recordTools(work, tools); err != nil {
 		return r.finish(ctx, signals.StatusFailed, err)
 	}
 	if r.req.Plan != nil {
