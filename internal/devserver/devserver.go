@@ -45,8 +45,8 @@ type Options struct {
 	DBFile string
 	// Namespace is created at start; empty means "default".
 	Namespace string
-	// Binary is the dev server to run (a binary that takes the Temporal
-	// CLI's `server start-dev` arguments); empty finds it with FindServer.
+	// Binary is the Temporal CLI whose `server start-dev` runs the server;
+	// empty finds it with FindTemporal.
 	Binary string
 	// Stdout and Stderr receive the server's output; nil discards stdout and
 	// passes stderr to this process's.
@@ -133,7 +133,7 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 	bin := opts.Binary
 	if bin == "" {
 		var err error
-		if bin, err = FindServer(ctx); err != nil {
+		if bin, err = FindTemporal(ctx); err != nil {
 			return nil, err
 		}
 	}
