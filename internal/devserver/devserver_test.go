@@ -1,6 +1,7 @@
 package devserver
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
 	"path/filepath"
@@ -63,12 +64,14 @@ func TestDynamicConfigArgsInKeyOrder(t *testing.T) {
 }
 
 // Start runs the CLI's dev server as make dev-server and the demo do: its
-// state survives a restart on the same file, and a dynamic config value
-// given to Start holds (limit.maxIDLength is 1000 unless it took effect).
+// state survives a restart on the same file, a dynamic config value given
+// to Start holds (limit.maxIDLength is 1000 unless it took effect), and the
+// errors the server logs while it stops are not passed on.
 func TestStartKeepsStateInTheDBFileAndTakesDynamicConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	opts := Options{DBFile: filepath.Join(t.TempDir(), "temporal.db"),
+	var stderr bytes.Buffer // written only until Stop returns
+	opts := Options{DBFile: filepath.Join(t.TempDir(), "temporal.db"), Stderr: &stderr,
 		DynamicConfig: map[string]string{"limit.maxIDLength": "200"}}
 	srv, err := Start(ctx, opts)
 	require.NoError(t, err)
@@ -81,7 +84,9 @@ func TestStartKeepsStateInTheDBFileAndTakesDynamicConfig(t *testing.T) {
 	var invalid *serviceerror.InvalidArgument
 	require.ErrorAs(t, err, &invalid, "a 300-character workflow ID passes the default limit")
 	require.NoError(t, srv.Stop())
+	assert.Empty(t, stderr.String())
 
+	opts.Stderr = nil
 	again, err := Start(ctx, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = again.Stop() })
