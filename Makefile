@@ -60,7 +60,7 @@ deps:
 	./scripts/install-deps.sh
 
 # sandbox installs bubblewrap, which isolates the commands plans run,
-# when it is missing (root and apt-get), and the Temporal CLI.
+# when it is missing (root and apt-get), and builds the Temporal CLI.
 sandbox:
 	@./scripts/install-deps.sh sandbox
 
@@ -76,11 +76,10 @@ build:
 image:
 	$(CONTAINER) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
-# install-temporal puts the Temporal CLI v1.5.1 (client commands) and the
-# project's dev server on Temporal Server 1.32 / Web UI 2.54 in .cache/bin.
+# install-temporal builds the Temporal CLI v1.9.1 (Temporal Server 1.32,
+# Web UI 2.54) into .cache/bin/temporal: client commands and the dev server.
 install-temporal:
 	@./scripts/install-temporal.sh
-	@./scripts/install-temporal.sh server
 
 # dev-server runs a Temporal dev server with planmode's search attributes on
 # $(TEMPORAL_ADDRESS), the Web UI on $(TEMPORAL_UI_PORT), state in $(TEMPORAL_DB).

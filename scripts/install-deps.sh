@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # install-deps.sh installs what a bare machine lacks for the whole test
-# suite: the Temporal CLI and the project's dev server on Temporal Server
-# 1.32 (both cached under .cache/bin; the server's first build takes several
-# minutes), bubblewrap for the
-# command sandbox (the worker needs it too), Debian's chromium for the Web UI
-# browser test and docker-compose to validate the compose file.
+# suite: the Temporal CLI v1.9.1, which runs client commands and the dev
+# server on Temporal Server 1.32 (built into .cache/bin; the first build
+# takes a few minutes), bubblewrap for the command sandbox (the worker needs
+# it too), Debian's chromium for the Web UI browser test and docker-compose
+# to validate the compose file.
 # Without root or apt-get it says what is missing and leaves it: those tests
 # then skip outside CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-temporal.sh >/dev/null
-./scripts/install-temporal.sh server >/dev/null
 
 # The MCP reference server the mcp package's tests run over stdio in the
 # command sandbox, pinned, installed into .cache/mcp (never globally).

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -45,8 +46,8 @@ type Options struct {
 	DBFile string
 	// Namespace is created at start; empty means "default".
 	Namespace string
-	// Binary is the dev server to run (a binary that takes the Temporal
-	// CLI's `server start-dev` arguments); empty finds it with FindServer.
+	// Binary is the Temporal CLI whose `server start-dev` runs the server;
+	// empty finds it with FindTemporal.
 	Binary string
 	// Stdout and Stderr receive the server's output; nil discards stdout and
 	// passes stderr to this process's.
@@ -69,6 +70,7 @@ type DevServer struct {
 	address   string
 	uiAddress string
 	server    *sdktest.DevServer
+	stderr    *quietOnStop
 	stopOnce  sync.Once
 	stopErr   error
 }
@@ -84,6 +86,7 @@ func (s *DevServer) UIAddress() string { return "http://" + s.uiAddress }
 func (s *DevServer) Stop() error {
 	s.stopOnce.Do(func() {
 		s.Client.Close()
+		s.stderr.stopping.Store(true)
 		if err := s.server.Stop(); err != nil {
 			s.stopErr = fmt.Errorf("stop dev server at %s: %w", s.address, err)
 		}
@@ -133,7 +136,7 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 	bin := opts.Binary
 	if bin == "" {
 		var err error
-		if bin, err = FindServer(ctx); err != nil {
+		if bin, err = FindTemporal(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -147,6 +150,7 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
+	stderr := &quietOnStop{w: writerOr(opts.Stderr, os.Stderr)}
 	srv, err := sdktest.StartDevServer(ctx, sdktest.DevServerOptions{
 		ExistingPath:  bin,
 		ClientOptions: &client.Options{HostPort: addr, Namespace: ns, Logger: clientLogger(opts.Logger)},
@@ -156,7 +160,7 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 		LogLevel:      "error",
 		ExtraArgs:     append(append(TunedArgs(), dynamicConfigArgs(opts.DynamicConfig)...), SearchAttributeArgs()...),
 		Stdout:        writerOr(opts.Stdout, io.Discard),
-		Stderr:        writerOr(opts.Stderr, os.Stderr),
+		Stderr:        stderr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start dev server %s on %s: %w", bin, addr, err)
@@ -168,7 +172,25 @@ func Start(ctx context.Context, opts Options) (*DevServer, error) {
 		address:   srv.FrontendHostPort(),
 		uiAddress: net.JoinHostPort(host, strconv.Itoa(uiPort)),
 		server:    srv,
+		stderr:    stderr,
 	}, nil
+}
+
+// quietOnStop passes the server's log on until Stop begins. While the
+// server's services stop one after the other, it logs errors about calls
+// cut short between them (context canceled, task queues it cannot reach);
+// they say nothing about the work it did and would bury a test's or the
+// demo's last lines.
+type quietOnStop struct {
+	w        io.Writer
+	stopping atomic.Bool
+}
+
+func (q *quietOnStop) Write(p []byte) (int, error) {
+	if q.stopping.Load() {
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }
 
 // ports resolves the frontend address and UI port, picking free loopback
