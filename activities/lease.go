@@ -32,11 +32,17 @@ type AcquireWorkspaceInput struct {
 	// on when the acquire starts it.
 	Registry  string `json:"registry"`
 	TaskQueue string `json:"taskQueue"`
+	// Snapshot, when set, asks for the workspace's snapshot once it is
+	// leased, as SnapshotWorkspace takes it: the snapshot before
+	// execution of a plan that runs at once, one round trip sooner.
+	Snapshot *SnapshotInput `json:"snapshot,omitempty"`
 }
 
-// AcquireWorkspaceOutput is the lease the plan now holds.
+// AcquireWorkspaceOutput is the lease the plan now holds, and the
+// snapshot it asked for.
 type AcquireWorkspaceOutput struct {
-	Lease signals.WorkspaceLease `json:"lease"`
+	Lease    signals.WorkspaceLease `json:"lease"`
+	Snapshot *SnapshotOutput        `json:"snapshot,omitempty"`
 }
 
 // leaseRegistry is the registry workflow as the activity sees it, so
@@ -88,7 +94,17 @@ func (a *Activities) AcquireWorkspace(ctx context.Context, in AcquireWorkspaceIn
 	if err != nil {
 		return AcquireWorkspaceOutput{}, leaseError(key, err)
 	}
-	return AcquireWorkspaceOutput{Lease: lease}, nil
+	out := AcquireWorkspaceOutput{Lease: lease}
+	if in.Snapshot != nil {
+		// The lease is held: nothing else works in the folder now. A
+		// retry acquires again (idempotent) and snapshots again.
+		snap, err := a.SnapshotWorkspace(ctx, *in.Snapshot)
+		if err != nil {
+			return AcquireWorkspaceOutput{}, err
+		}
+		out.Snapshot = &snap
+	}
+	return out, nil
 }
 
 // leaseError keeps a refusal from the registry non-retryable (a busy

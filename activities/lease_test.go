@@ -92,6 +92,25 @@ func TestAcquireWorkspaceCreatesThePlansOwnFolder(t *testing.T) {
 	assert.DirExists(t, filepath.Join(root, "plan-B"), "created inside the root, not the root itself")
 }
 
+func TestAcquireWorkspaceSnapshotsOnlyOnceLeased(t *testing.T) {
+	a, _, root := leaseRig(t)
+	a.Workspace.SnapshotDir = t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "main.go"), []byte("package main\n"), 0o644))
+	in := acquireIn("plan-A", "a")
+	in.Snapshot = &SnapshotInput{PlanID: "plan-A-external", Workspace: "a"}
+	out, err := a.AcquireWorkspace(context.Background(), in)
+	require.NoError(t, err)
+	require.NotNil(t, out.Snapshot, "the snapshot asked for")
+	assert.NotEmpty(t, out.Snapshot.SnapshotID)
+	assert.Equal(t, 1, out.Snapshot.Files)
+
+	busy := acquireIn("plan-C", "a")
+	busy.Snapshot = &SnapshotInput{PlanID: "plan-C-external", Workspace: "a"}
+	out, err = a.AcquireWorkspace(context.Background(), busy)
+	requireAppError(t, err, signals.ErrorTypeWorkspaceBusy, "held by plan plan-A")
+	assert.Nil(t, out.Snapshot, "no snapshot of a folder another plan holds")
+}
+
 func TestAcquireWorkspaceRefusesTheRootAndWhatLeavesIt(t *testing.T) {
 	a, reg, root := leaseRig(t)
 	outside := t.TempDir()

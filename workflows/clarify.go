@@ -130,6 +130,8 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 	// A pause asked for before execution has nothing left to hold.
 	r.setPaused(ctx, false, r.st.PauseReason)
 	r.setPhase(ctx, plan.PhaseCompleted)
+	released := r.lease.release(ctx)
 	r.close(ctx, res)
+	released(ctx)
 	return res
 }

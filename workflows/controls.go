@@ -182,6 +182,9 @@ func (c *controls) validateRollback(req signals.RollbackRequest) error {
 		return reject(signals.ErrorTypeBusy, "a rollback is already running")
 	case st.Phase.Terminal():
 		return reject(signals.ErrorTypeWrongPhase, "the run is %s", st.Phase)
+	case c.r.ending:
+		// The run gives its workspace back while it summarizes.
+		return reject(signals.ErrorTypeWrongPhase, "the run is ending (phase %s): roll back once it has ended", st.Phase)
 	}
 	if _, err := c.rollbackTarget(req); err != nil {
 		return reject(signals.ErrorTypeInvalidRequest, "%v", err)

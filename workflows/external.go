@@ -30,13 +30,16 @@ func (r *run) runExternal(ctx, work workflow.Context) (signals.Result, error) {
 	return r.actAndFinish(ctx, work)
 }
 
+// externalPlanID is the id of the plan a run with workflow id id was handed.
+func externalPlanID(id string) string { return id + "-external" }
+
 // adoptExternal records the request's plan as revision 1's only option,
 // selected. The request was validated at the start (externalPlanProblems),
 // so the plan is valid; it is checked again here so that a plan the
 // workflow cannot run fails the run with the reasons rather than mid-way.
 func (r *run) adoptExternal(ctx workflow.Context) error {
 	r.setPhase(ctx, plan.PhasePlanning)
-	p := r.req.Plan.Plan(r.workflowID+"-external", r.task.ID, r.st.Goal, workflow.Now(ctx))
+	p := r.req.Plan.Plan(externalPlanID(r.workflowID), r.task.ID, r.st.Goal, workflow.Now(ctx))
 	if res := plan.Validate(p, r.lim); !res.Valid {
 		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
 	}

@@ -98,7 +98,17 @@ func (h *harness) registerTools() {
 	})
 	env.OnActivity(a.AcquireWorkspace, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
 		record(f, "AcquireWorkspace", &f.acquireIn, in)
-		return f.acquire(in)
+		out, err := f.acquire(in)
+		if err != nil || in.Snapshot == nil {
+			return out, err
+		}
+		// As the activity does: the snapshot asked for, once leased.
+		f.mu.Lock()
+		f.calls["LeaseSnapshot"]++
+		f.mu.Unlock()
+		snap, err := f.snapshot(*in.Snapshot)
+		out.Snapshot = &snap
+		return out, err
 	})
 	env.OnActivity(a.GoalAttr, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
 		record(f, "GoalAttr", &f.goalAttrIn, in)

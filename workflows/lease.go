@@ -36,6 +36,9 @@ type workspaceLease struct {
 	r *run
 	// wait is the busy workspace the run waits for, if any.
 	wait *signals.WorkspaceWait
+	// snapshot is the snapshot before execution the lease brought, for
+	// prepare to take (see snapshotFirst).
+	snapshot *activities.SnapshotOutput
 }
 
 // acquire leases the run's workspace before anything touches it
@@ -61,13 +64,14 @@ func (l *workspaceLease) acquire(ctx workflow.Context) error {
 		PlanID: r.workflowID, RunID: first, Workspace: r.req.Workspace,
 		Own:      r.req.Workspace == plan.DefaultWorkspace(r.workflowID),
 		Registry: signals.WorkspacesWorkflowID(info.TaskQueueName), TaskQueue: info.TaskQueueName,
+		Snapshot: l.snapshotFirst(),
 	}
 	wait := leaseFirstWait
 	for {
 		out, err := acquireLease(ctx, in)
 		if err == nil {
 			r.st.Lease = &out.Lease
-			l.wait = nil
+			l.wait, l.snapshot = nil, out.Snapshot
 			return nil
 		}
 		holder, busy := signals.BusyHolder(err)
@@ -85,6 +89,20 @@ func (l *workspaceLease) acquire(ctx workflow.Context) error {
 		}
 		wait = min(2*wait, leaseMaxWait)
 	}
+}
+
+// snapshotFirst returns what the snapshot before execution takes when the
+// lease can take it too: for a plan handed in with the request, which
+// runs once leased, with nothing between that changes the folder (a fork
+// brings its parent's files after the lease, so it snapshots after). Its
+// plan id is the one adoptExternal gives the plan.
+func (l *workspaceLease) snapshotFirst() *activities.SnapshotInput {
+	r := l.r
+	if r.req.Plan == nil || r.req.Fork != nil {
+		return nil
+	}
+	return &activities.SnapshotInput{PlanID: externalPlanID(r.workflowID), Workspace: r.req.Workspace,
+		Files: activities.FilesRef{Manifest: r.st.Manifest}}
 }
 
 // await shows that the run waits for holder's plan to end.
@@ -110,30 +128,41 @@ func refusedWorkspace(err error) error {
 }
 
 // release gives the run's lease back to the registry, in a
-// disconnected context so that a cancelled run releases too. A release
-// that cannot be sent is logged: the lease is stale then, and the next
-// plan that needs the workspace finds this one closed and clears it.
-func (l *workspaceLease) release(ctx workflow.Context) {
+// disconnected context so that a cancelled run releases too, without
+// waiting for the answer: the run summarizes meanwhile. The run must call
+// the returned wait before it closes, since the server drops a signal
+// whose sender has closed. A release that cannot be sent is logged: the
+// lease is stale then, and the next plan that needs the workspace finds
+// this one closed and clears it.
+func (l *workspaceLease) release(ctx workflow.Context) (wait func(workflow.Context)) {
 	st := &l.r.st
 	if st.Lease == nil {
-		return
+		return func(workflow.Context) {}
 	}
 	held := *st.Lease
 	st.Lease = nil
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	id := signals.WorkspacesWorkflowID(workflow.GetInfo(ctx).TaskQueueName)
-	err := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, held.Request()).Get(ctx, nil)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", held.Key, "error", err)
+	sent := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, held.Request())
+	return func(ctx workflow.Context) {
+		ctx, _ = workflow.NewDisconnectedContext(ctx)
+		if err := sent.Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", held.Key, "error", err)
+		}
 	}
 }
 
-// acquireLease runs the AcquireWorkspace activity.
+// acquireLease runs the AcquireWorkspace activity; one that snapshots too
+// has a snapshot's bounds and heartbeats.
 func acquireLease(ctx workflow.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+	summary := "lease workspace " + in.Workspace
+	if in.Snapshot != nil {
+		return call(ownPriority(heartbeatCtx(ctx, toolStartToClose, summary+" and snapshot it")), a.AcquireWorkspace, in)
+	}
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: leaseStartToClose,
 		RetryPolicy:         retryPolicy,
-		Summary:             "lease workspace " + in.Workspace,
+		Summary:             summary,
 	})
 	return call(ownPriority(ctx), a.AcquireWorkspace, in)
 }

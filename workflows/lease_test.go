@@ -106,6 +106,31 @@ func TestLeaseIsReleasedHoweverThePlanEnds(t *testing.T) {
 	}
 }
 
+// TestLeaseGoesBackBeforeTheSummary: nothing of the run touches the
+// folder once its steps are done, so the next plan need not wait for the
+// summary; and no rollback is taken once the run is ending.
+func TestLeaseGoesBackBeforeTheSummary(t *testing.T) {
+	h := newHarness(t)
+	releasedBefore := -1
+	h.f.summarize = func(activities.SummarizeInput) (activities.SummarizeOutput, error) {
+		h.f.mu.Lock()
+		releasedBefore = len(h.f.released)
+		h.f.mu.Unlock()
+		return activities.SummarizeOutput{Summary: "done"}, nil
+	}
+	res := h.run(autoReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	assert.Equal(t, 1, releasedBefore, "the release was sent before the summary was asked for")
+	assert.Len(t, h.f.released, 1, "and only once")
+
+	c := openRun()
+	c.r.exec.started, c.r.st.SnapshotID, c.r.ending = true, "snap-1", true
+	err := c.validateRollback(signals.RollbackRequest{})
+	require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
+	assert.Contains(t, err.Error(), "the run is ending")
+}
+
 func TestBusyWorkspaceIsRefusedNamingTheHolder(t *testing.T) {
 	h := newHarness(t)
 	h.f.acquire = func(activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {

@@ -148,7 +148,7 @@ func (scripted) WorkspaceChangedSince(context.Context, activities.ChangedSinceIn
 
 // AcquireWorkspace leases the workspace from the registry as the
 // activity does, the workspace itself as the key.
-func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
+func (s scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
 	c := activity.GetClient(ctx)
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{ID: in.Registry, TaskQueue: in.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING}, signals.WorkspacesWorkflowType, signals.WorkspaceRegistry{})
@@ -159,6 +159,10 @@ func (scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorks
 	var out activities.AcquireWorkspaceOutput
 	if err == nil {
 		err = h.Get(ctx, &out.Lease)
+	}
+	if err == nil && in.Snapshot != nil {
+		snap, _ := s.SnapshotWorkspace(ctx, *in.Snapshot)
+		out.Snapshot = &snap
 	}
 	return out, err
 }

@@ -141,7 +141,9 @@ func (r *run) refine(ctx workflow.Context, feedback string) error {
 }
 
 // prepare takes the selected option's plan and snapshots the workspace
-// (every first run has one, see newRun), so that rollback can restore it.
+// (every first run has one, see newRun), so that rollback can restore it;
+// a plan handed in with the request has its snapshot from the lease
+// (workspaceLease.snapshotFirst).
 // From here on the plan is the executor's.
 func (r *run) prepare(ctx workflow.Context) error {
 	o, ok := optionByID(r.st.Options, r.st.Options.SelectedID)
@@ -153,10 +155,15 @@ func (r *run) prepare(ctx workflow.Context) error {
 	p.UpdatedAt = workflow.Now(ctx)
 	r.st.Plan = &p
 	r.publish(ctx)
-	in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: activities.FilesRef{Manifest: r.st.Manifest}}
-	out, err := snapshotWorkspace(ctx, in, "snapshot workspace")
-	if err != nil {
-		return fmt.Errorf("snapshot workspace: %w", err)
+	out := r.lease.snapshot
+	r.lease.snapshot = nil
+	if out == nil {
+		in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: activities.FilesRef{Manifest: r.st.Manifest}}
+		snap, err := snapshotWorkspace(ctx, in, "snapshot workspace")
+		if err != nil {
+			return fmt.Errorf("snapshot workspace: %w", err)
+		}
+		out = &snap
 	}
 	r.st.SnapshotID, r.st.Manifest = out.SnapshotID, out.Manifest
 	return nil

@@ -56,6 +56,11 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	case status == signals.StatusCancelled:
 		res.Error = "cancelled"
 	}
+	// Nothing of the run touches the folder from here on: a rollback
+	// that is running finishes first, and none is accepted once the run
+	// is ending. The lease goes back while the summary is written.
+	_ = workflow.Await(ctx, func() bool { return !r.ctl.rollingBack })
+	released := r.lease.release(ctx)
 	res.Summary = r.summary(ctx, status)
 	if r.st.Plan != nil {
 		res.Metrics = r.st.Plan.Metrics()
@@ -68,6 +73,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
 	r.close(ctx, res)
+	released(ctx)
 	return end(ctx, res)
 }
 
@@ -93,16 +99,13 @@ func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 	return res, nil
 }
 
-// close reports the end of the run and lets running updates (a refine, a
-// rollback, await-options) answer and webhook deliveries start before
-// the workflow returns, then releases the workspace
-// lease; validators refuse new inputs from here on.
+// close reports the end of the run and lets running updates (a refine,
+// await-options) answer and webhook deliveries start before the workflow
+// returns; validators refuse new inputs from here on.
 func (r *run) close(ctx workflow.Context, res signals.Result) {
 	countPlanFinished(ctx, res.Status)
 	r.hooks.end(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.hooks.notifying == 0 })
-	// Last: a rollback that was running has finished with the workspace.
-	r.lease.release(ctx)
 }
 
 // settleCancelled waits for running steps to see the cancellation, then

@@ -14,25 +14,26 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// recordToolsTimeout bounds the RecordTools activity: it reads what the
-// worker holds in memory.
+// recordToolsTimeout bounds the RecordTools local activity: it reads what
+// the worker holds in memory.
 const recordToolsTimeout = 30 * time.Second
 
 // recordingTools starts recording, once per chain of runs, the worker's
 // approval policy and MCP catalogue, so that replays and other workers
 // decide and offer what this plan saw: a future recordTools takes, nil
-// when the chain has them. It runs beside the workspace lease, which it
-// does not need, so a plan starts one round trip sooner.
+// when the chain has them. It is a local activity, since it only reads
+// the worker's memory: its answer is one marker event, with no task to
+// schedule and no workflow task when it ends.
 func (r *run) recordingTools(ctx workflow.Context) workflow.Future {
 	if r.st.Tools != nil {
 		return nil
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: recordToolsTimeout,
 		RetryPolicy:         retryPolicy,
 		Summary:             "record the worker's approval policy and MCP tools",
 	})
-	return workflow.ExecuteActivity(ownPriority(ctx), a.RecordTools)
+	return workflow.ExecuteLocalActivity(ctx, a.RecordTools)
 }
 
 // recordTools keeps what recording (recordingTools) recorded in the
