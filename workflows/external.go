@@ -38,7 +38,10 @@ func externalPlanID(id string) string { return id + "-external" }
 // so the plan is valid; it is checked again here so that a plan the
 // workflow cannot run fails the run with the reasons rather than mid-way.
 func (r *run) adoptExternal(ctx workflow.Context) error {
-	r.setPhase(ctx, plan.PhasePlanning)
+	// Planning lasts no time here: the executor starts in this workflow
+	// task and publishes the run then, so the search attributes are
+	// written once, not once for a phase nobody could see.
+	r.st.Phase = plan.PhasePlanning
 	p := r.req.Plan.Plan(externalPlanID(r.workflowID), r.task.ID, r.st.Goal, workflow.Now(ctx))
 	if res := plan.Validate(p, r.lim); !res.Valid {
 		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
@@ -58,7 +61,6 @@ func (r *run) adoptExternal(ctx workflow.Context) error {
 	r.st.Options.Comparison = plan.CompareBy(ranked, r.req.Ranking)
 	r.st.Options.RecommendedID = signals.ExternalOptionID
 	r.st.Options.SelectedID = signals.ExternalOptionID
-	r.publish(ctx)
 	r.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
 		Message: fmt.Sprintf("external plan with %d step(s), run at once", len(p.Steps)),
 	})

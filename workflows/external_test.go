@@ -25,6 +25,19 @@ func externalReq() signals.StartRequest {
 	return req
 }
 
+func TestExternalPlanWritesItsSearchAttributesOnceToStart(t *testing.T) {
+	h := newHarness(t)
+	log := watchAttributes(h)
+	res := h.run(externalReq())
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	assert.Equal(t, []string{"executing", "summarizing", "completed"}, log.phases,
+		"no upsert for a planning phase that lasts no time")
+	assert.Equal(t, []string{"Add JWT authentication"}, log.goals, "the goal with the first upsert")
+}
+
 func TestExternalPlanRunsAtOnceWithoutClarifyOrOptions(t *testing.T) {
 	h := newHarness(t)
 	res := h.run(externalReq())

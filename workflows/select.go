@@ -154,10 +154,12 @@ func (r *run) prepare(ctx workflow.Context) error {
 	p.Status = plan.PlanRunning
 	p.UpdatedAt = workflow.Now(ctx)
 	r.st.Plan = &p
-	r.publish(ctx)
 	out := r.lease.snapshot
 	r.lease.snapshot = nil
 	if out == nil {
+		// The plan shows while the snapshot runs; a snapshot the lease
+		// took leaves the executor to publish, in this workflow task.
+		r.publish(ctx)
 		in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: activities.FilesRef{Manifest: r.st.Manifest}}
 		snap, err := snapshotWorkspace(ctx, in, "snapshot workspace")
 		if err != nil {

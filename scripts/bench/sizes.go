@@ -60,7 +60,7 @@ func sizesFor(quick bool) sizes {
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers},
 			WorkspaceFiles:  200, WorkspaceMB: 5}
 	}
-	return sizes{RatioSteps: 30, RatioRuns: 3, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
+	return sizes{RatioSteps: 30, RatioRuns: 9, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
 		CPUSteps:   []int{10, 100, 1000},
 		TokenSteps: []int{10, 50}, Concurrent: []int{100, 300, 500}, ConcurrentSteps: 5, Waiting: 1000,
 		FairSmall: 20, FairSmallSteps: 5, FairBigSteps: 300,
