@@ -92,7 +92,10 @@ func (f *Files) loadStored(ctx context.Context, id string) (*stored, error) {
 	}
 	data, err := f.getAll(ctx, manifestKey(id), maxManifestBytes)
 	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, refuse(ErrSnapshot, err, "manifest %s does not exist", id)
+		// Most often a worker whose store is a folder of its own, beside
+		// workers on other hosts: they must share one store.
+		return nil, refuse(ErrSnapshot, err, "manifest %s does not exist in this worker's store "+
+			"(workers that run the same plans must share one workspace.store)", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load manifest %s: %w", id, err)

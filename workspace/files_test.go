@@ -231,6 +231,7 @@ func TestSyncRefusals(t *testing.T) {
 
 	_, err := f.Sync(ctx, SyncRequest{Dir: dir, Owner: owner, ID: missing})
 	requireRefusal(t, err, ErrSnapshot, "manifest "+missing+" does not exist")
+	assert.ErrorContains(t, err, "must share one workspace.store", "the likeliest cause is named")
 	_, err = f.Sync(ctx, SyncRequest{Dir: dir, Owner: "other", ID: rec.ID})
 	requireRefusal(t, err, ErrSnapshot, "manifest "+rec.ID+" belongs to another workspace")
 	_, err = f.Sync(ctx, SyncRequest{Dir: dir, Owner: owner, ID: "../etc"})
