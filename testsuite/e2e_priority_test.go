@@ -15,9 +15,10 @@ import (
 )
 
 // TestTasksCarryThePlansPriorityAndTenant: a high plan of tenant team-a
-// schedules its own activities at priority key 2 and its steps' work and
-// reflections one key below, all with the tenant as fairness key, as the
-// server records them.
+// schedules its own activities (the lease, which takes the snapshot too,
+// and the summary) at priority key 2 and its steps' work and reflections
+// one key below, all with the tenant as fairness key, as the server
+// records them.
 func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
@@ -55,7 +56,8 @@ func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 		assert.Equal(t, "team-a", a.GetPriority().GetFairnessKey(), "fairness key of %s", name)
 		keys[name] = append(keys[name], int(a.GetPriority().GetPriorityKey()))
 	}
-	for _, own := range []string{"SnapshotWorkspace", "Summarize"} {
+	// A plan handed in gets its snapshot with its lease.
+	for _, own := range []string{"AcquireWorkspace", "Summarize"} {
 		require.NotEmpty(t, keys[own], "%s ran", own)
 		for _, k := range keys[own] {
 			assert.Equal(t, 2, k, "%s runs at the plan's own key", own)
