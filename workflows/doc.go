@@ -71,8 +71,8 @@
 //
 // The progress, plan, options and pending queries; the PlanPhase,
 // PlanAwaiting and PlanProgress search attributes, upserted only when a
-// value changes (PlanProgress on its own at most once a second, a timer
-// upserting a percent held back: progressEvery), and PlanGoal, set once
+// value changes (PlanProgress on its own at most once a second and at
+// most progressLag behind: progressEvery), and PlanGoal, set once
 // with the first of them to what the
 // worker answered at the run's start: the goal, or its keyed digest when
 // the worker encrypts payloads (resolveGoalAttr); a server must have them

@@ -82,8 +82,8 @@ func TestSearchAttributesFollowTheRun(t *testing.T) {
 // TestProgressOfQuickStepsIsHeldBackAtMostABound: five tool steps end
 // at once, then an llm step runs for an hour. The percents of the quick
 // steps are not upserted one by one; the timer upserts the last of them
-// progressEvery after the previous upsert, long before the slow step
-// ends, and the end upserts 100.
+// progressLag after it was held back, long before the slow step ends,
+// and the end upserts 100.
 func TestProgressOfQuickStepsIsHeldBackAtMostABound(t *testing.T) {
 	h := newHarness(t)
 	h.stepDelay = time.Hour
@@ -105,7 +105,7 @@ func TestProgressOfQuickStepsIsHeldBackAtMostABound(t *testing.T) {
 		require.NotEmpty(t, log.progress)
 		last := len(log.progress) - 1
 		assert.Equal(t, int64(83), log.progress[last], "five of six steps done, shown while the sixth runs")
-		assert.LessOrEqual(t, log.progressAt[last].Sub(start), 2*progressEvery, "held back at most the bound")
+		assert.LessOrEqual(t, log.progressAt[last].Sub(start), progressLag+time.Second, "held back at most the bound")
 		assert.Less(t, len(log.progress), 5, "not one upsert a quick step: %v", log.progress)
 	})
 	res := h.run(autoReq())
@@ -120,6 +120,49 @@ func TestProgressOfQuickStepsIsHeldBackAtMostABound(t *testing.T) {
 		assert.True(t, gap >= progressEvery || i == len(log.progressAt)-1 || gap == 0,
 			"progress upserted %v after the one before (%v)", gap, log.progress)
 	}
+}
+
+// TestProgressOfStepsASecondApartNeedsNoTimer: steps end every 600 ms.
+// A percent held back is upserted by the run's next publish a second
+// later, which cancels the timer: no flush timer fires, and every upsert
+// falls on a step's end.
+func TestProgressOfStepsASecondApartNeedsNoTimer(t *testing.T) {
+	const every = 600 * time.Millisecond
+	h := newHarness(t)
+	h.stepDelay = every
+	log := watchAttributes(h)
+	h.f.onePlan(llmSteps(12)...)
+	var start time.Time
+	h.at(0, func() { start = h.env.Now() })
+	var mu sync.Mutex
+	flushes, fired := map[string]bool{}, 0
+	h.env.SetOnTimerScheduledListener(func(id string, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		flushes[id] = d == progressLag
+	})
+	h.env.SetOnTimerFiredListener(func(id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if flushes[id] {
+			fired++
+		}
+	})
+	res := h.run(autoReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	mu.Lock()
+	assert.Zero(t, fired, "no flush timer fired: the run's own publishes upserted first")
+	assert.NotEmpty(t, flushes, "percents were held back")
+	mu.Unlock()
+
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	require.Greater(t, len(log.progress), 3)
+	for i, at := range log.progressAt {
+		off := at.Sub(start)
+		assert.Zero(t, off%every, "progress %d upserted at %v, not at a step's end: a timer fired", log.progress[i], off)
+	}
+	assert.Less(t, len(log.progress), 12, "fewer upserts than steps: %v", log.progress)
 }
 
 func TestAwaitingShowsConfirmationAndResume(t *testing.T) {

@@ -19,11 +19,11 @@ import (
 // own bookkeeping.
 type publisher struct {
 	attrs published
-	// progressAt is when PlanProgress was last upserted, and flushing
-	// whether a timer will publish a percent held back since (see
-	// progressDue).
+	// progressAt is when PlanProgress was last upserted; flush cancels
+	// the timer that will upsert a percent held back since, nil when none
+	// runs (see flushProgress).
 	progressAt time.Time
-	flushing   bool
+	flush      workflow.CancelFunc
 	// goal is what PlanGoal holds, asked of the worker at the start of
 	// every run (resolveGoalAttr).
 	goal    goalAttrState
@@ -34,11 +34,19 @@ type publisher struct {
 // upsert is a command the server writes to history and to visibility, and
 // in a plan of quick steps the percent changes every step: one a second
 // is as current as a list an operator reads, and costs the server a
-// fraction. A percent held back is upserted with the next upsert that is
-// due anyway (a phase, awaiting), or by a timer when the bound has passed
-// (flushProgress), so PlanProgress is never more than progressEvery
-// behind the run.
+// fraction. A percent held back is upserted by the next publish once the
+// bound has passed (the run's next step or answer), with any upsert due
+// anyway (a phase, awaiting), or by a timer progressLag after it was held
+// back, should nothing publish by then (flushProgress); so PlanProgress is
+// never more than progressLag behind the run.
 const progressEvery = time.Second
+
+// progressLag is how long a held-back percent waits for the run to
+// publish again before a timer upserts it. It is longer than
+// progressEvery so that a plan whose steps end every second or so
+// upserts from its own publishes and cancels the timer (two events, no
+// workflow task), rather than waking up for it.
+const progressLag = 10 * time.Second
 
 // published is what the search attributes last said, so that they are
 // upserted only when a value changes. Its phase is empty until the first
@@ -112,7 +120,7 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started i
 	progress := first || now.percent != p.attrs.percent
 	if progress && len(ups) == 0 && !p.progressDue(at) {
 		// Held back; the percent last upserted stays in p.attrs.
-		p.flushProgress(ctx, at, again)
+		p.flushProgress(ctx, again)
 		now.percent, progress = p.attrs.percent, false
 	}
 	if progress {
@@ -126,6 +134,10 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started i
 		p.goal.published = p.goal.published || setGoal
 		if progress {
 			p.progressAt = at
+			if p.flush != nil {
+				p.flush()
+				p.flush = nil
+			}
 		}
 	}
 	p.refreshDetails(ctx, v, now.awaiting, started)
@@ -137,21 +149,20 @@ func (p *publisher) progressDue(at time.Time) bool {
 	return at.Sub(p.progressAt) >= progressEvery
 }
 
-// flushProgress makes sure a held-back percent is upserted once
-// progressEvery has passed since the last, should nothing else publish
-// the run by then: one timer at a time, in a context no cancellation
-// reaches (the end of the run publishes anyway, and abandons the timer).
-func (p *publisher) flushProgress(ctx workflow.Context, at time.Time, again func(workflow.Context)) {
-	if p.flushing || again == nil {
+// flushProgress makes sure a held-back percent is upserted progressLag
+// from now, should nothing publish it before (which cancels the timer):
+// one timer at a time, in a context of its own that no cancellation of
+// the run reaches (the end of the run publishes anyway, and abandons the
+// timer).
+func (p *publisher) flushProgress(ctx workflow.Context, again func(workflow.Context)) {
+	if p.flush != nil || again == nil {
 		return
 	}
-	p.flushing = true
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
-	wait := p.progressAt.Add(progressEvery).Sub(at)
+	ctx, p.flush = workflow.WithCancel(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		err := workflow.Sleep(ctx, wait)
-		p.flushing = false
-		if err == nil {
+		if workflow.Sleep(ctx, progressLag) == nil {
+			p.flush = nil
 			again(ctx)
 		}
 	})
