@@ -6,6 +6,10 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
+// chain decides when the run continues as new and hands its state to the
+// continuation: it reads the run and writes nothing of it.
+type chain struct{ r *run }
+
 // shouldContinueAsNew reports whether the run should start afresh at this
 // step boundary: it received signals.MaxSignalsPerRun signals (the
 // server refuses signals past its own limit), the server suggests it, the
@@ -13,7 +17,8 @@ import (
 // the run's limit. A run that has not finished a step yet never continues
 // for its history, so a standing suggestion cannot loop; a continuation
 // counts its signals from zero.
-func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
+func (c chain) shouldContinueAsNew(ctx workflow.Context) bool {
+	r := c.r
 	if r.exec.nextReady() == "" {
 		return false
 	}
@@ -28,11 +33,12 @@ func (r *run) shouldContinueAsNew(ctx workflow.Context) bool {
 		(r.opts.historyLimit > 0 && info.GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
 
-// continueDue reports whether a run that waits (for its workspace, a
+// due reports whether a run that waits (for its workspace, a
 // selection or a resume) should continue as new: it received its share
 // of signals, or its history reached the run's limit. A new run's history
 // is short, so this cannot loop.
-func (r *run) continueDue(ctx workflow.Context) bool {
+func (c chain) due(ctx workflow.Context) bool {
+	r := c.r
 	return r.ctl.signalCapReached() ||
 		(r.opts.historyLimit > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= r.opts.historyLimit)
 }
@@ -41,11 +47,12 @@ func (r *run) continueDue(ctx workflow.Context) bool {
 // shouldContinueAsNew says so, unless something holds the run (a pause, a
 // skip confirmation, a halt). It returns nil when the run goes on here,
 // or the continue-as-new error.
-func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
-	if !r.shouldContinueAsNew(ctx) {
+func (c chain) maybeContinueAsNew(ctx workflow.Context) error {
+	r := c.r
+	if !c.shouldContinueAsNew(ctx) {
 		return nil
 	}
-	return r.continueAsNew(ctx, func() bool {
+	return c.continueAsNew(ctx, func() bool {
 		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || r.exec.halted()
 	})
 }
@@ -56,7 +63,8 @@ func (r *run) maybeContinueAsNew(ctx workflow.Context) error {
 // no input or event is lost; when stay then holds (a handler changed the
 // picture while it waited) it returns nil and the run carries on here.
 // Otherwise it returns the continue-as-new error.
-func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
+func (c chain) continueAsNew(ctx workflow.Context, stay func() bool) error {
+	r := c.r
 	err := workflow.Await(ctx, func() bool {
 		return workflow.AllHandlersFinished(ctx) && r.ctl.idle() && r.hooks.notifying == 0
 	})
@@ -68,7 +76,7 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	}
 	next := r.req
 	compactAll(r.st.Plan)
-	cp := r.checkpoint()
+	cp := c.checkpoint()
 	next.Checkpoint = &cp
 	if r.st.Plan != nil {
 		// The checkpoint holds the plan: a plan handed in with the
@@ -82,8 +90,8 @@ func (r *run) continueAsNew(ctx workflow.Context, stay func() bool) error {
 
 // checkpoint is the state the continuation starts from: the run's state
 // whole, one more run in the chain.
-func (r *run) checkpoint() signals.Checkpoint {
-	cp := r.st
+func (c chain) checkpoint() signals.Checkpoint {
+	cp := c.r.st
 	cp.Runs++
 	return cp
 }

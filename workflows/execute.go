@@ -76,7 +76,7 @@ func (e *executor) act(ctx workflow.Context) error {
 				}
 				continue
 			}
-			if err := r.maybeContinueAsNew(ctx); err != nil {
+			if err := r.chain.maybeContinueAsNew(ctx); err != nil {
 				return err
 			}
 		}
@@ -128,15 +128,15 @@ func (e *executor) drainFinished(ctx workflow.Context) error {
 }
 
 // awaitResume holds the run at a step boundary until it is resumed. The
-// wait is a safe point to continue as new (continueDue), unless a budget
+// wait is a safe point to continue as new (chain.due), unless a budget
 // or an open skip confirmation holds the run too.
 func (e *executor) awaitResume(ctx workflow.Context) error {
 	r := e.r
 	r.st.Plan.Status = plan.PlanPaused
 	r.publish(ctx)
-	err := workflow.Await(ctx, func() bool { return !r.st.Paused || r.continueDue(ctx) })
+	err := workflow.Await(ctx, func() bool { return !r.st.Paused || r.chain.due(ctx) })
 	if err == nil && r.st.Paused {
-		err = r.continueAsNew(ctx, func() bool {
+		err = r.chain.continueAsNew(ctx, func() bool {
 			return !r.st.Paused || len(r.st.SkipConfirmations) > 0 || e.halted() || e.budgetPaused
 		})
 		if err == nil {

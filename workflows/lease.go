@@ -79,11 +79,11 @@ func (l *workspaceLease) acquire(ctx workflow.Context) error {
 			return refusedWorkspace(err)
 		}
 		l.await(ctx, holder)
-		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return r.continueDue(ctx) }); err != nil {
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return r.chain.due(ctx) }); err != nil {
 			return err
 		}
-		if r.continueDue(ctx) {
-			if err := r.continueAsNew(ctx, func() bool { return false }); err != nil {
+		if r.chain.due(ctx) {
+			if err := r.chain.continueAsNew(ctx, func() bool { return false }); err != nil {
 				return err
 			}
 		}

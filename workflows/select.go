@@ -23,7 +23,7 @@ func (e *selectionCancelled) Error() string { return e.reason }
 // the recommended option at once; manual waits for select-option, with an
 // optional timeout whose outcome is the recommended option or a
 // cancellation. A refine restarts the wait with a full timeout. The wait
-// is a safe point to continue as new (continueDue): then it returns the
+// is a safe point to continue as new (chain.due): then it returns the
 // continue-as-new error.
 func (r *run) selectPhase(ctx workflow.Context) (err error) {
 	if r.req.Selection.Mode == signals.SelectAuto {
@@ -67,7 +67,7 @@ func (r *run) selectPhase(ctx workflow.Context) (err error) {
 func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 	rev := r.st.Options.Revision
 	changed := func() bool {
-		return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining || r.continueDue(ctx)
+		return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining || r.chain.due(ctx)
 	}
 	t := r.req.Selection.Timeout.D()
 	ok := true
@@ -93,9 +93,9 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 	if err != nil || !ok {
 		return !ok, err
 	}
-	if r.continueDue(ctx) && r.st.Options.SelectedID == "" {
+	if r.chain.due(ctx) && r.st.Options.SelectedID == "" {
 		// A refine that ran meanwhile stays here to announce its options.
-		return false, r.continueAsNew(ctx, func() bool {
+		return false, r.chain.continueAsNew(ctx, func() bool {
 			return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev
 		})
 	}

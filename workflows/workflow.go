@@ -98,8 +98,10 @@ func withHistoryBudget(events, bytes int) runOption {
 // and continue-as-new. Its parts work beside it, each owning what it
 // writes: the workspace lease (lease), the executor (exec) that runs the
 // selected plan, the controls (ctl) that take the signals, updates and
-// queries, the notifier (hooks) that sends the webhooks and the publisher
-// (pub) that shows the run in search attributes and current details.
+// queries, the notifier (hooks) that sends the webhooks, the chain that
+// decides when the run continues as new and what it hands on, and the
+// publisher (pub) that shows the run in search attributes and current
+// details.
 // Only the workflow's coroutines write; queries, validators and await
 // conditions only read.
 type run struct {
@@ -138,6 +140,7 @@ type run struct {
 	exec  *executor
 	ctl   *controls
 	hooks *notifier
+	chain chain
 	pub   publisher
 }
 
@@ -202,6 +205,7 @@ func wire(r *run) *run {
 	r.exec = newExecutor(r)
 	r.ctl = &controls{r: r}
 	r.hooks = &notifier{r: r}
+	r.chain = chain{r: r}
 	return r
 }
 
