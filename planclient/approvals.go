@@ -65,15 +65,17 @@ type Inbox struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// ApprovalsQuery is the visibility query of the plans that wait for an
-// approval.
+// ApprovalsQuery is the visibility query of the plans that may wait for
+// an approval: those awaiting one, and those awaiting a skip confirmation,
+// which PlanAwaiting names first (view.Awaiting) though a step beside the
+// skipped ones may wait for an approval too.
 func ApprovalsQuery() string {
-	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s = '%s'",
-		signals.WorkflowType, signals.AwaitingAttr.GetName(), signals.AwaitingApproval)
+	return fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running' AND %s IN ('%s', '%s')",
+		signals.WorkflowType, signals.AwaitingAttr.GetName(), signals.AwaitingApproval, signals.AwaitingConfirmation)
 }
 
 // Approvals lists every pending approval across the open plans that
-// visibility shows awaiting one (PlanAwaiting = approval), asking each
+// visibility shows may await one (ApprovalsQuery), asking each
 // plan's pending query, up to MaxInboxPlans plans. A plan that cannot
 // answer is listed in Unanswered, not fatal; an error is returned only
 // when visibility cannot be listed. Visibility lags the plans by a

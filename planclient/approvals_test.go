@@ -77,12 +77,13 @@ func listing(ids ...string) *workflowservice.ListWorkflowExecutionsResponse {
 }
 
 // TestApprovalsListsEveryPlanAndReportsTheSilentOnes: the inbox asks
-// every plan visibility lists as awaiting approval; a plan whose query
+// every plan visibility lists as awaiting approval or a skip confirmation
+// (which PlanAwaiting shows first, over an approval); a plan whose query
 // fails is reported and the others still listed.
 func TestApprovalsListsEveryPlanAndReportsTheSilentOnes(t *testing.T) {
 	tc := mocks.NewClient(t)
 	tc.On("ListWorkflow", mock.Anything, mock.MatchedBy(func(r *workflowservice.ListWorkflowExecutionsRequest) bool {
-		return r.GetQuery() == "WorkflowType = 'PlanMode' AND ExecutionStatus = 'Running' AND PlanAwaiting = 'approval'"
+		return r.GetQuery() == "WorkflowType = 'PlanMode' AND ExecutionStatus = 'Running' AND PlanAwaiting IN ('approval', 'confirmation')"
 	})).Return(listing("p1", "p2", "p3"), nil).Once()
 	pending := signals.Pending{Awaiting: signals.AwaitingApproval, Approvals: []signals.ToolApproval{
 		{RequestID: "approval-1", StepID: "s2", Tool: "mcp__github__create_issue", ArgsDigest: "sha256:aa", PlanVersion: 3},
