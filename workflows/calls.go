@@ -22,6 +22,10 @@ const (
 	llmStartToClose    = 2 * time.Minute
 	toolStartToClose   = 10 * time.Minute
 	notifyStartToClose = 30 * time.Second
+	// workerStartToClose bounds the local activities that read what the
+	// worker holds in memory or its configuration (GoalAttr, Receiver,
+	// RecordTools).
+	workerStartToClose = 10 * time.Second
 	activityAttempts   = 5
 	activityFirstWait  = time.Second
 	activityMaxWait    = time.Minute
@@ -70,6 +74,17 @@ func carryHeartbeat[Req, Resp any](from workflow.Context, apply func(workflow.Co
 		}
 		return apply(ctx, req)
 	}
+}
+
+// workerCtx returns ctx with the options of a local activity that reads
+// what the worker holds (workerStartToClose): it runs in the workflow task,
+// and its answer is one marker event.
+func workerCtx(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: workerStartToClose,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+	})
 }
 
 // heartbeatCtx returns ctx with the options of an LLM or tool activity

@@ -130,8 +130,6 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 	// A pause asked for before execution has nothing left to hold.
 	r.setPaused(ctx, false, r.st.PauseReason)
 	r.setPhase(ctx, plan.PhaseCompleted)
-	released := r.lease.release(ctx)
-	r.close(ctx, res)
-	released(ctx)
+	r.close(ctx, res, r.lease.release(ctx))
 	return res
 }

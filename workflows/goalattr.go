@@ -1,15 +1,10 @@
 package workflows
 
 import (
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 )
-
-// goalAttrStartToClose bounds the GoalAttr local activity: a hash.
-const goalAttrStartToClose = 10 * time.Second
 
 // goalAttrState is what a run sets PlanGoal to and whether it did.
 type goalAttrState struct {
@@ -31,10 +26,7 @@ type goalAttrState struct {
 // passes the request's goal, not a clarified one: it is what a client
 // searches for, and every run of the chain carries it.
 func (p *publisher) resolveGoalAttr(ctx workflow.Context, goal string) {
-	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: goalAttrStartToClose,
-		RetryPolicy:         retryPolicy,
-	})
+	ctx = workerCtx(ctx, "the PlanGoal value")
 	var out activities.GoalAttrOutput
 	err := workflow.ExecuteLocalActivity(ctx, a.GoalAttr, activities.GoalAttrInput{Goal: goal}).Get(ctx, &out)
 	if err != nil {

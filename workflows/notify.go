@@ -50,10 +50,6 @@ func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, da
 	n.deliver(ctx, in)
 }
 
-// receiverStartToClose bounds the Receiver local activity: it reads the
-// worker's configuration.
-const receiverStartToClose = 10 * time.Second
-
 // askReceiver asks the worker, at the start of a run that may still have
 // a receiver and names no webhook of its own, whether the worker has one;
 // when it has none, the run sends no deliveries (each would be a child
@@ -65,10 +61,7 @@ func (n *notifier) askReceiver(ctx workflow.Context) {
 	if r.st.NoReceiver || r.req.Notify.WebhookURL != "" {
 		return
 	}
-	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: receiverStartToClose,
-		RetryPolicy:         retryPolicy,
-	})
+	ctx = workerCtx(ctx, "whether the worker has a webhook")
 	var out activities.ReceiverOutput
 	err := workflow.ExecuteLocalActivity(ctx, a.Receiver).Get(ctx, &out)
 	if err != nil {

@@ -155,7 +155,7 @@ func (p *publisher) progressDue(at time.Time) bool {
 // the run reaches (the end of the run publishes anyway, and abandons the
 // timer).
 func (p *publisher) flushProgress(ctx workflow.Context, again func(workflow.Context)) {
-	if p.flush != nil || again == nil {
+	if p.flush != nil {
 		return
 	}
 	ctx, _ = workflow.NewDisconnectedContext(ctx)

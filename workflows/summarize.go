@@ -72,8 +72,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	res.Tokens = r.st.Usage.TotalTokens
 	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
-	r.close(ctx, res)
-	released(ctx)
+	r.close(ctx, res, released)
 	return end(ctx, res)
 }
 
@@ -101,11 +100,14 @@ func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 
 // close reports the end of the run and lets running updates (a refine,
 // await-options) answer and webhook deliveries start before the workflow
-// returns; validators refuse new inputs from here on.
-func (r *run) close(ctx workflow.Context, res signals.Result) {
+// returns, then waits for the lease's release (released, from
+// workspaceLease.release) to be sent; validators refuse new inputs from
+// here on.
+func (r *run) close(ctx workflow.Context, res signals.Result, released func(workflow.Context)) {
 	countPlanFinished(ctx, res.Status)
 	r.hooks.end(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.hooks.notifying == 0 })
+	released(ctx)
 }
 
 // settleCancelled waits for running steps to see the cancellation, then

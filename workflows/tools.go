@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -13,10 +12,6 @@ import (
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
-
-// recordToolsTimeout bounds the RecordTools local activity: it reads what
-// the worker holds in memory.
-const recordToolsTimeout = 30 * time.Second
 
 // recordingTools starts recording, once per chain of runs, the worker's
 // approval policy and MCP catalogue, so that replays and other workers
@@ -28,12 +23,7 @@ func (r *run) recordingTools(ctx workflow.Context) workflow.Future {
 	if r.st.Tools != nil {
 		return nil
 	}
-	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: recordToolsTimeout,
-		RetryPolicy:         retryPolicy,
-		Summary:             "record the worker's approval policy and MCP tools",
-	})
-	return workflow.ExecuteLocalActivity(ctx, a.RecordTools)
+	return workflow.ExecuteLocalActivity(workerCtx(ctx, "record the worker's approval policy and MCP tools"), a.RecordTools)
 }
 
 // recordTools keeps what recording (recordingTools) recorded in the
