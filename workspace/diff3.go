@@ -41,8 +41,9 @@ type hunk struct {
 }
 
 // diff3Lines merges the changes from base to ours and from base to
-// theirs: changes in separate places both apply; changes that overlap or
-// touch conflict (false) unless they are the same.
+// theirs: changes in separate places both apply; lines both added at the
+// end of the file are all kept, ours first; other changes that overlap
+// or touch conflict (false) unless they are the same.
 func diff3Lines(base, ours, theirs []string) ([]string, bool) {
 	ho, okO := diffLines(base, ours)
 	ht, okT := diffLines(base, theirs)
@@ -79,12 +80,26 @@ func diff3Lines(base, ours, theirs []string) ([]string, bool) {
 			out = append(out, t...)
 		case gj == j, slices.Equal(o, t):
 			out = append(out, o...)
+		case gs == len(base) && ge == len(base):
+			// Both only added lines at the end: keep both, ours
+			// first, so that two steps appending to one log both
+			// land, in the order they were merged.
+			out = append(append(out, endLine(o)...), t...)
 		default:
 			return nil, false
 		}
 		pos = ge
 	}
 	return append(out, base[pos:]...), true
+}
+
+// endLine returns lines with a newline after the last one when it has
+// none, so that lines added after them start a line of their own.
+func endLine(lines []string) []string {
+	if n := len(lines); n > 0 && !strings.HasSuffix(lines[n-1], "\n") {
+		return append(slices.Clone(lines[:n-1]), lines[n-1]+"\n")
+	}
+	return lines
 }
 
 // applyHunks returns base[gs:ge] with hunks (inside it, in order) applied.

@@ -41,6 +41,39 @@ func TestDiff3Lines(t *testing.T) {
 	}
 }
 
+// TestDiff3LinesAppends covers two steps that add lines to the end of
+// one file, the case of a shared log or changelog: both additions land,
+// ours (merged first) before theirs; any other change beside them merges
+// as usual.
+func TestDiff3LinesAppends(t *testing.T) {
+	cases := []struct {
+		name, base, ours, theirs, want string
+		conflict                       bool
+	}{
+		{"append and append", "start\n", "start\nm2 end\n", "start\nm3 end\n", "start\nm2 end\nm3 end\n", false},
+		{"to an empty file", "", "m2 start\nm2 end\n", "m3 start\nm3 end\n",
+			"m2 start\nm2 end\nm3 start\nm3 end\n", false},
+		{"several lines each", "a\n", "a\n1\n2\n", "a\n3\n4\n5\n", "a\n1\n2\n3\n4\n5\n", false},
+		{"ours without a final newline", "a\n", "a\nx", "a\ny\n", "a\nx\ny\n", false},
+		{"the same line appended", "a\n", "a\nsame\n", "a\nsame\n", "a\nsame\n", false},
+		{"append and an edit apart", "a\nb\nc\n", "A\nb\nc\nx\n", "a\nb\nc\ny\n", "A\nb\nc\nx\ny\n", false},
+		{"append and an edit of another line", "a\nb\nc\n", "a\nb\nc\nx\n", "A\nb\nc\n", "A\nb\nc\nx\n", false},
+		{"append against an edit of the last line", "a\nb\nc\n", "a\nb\nc\nx\n", "a\nb\nC\n", "", true},
+		{"append against a delete of the last line", "a\nb\nc\n", "a\nb\nc\nx\n", "a\nb\n", "", true},
+		{"edit and edit of the same line", "a\nb\n", "a\nB\n", "a\nb2\n", "", true},
+		{"base without a final newline", "a", "a\nx\n", "a\ny\n", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := diff3Lines(splitLines(c.base), splitLines(c.ours), splitLines(c.theirs))
+			require.Equal(t, !c.conflict, ok)
+			if !c.conflict {
+				assert.Equal(t, c.want, strings.Join(got, ""))
+			}
+		})
+	}
+}
+
 func TestDiffLinesFindsTheEditsOfALargeFile(t *testing.T) {
 	var a []string
 	for i := range 5000 {
@@ -167,4 +200,38 @@ func TestMergeJoinsTextAndKeepsOursOnABinaryConflict(t *testing.T) {
 
 	_, err = f.Merge(ctx, MergeRequest{Owner: "other", Base: base, Ours: ours, Theirs: theirs})
 	requireRefusal(t, err, ErrSnapshot, "belongs to another workspace")
+}
+
+// TestMergeKeepsBothAppendsToALog has two steps append to one log from
+// the same base: the merged file holds both steps' lines, ours first; the
+// same appends to a binary file are a conflict that keeps ours.
+func TestMergeKeepsBothAppendsToALog(t *testing.T) {
+	f, _ := newFiles(t)
+	ctx := context.Background()
+	ws := filesFixture(t)
+	write := func(name, content string) {
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
+	}
+	write("sidefx.log", "m1 start\nm1 end\n")
+	write("data.bin", "\x00base")
+	base := record(t, f, ws).ID
+	write("sidefx.log", "m1 start\nm1 end\nm2 start\nm2 end\n")
+	write("data.bin", "\x00base\x00m2")
+	ours := record(t, f, ws).ID
+	write("sidefx.log", "m1 start\nm1 end\nm3 start\nm3 end\n")
+	write("data.bin", "\x00base\x00m3")
+	theirs := record(t, f, ws).ID
+
+	merged, err := f.Merge(ctx, MergeRequest{Owner: owner, PlanID: "p", Base: base, Ours: ours, Theirs: theirs})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"data.bin"}, merged.Conflicts, "binary appends cannot be joined line by line")
+	out := filepath.Join(t.TempDir(), "merged")
+	_, err = f.Sync(ctx, SyncRequest{Dir: out, Owner: owner, ID: merged.ID})
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(out, "sidefx.log"))
+	require.NoError(t, err)
+	assert.Equal(t, "m1 start\nm1 end\nm2 start\nm2 end\nm3 start\nm3 end\n", string(data))
+	data, err = os.ReadFile(filepath.Join(out, "data.bin"))
+	require.NoError(t, err)
+	assert.Equal(t, "\x00base\x00m2", string(data), "a conflict keeps ours")
 }
