@@ -10,8 +10,8 @@ import (
 
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/worker/planworker"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/filesconfig"
 )
 
 func (a *app) forkCmd() *cobra.Command {
@@ -55,7 +55,7 @@ that ended less than workspace.snapshotRetention ago (its rollback points). Work
   planmode gc`,
 		Args: rejectArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			files, err := planworker.Files(a.cfg.Workspace)
+			files, err := filesconfig.Open(a.cfg.Workspace)
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planmode/planmode/outputs"
-	"github.com/planmode/planmode/worker/planworker"
+	"github.com/planmode/planmode/workspace/filesconfig"
 )
 
 func (a *app) outputCmd() *cobra.Command {
@@ -31,7 +31,7 @@ workspace.store ("outputs/…"), readable from any host with that store, or a pa
 				_, err = io.Copy(a.out, f)
 				return err
 			}
-			files, err := planworker.Files(a.cfg.Workspace)
+			files, err := filesconfig.Open(a.cfg.Workspace)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
-	"github.com/planmode/planmode/blobstore"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
@@ -22,6 +21,7 @@ import (
 	"github.com/planmode/planmode/webhook"
 	"github.com/planmode/planmode/workflows"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/filesconfig"
 )
 
 // Register registers on w the PlanMode workflow under the contract's type
@@ -82,20 +82,11 @@ func NewActivities(cfg config.Config, model llm.Config, offline bool) *activitie
 	return a
 }
 
-// Files opens the store of the plans' files that workspace.store names,
-// with a worker-private state folder beside the user's cache (stat
-// caches, steps' copies) and, for a remote store, a local cache of the
-// blobs read. No store configured is nil, nil.
+// Files opens the store of the plans' files that workspace.store names
+// (filesconfig.Open, which the CLI shares). No store configured is nil,
+// nil.
 func Files(w config.Workspace) (*workspace.Files, error) {
-	if w.Store == "" {
-		return nil, nil
-	}
-	store, err := blobstore.Open(w.Store, blobstore.Options{AccessKeyFile: w.StoreAccessKeyFile,
-		SecretKeyFile: w.StoreSecretKeyFile, CacheDir: config.BlobCacheDir()})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", config.KeyStore, err)
-	}
-	return &workspace.Files{Store: store, StateDir: config.StateDir(), MaxFiles: w.MaxFiles, MaxBytes: w.SnapshotLimit}, nil
+	return filesconfig.Open(w)
 }
 
 // GoalDigest returns the digest PlanGoal holds in place of the goal when
