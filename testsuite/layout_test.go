@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,8 +75,10 @@ func layer(path string) string {
 // point down (plan ← signals ← view, subsystems ← activities ← workflows ←
 // commands, and plan ← signals ← planclient ← commands), nothing imports
 // a command or the test suite, only the LLM
-// tree imports go-openai, and the workflow reaches the subsystems only
-// through activity names and contract types.
+// tree imports go-openai, the workflow reaches the subsystems only
+// through activity names and contract types, and the commands under
+// starter link no part of the worker's side, even through another package
+// (cliLinks).
 func TestImportDirection(t *testing.T) {
 	pkgs := listPackages(t)
 	commands := map[string]bool{}
@@ -128,7 +131,65 @@ func TestImportDirection(t *testing.T) {
 			}
 		}
 	}
+	broken = append(broken, cliLinks(pkgs)...)
 	require.Empty(t, broken, "imports against the layering of docs/architecture.md")
+}
+
+// cliUnlinked are the packages the CLI must not reach, directly or through
+// another package: it drives plans through the contract (planclient,
+// signals), and linking the worker's side would put the workflow, the
+// activities, the tools, the MCP servers and the offline model into the
+// operator's binary.
+var cliUnlinked = []string{"worker", "workflows", "activities", "tools", "mcp", "llm/offline"}
+
+// cliLinks checks the transitive non-test imports of every package under
+// starter and names, for each package of cliUnlinked reached, the chain of
+// imports that reaches it.
+func cliLinks(pkgs []goPackage) []string {
+	imports := map[string][]string{}
+	var starts []string
+	for _, p := range pkgs {
+		imports[p.path] = p.imports
+		if under(p.path, "starter") {
+			starts = append(starts, p.path)
+		}
+	}
+	// via maps each package reached to the one that first imported it; a
+	// package outside the module imports none of the module's.
+	via := map[string]string{}
+	queue := starts
+	for _, s := range starts {
+		via[s] = ""
+	}
+	for len(queue) > 0 {
+		from := queue[0]
+		queue = queue[1:]
+		for _, imp := range imports[from] {
+			if to := rel(imp); own(imp) && !hasKey(via, to) {
+				via[to] = from
+				queue = append(queue, to)
+			}
+		}
+	}
+	var broken []string
+	for _, p := range pkgs {
+		if !hasKey(via, p.path) || !slices.ContainsFunc(cliUnlinked, func(dir string) bool { return under(p.path, dir) }) {
+			continue
+		}
+		chain := []string{p.path}
+		for at := via[p.path]; at != ""; at = via[at] {
+			chain = append([]string{at}, chain...)
+		}
+		broken = append(broken, strings.Join(chain, " -> ")+
+			": the CLI drives plans through the contract only and links no part of the worker's side")
+	}
+	return broken
+}
+
+// hasKey reports whether m holds k.
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // TestProductBuildsWithoutTestSuite checks that no product binary links
