@@ -13,9 +13,10 @@ import (
 // titleWidth bounds titles in tables.
 const titleWidth = 48
 
-// renderOptions presents each option in full, the way seed 000's
-// CLIOptionPresenter does: title, score, description, pros, cons and the
-// estimates.
+// renderOptions presents each option in full for a person choosing one at
+// the terminal, numbered as select asks for them: title (marked when
+// recommended), id, score, description, pros, cons, the estimates and the
+// risk level.
 func renderOptions(w io.Writer, opts []plan.Option) {
 	fmt.Fprint(w, "=== Implementation Options ===\n\n")
 	for i, o := range opts {
