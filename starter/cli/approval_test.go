@@ -50,7 +50,7 @@ func expectUpdate(t *testing.T, c *mocks.Client, name string, arg any, answer an
 func TestApproveSendsWhatThePendingRequestShows(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "args.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("title: Fix the login bug\nlabels: [bug]\n"), 0o600))
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	answer(t, c, signals.PendingQuery.Name, signals.Pending{Awaiting: signals.AwaitingApproval, Approvals: []signals.ToolApproval{gated}})
@@ -58,21 +58,21 @@ func TestApproveSendsWhatThePendingRequestShows(t *testing.T) {
 		Args: json.RawMessage(`{"labels":["bug"],"title":"Fix the login bug"}`), Note: "checked", By: caller()}
 	expectUpdate(t, c, "approve-tool-call", want, signals.ApprovalDecision{RequestID: "approval-1",
 		Decision: signals.DecisionApproved, By: caller(), EditedArgs: true})
-	a.client = c
+	d.client = c
 
-	code := a.run(context.Background(), []string{"approve", "plan-1", "approval-1", "--args", file, "--reason", "checked"})
+	code := run(context.Background(), d, []string{"approve", "plan-1", "approval-1", "--args", file, "--reason", "checked"})
 	assert.Equal(t, exitOK, code, errOut.String())
 	assert.Equal(t, "plan plan-1: request approval-1 approved with edited arguments by "+caller()+"\n", out.String())
 }
 
 func TestApproveRefusesAnUnknownRequestWithoutSending(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	answer(t, c, signals.PendingQuery.Name, signals.Pending{Approvals: []signals.ToolApproval{gated}})
-	a.client = c
+	d.client = c
 
-	assert.Equal(t, exitRejected, a.run(context.Background(), []string{"approve", "plan-1", "approval-9"}))
+	assert.Equal(t, exitRejected, run(context.Background(), d, []string{"approve", "plan-1", "approval-9"}))
 	assert.Empty(t, out.String())
 	assert.Contains(t, errOut.String(), `plan plan-1 has no open approval request "approval-9": open are approval-1`)
 }
@@ -80,45 +80,45 @@ func TestApproveRefusesAnUnknownRequestWithoutSending(t *testing.T) {
 func TestApproveRefusesArgsThatAreNotAnObject(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "args.json")
 	require.NoError(t, os.WriteFile(file, []byte(`["rm", "-rf"]`), 0o600))
-	a, _, errOut := newTestApp(t, "")
-	assert.Equal(t, exitRejected, a.run(context.Background(), []string{"approve", "plan-1", "approval-1", "--args", file, "--address", nowhere(t)}))
+	d, _, errOut := newTestDeps(t, "")
+	assert.Equal(t, exitRejected, run(context.Background(), d, []string{"approve", "plan-1", "approval-1", "--args", file, "--address", nowhere(t)}))
 	assert.Contains(t, errOut.String(), "args.json")
 }
 
 // TestStaleApprovalExitsRejected: a plan that refuses the approval as
 // stale makes the command exit 4 with the plan's reason.
 func TestStaleApprovalExitsRejected(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	answer(t, c, signals.PendingQuery.Name, signals.Pending{Approvals: []signals.ToolApproval{gated}})
 	h := mocks.NewWorkflowUpdateHandle(t)
 	h.On("Get", mock.Anything, mock.Anything).Return(signals.Reject(signals.ErrorTypeStaleApproval, "plan edited since")).Once()
 	c.On("UpdateWorkflow", mock.Anything, mock.Anything).Return(h, nil).Once()
-	a.client = c
+	d.client = c
 
-	assert.Equal(t, exitRejected, a.run(context.Background(), []string{"approve", "plan-1", "approval-1"}))
+	assert.Equal(t, exitRejected, run(context.Background(), d, []string{"approve", "plan-1", "approval-1"}))
 	assert.Empty(t, out.String())
 	assert.Contains(t, errOut.String(), "rejected: plan edited since")
 }
 
 func TestDenyAndRaiseBudget(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	expectUpdate(t, c, "deny-tool-call", signals.DenyToolCallRequest{RequestID: "approval-1", Reason: "never on main", By: caller()},
 		signals.ApprovalDecision{RequestID: "approval-1", Decision: signals.DecisionDenied, By: "ann"})
-	a.client = c
-	assert.Equal(t, exitOK, a.run(context.Background(), []string{"deny", "plan-1", "approval-1", "--reason", "never on main"}), errOut.String())
+	d.client = c
+	assert.Equal(t, exitOK, run(context.Background(), d, []string{"deny", "plan-1", "approval-1", "--reason", "never on main"}), errOut.String())
 	assert.Equal(t, "plan plan-1: request approval-1 denied by ann\n", out.String())
 
-	a, out, errOut = newTestApp(t, "")
+	d, out, errOut = newTestDeps(t, "")
 	c = mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	expectUpdate(t, c, "raise-budget", signals.RaiseBudgetRequest{MaxTokens: 400000, MaxCostUSD: 5, Reason: "worth it", By: caller()},
 		signals.RaiseBudgetResponse{Budget: signals.Budget{MaxTokens: 400000, MaxCostUSD: 5}, Resumed: true})
-	a.client = c
-	assert.Equal(t, exitOK, a.run(context.Background(), []string{"raise-budget", "plan-1", "--max-tokens", "400000",
+	d.client = c
+	assert.Equal(t, exitOK, run(context.Background(), d, []string{"raise-budget", "plan-1", "--max-tokens", "400000",
 		"--max-cost-usd", "5", "--reason", "worth it"}), errOut.String())
 	assert.Equal(t, "plan plan-1: budget now 400000 tokens, $5.00; resumed\n", out.String())
 }
@@ -131,23 +131,23 @@ func TestInputsWithoutReasonAreRefusedBeforeDialling(t *testing.T) {
 		{"raise-budget", "plan-1", "--max-tokens", "10"},
 		{"raise-budget", "plan-1", "--reason", "more"},
 	} {
-		a, _, errOut := newTestApp(t, "")
-		assert.Equal(t, exitRejected, a.run(context.Background(), append(args, "--address", nowhere(t))), "%v", args)
+		d, _, errOut := newTestDeps(t, "")
+		assert.Equal(t, exitRejected, run(context.Background(), d, append(args, "--address", nowhere(t))), "%v", args)
 		assert.NotContains(t, errOut.String(), "connect", args)
 	}
 }
 
 func TestApprovalsListsTheInbox(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	c.On("ListWorkflow", mock.Anything, mock.Anything).Return(&workflowservice.ListWorkflowExecutionsResponse{
 		Executions: []*workflowpb.WorkflowExecutionInfo{{Execution: &commonpb.WorkflowExecution{WorkflowId: "plan-1"}}},
 	}, nil).Once()
 	answer(t, c, signals.PendingQuery.Name, signals.Pending{Approvals: []signals.ToolApproval{gated}})
-	a.client = c
+	d.client = c
 
-	assert.Equal(t, exitOK, a.run(context.Background(), []string{"approvals", "--json"}), errOut.String())
+	assert.Equal(t, exitOK, run(context.Background(), d, []string{"approvals", "--json"}), errOut.String())
 	var inbox planclient.Inbox
 	require.NoError(t, json.Unmarshal(out.Bytes(), &inbox))
 	require.Len(t, inbox.Approvals, 1)

@@ -9,8 +9,8 @@ import (
 )
 
 func TestChooseAsksAgainAfterABadAnswer(t *testing.T) {
-	a, out, _ := newTestApp(t, "9\nr9-o9\n\n2\n")
-	id, err := a.choose(fixtureOptions())
+	d, out, _ := newTestDeps(t, "9\nr9-o9\n\n2\n")
+	id, err := choose(d.in, d.out, fixtureOptions())
 	require.ErrorContains(t, err, `invalid choice "": want a number 1..2 or an option id (no valid choice in 3 tries)`)
 	assert.Equal(t, exitRejected, exitCode(err))
 	assert.Empty(t, id)
@@ -18,8 +18,8 @@ func TestChooseAsksAgainAfterABadAnswer(t *testing.T) {
 	assert.Contains(t, out.String(), "invalid choice 9: want 1..2; try again.")
 	assert.Contains(t, out.String(), `invalid choice "r9-o9": want a number 1..2 or an option id; try again.`)
 
-	a, out, _ = newTestApp(t, "3\nopt-2\n")
-	id, err = a.choose(fixtureOptions())
+	d, out, _ = newTestDeps(t, "3\nopt-2\n")
+	id, err = choose(d.in, d.out, fixtureOptions())
 	require.NoError(t, err)
 	assert.Equal(t, "opt-2", id, "the second answer counts")
 	assert.Equal(t, 2, strings.Count(out.String(), "Select an option (1-2): "))
@@ -36,8 +36,8 @@ func TestChooseStopsWhenTheInputEnds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _, _ := newTestApp(t, tc.in)
-			_, err := a.choose(fixtureOptions())
+			d, _, _ := newTestDeps(t, tc.in)
+			_, err := choose(d.in, d.out, fixtureOptions())
 			require.ErrorContains(t, err, tc.wantErr)
 			assert.NotContains(t, err.Error(), "tries")
 			assert.Equal(t, tc.want, exitCode(err))

@@ -15,7 +15,7 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) approvalsCmd() *cobra.Command {
+func newApprovalsCmd(d *deps) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "approvals",
@@ -28,10 +28,11 @@ not answer is reported, not fatal. Approve with "planmode approve", deny with
   planmode approvals --json`,
 		Args: rejectArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := d.printer()
 			if asJSON {
-				a.output = outputJSON
+				p.json = true
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -39,7 +40,7 @@ not answer is reported, not fatal. Approve with "planmode approve", deny with
 			if err != nil {
 				return err
 			}
-			return a.emit(inbox, func(w io.Writer) error { return renderInbox(w, inbox) })
+			return p.emit(inbox, func(w io.Writer) error { return renderInbox(w, inbox) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (as --output json)")
@@ -71,7 +72,7 @@ func renderInbox(w io.Writer, inbox planclient.Inbox) error {
 	return nil
 }
 
-func (a *app) approveCmd() *cobra.Command {
+func newApproveCmd(d *deps) *cobra.Command {
 	var argsFile, reason string
 	cmd := &cobra.Command{
 		Use:   "approve <id> <request-id> [--args FILE] [--reason TEXT]",
@@ -93,7 +94,7 @@ that they were edited.`,
 				}
 				req.Args = edited
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -105,11 +106,11 @@ that they were edited.`,
 			if err := req.Validate(); err != nil {
 				return rejectf(err.Error())
 			}
-			d, err := pc.Approve(cmd.Context(), args[0], req)
+			decision, err := pc.Approve(cmd.Context(), args[0], req)
 			if err != nil {
 				return err
 			}
-			return a.emit(d, func(w io.Writer) error { return renderDecision(w, args[0], d) })
+			return d.printer().emit(decision, func(w io.Writer) error { return renderDecision(w, args[0], decision) })
 		},
 	}
 	cmd.Flags().StringVar(&argsFile, "args", "", "JSON or YAML file with edited arguments (an object)")
@@ -117,7 +118,7 @@ that they were edited.`,
 	return cmd
 }
 
-func (a *app) denyCmd() *cobra.Command {
+func newDenyCmd(d *deps) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:     "deny <id> <request-id> --reason TEXT",
@@ -129,22 +130,22 @@ func (a *app) denyCmd() *cobra.Command {
 			if err := req.Validate(); err != nil {
 				return rejectf("--reason: " + err.Error())
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			d, err := pc.Deny(cmd.Context(), args[0], req)
+			decision, err := pc.Deny(cmd.Context(), args[0], req)
 			if err != nil {
 				return err
 			}
-			return a.emit(d, func(w io.Writer) error { return renderDecision(w, args[0], d) })
+			return d.printer().emit(decision, func(w io.Writer) error { return renderDecision(w, args[0], decision) })
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (required; the agent sees it)")
 	return cmd
 }
 
-func (a *app) raiseBudgetCmd() *cobra.Command {
+func newRaiseBudgetCmd(d *deps) *cobra.Command {
 	var req signals.RaiseBudgetRequest
 	cmd := &cobra.Command{
 		Use:     "raise-budget <id> [--max-tokens N] [--max-cost-usd X] --reason TEXT",
@@ -155,7 +156,7 @@ func (a *app) raiseBudgetCmd() *cobra.Command {
 			if err := req.Validate(); err != nil {
 				return rejectf(err.Error())
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,7 @@ func (a *app) raiseBudgetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(resp, func(w io.Writer) error {
+			return d.printer().emit(resp, func(w io.Writer) error {
 				state := ""
 				if resp.Resumed {
 					state = "; resumed"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // flight finish once asked to stop.
 const codecShutdownTimeout = 5 * time.Second
 
-func (a *app) codecServerCmd() *cobra.Command {
+func newCodecServerCmd(d *deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "codec-server",
 		Short: "Serve the payload codec so the Web UI and the temporal CLI can read encrypted plans",
@@ -32,18 +33,18 @@ With codec.authToken set, every request must carry "Authorization: Bearer TOKEN"
 		Example: `  planmode codec-server --listen 127.0.0.1:8081`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.serveCodec(cmd.Context())
+			return serveCodec(cmd.Context(), d.cfg.Codec, d.out, d.errOut)
 		},
 	}
 	cmd.Flags().String(config.FlagListen, "", "host:port to listen on (default "+config.DefaultCodecListen+"; codec.listen)")
 	return cmd
 }
 
-// serveCodec runs the codec server until ctx ends, then shuts it down. It
-// returns a rejection when no key file is configured, and an error when
-// the keys or the token cannot be read or the address cannot be bound.
-func (a *app) serveCodec(ctx context.Context) error {
-	cfg := a.cfg.Codec
+// serveCodec runs the codec server of cfg until ctx ends, then shuts it
+// down, announcing it on out (and a warning on errOut). It returns a
+// rejection when no key file is configured, and an error when the keys or
+// the token cannot be read or the address cannot be bound.
+func serveCodec(ctx context.Context, cfg config.Codec, out, errOut io.Writer) error {
 	pc, err := cfg.PayloadCodec()
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func (a *app) serveCodec(ctx context.Context) error {
 		Handler:           codec.NewHTTPHandler(pc, codec.ServerOptions{CORSOrigins: cfg.CORSOrigins, AuthToken: token}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
-	a.announceCodec(ln.Addr().String(), pc.Keys(), token != "")
+	announceCodec(out, errOut, ln.Addr().String(), pc.Keys(), cfg.CORSOrigins, token != "")
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -80,22 +81,23 @@ func (a *app) serveCodec(ctx context.Context) error {
 	return nil
 }
 
-// announceCodec tells the operator where the server listens and how to
-// use it; the first line holds the URL, which scripts and tests read.
-func (a *app) announceCodec(addr string, keys *codec.Keyring, withToken bool) {
+// announceCodec tells the operator on out where the server listens and
+// how to use it, and warns on errOut when anyone who reaches it may use
+// it; the first line holds the URL, which scripts and tests read.
+func announceCodec(out, errOut io.Writer, addr string, keys *codec.Keyring, origins []string, withToken bool) {
 	url := "http://" + addr
-	fmt.Fprintf(a.out, "codec server listening on %s\n", url)
-	fmt.Fprintf(a.out, "  keys: %s encrypts; decrypts %s\n", keys.EncryptingKeyID(), strings.Join(keys.KeyIDs(), ", "))
-	if origins := a.cfg.Codec.CORSOrigins; len(origins) > 0 {
-		fmt.Fprintf(a.out, "  Web UI origins: %s\n", strings.Join(origins, ", "))
+	fmt.Fprintf(out, "codec server listening on %s\n", url)
+	fmt.Fprintf(out, "  keys: %s encrypts; decrypts %s\n", keys.EncryptingKeyID(), strings.Join(keys.KeyIDs(), ", "))
+	if len(origins) > 0 {
+		fmt.Fprintf(out, "  Web UI origins: %s\n", strings.Join(origins, ", "))
 	}
 	auth := ""
 	if withToken {
 		auth = ` --codec-auth "Bearer $TOKEN"`
 	}
-	fmt.Fprintf(a.out, "  temporal workflow show -w PLAN --codec-endpoint %s%s\n", url, auth)
+	fmt.Fprintf(out, "  temporal workflow show -w PLAN --codec-endpoint %s%s\n", url, auth)
 	if host, _, _ := net.SplitHostPort(addr); !withToken && !isLoopback(host) {
-		fmt.Fprintf(a.errOut, "planmode: warning: the codec server decrypts for anyone who reaches %s; set %s or listen on 127.0.0.1\n",
+		fmt.Fprintf(errOut, "planmode: warning: the codec server decrypts for anyone who reaches %s; set %s or listen on 127.0.0.1\n",
 			addr, config.KeyCodecAuthToken)
 	}
 }

@@ -11,14 +11,14 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) pauseCmd() *cobra.Command {
-	cmd := a.controlCmd("pause", "Pause a plan at the next step boundary", (*planclient.Client).Pause)
+func newPauseCmd(d *deps) *cobra.Command {
+	cmd := newControlCmd(d, "pause", "Pause a plan at the next step boundary", (*planclient.Client).Pause)
 	cmd.Example = `  planmode pause plan-42 --reason "review first"`
 	return cmd
 }
 
-func (a *app) resumeCmd() *cobra.Command {
-	cmd := a.controlCmd("resume", "Resume a paused plan", (*planclient.Client).Resume)
+func newResumeCmd(d *deps) *cobra.Command {
+	cmd := newControlCmd(d, "resume", "Resume a paused plan", (*planclient.Client).Resume)
 	cmd.Example = `  planmode resume plan-42 --reason "reviewed"`
 	return cmd
 }
@@ -26,15 +26,15 @@ func (a *app) resumeCmd() *cobra.Command {
 // control is the client's Pause or Resume.
 type control func(*planclient.Client, context.Context, string, signals.ControlRequest) (signals.ControlState, error)
 
-// controlCmd builds pause or resume.
-func (a *app) controlCmd(name, short string, send control) *cobra.Command {
+// newControlCmd builds pause or resume, which send sends.
+func newControlCmd(d *deps, name, short string, send control) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   name + " <id>",
 		Short: short,
 		Args:  rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func (a *app) controlCmd(name, short string, send control) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(st, func(w io.Writer) error {
+			return d.printer().emit(st, func(w io.Writer) error {
 				state := "running"
 				if st.Paused {
 					state = "paused"
@@ -56,14 +56,14 @@ func (a *app) controlCmd(name, short string, send control) *cobra.Command {
 	return cmd
 }
 
-func (a *app) cancelCmd() *cobra.Command {
+func newCancelCmd(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:     "cancel <id>",
 		Short:   "Cancel a plan; it stops its steps and writes a partial summary",
 		Example: `  planmode cancel plan-42`,
 		Args:    rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,7 @@ func (a *app) cancelCmd() *cobra.Command {
 				return err
 			}
 			answer := map[string]any{"workflowId": args[0], "cancelRequested": true}
-			return a.emit(answer, func(w io.Writer) error {
+			return d.printer().emit(answer, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "cancellation requested for %s\n  result: planmode result %s\n", args[0], args[0])
 				return err
 			})

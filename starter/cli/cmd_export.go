@@ -10,10 +10,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) exportCmd() *cobra.Command {
+func newExportCmd(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "export <id>",
 		Short: "Print a plan's steps in the format start --plan reads (YAML, or JSON with --output json)",
@@ -21,18 +22,23 @@ func (a *app) exportCmd() *cobra.Command {
   planmode export plan-42 --output json`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.export(cmd.Context(), args[0])
+			return runExport(cmd.Context(), d, args[0])
 		},
 	}
 }
 
-// export prints the current plan of workflow id as an external plan: YAML
-// by default, JSON under --output json.
-func (a *app) export(ctx context.Context, id string) error {
-	pc, err := a.plans(ctx)
+// runExport prints the current plan of workflow id as export does.
+func runExport(ctx context.Context, d *deps, id string) error {
+	pc, err := d.plans(ctx)
 	if err != nil {
 		return err
 	}
+	return export(ctx, pc, d.printer(), id)
+}
+
+// export prints the current plan of workflow id as an external plan: YAML
+// by default, JSON under --output json.
+func export(ctx context.Context, pc *planclient.Client, p printer, id string) error {
 	view, err := pc.Plan(ctx, id)
 	if err != nil {
 		return err
@@ -44,10 +50,10 @@ func (a *app) export(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if a.jsonOutput() {
-		return a.printJSON(doc)
+	if p.json {
+		return p.printJSON(doc)
 	}
-	return writeYAML(a.out, doc)
+	return writeYAML(p.out, doc)
 }
 
 // runtimeStepFields are the step fields a run fills in: an exported plan

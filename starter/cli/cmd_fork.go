@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/planmode/planmode/workspace/filesconfig"
 )
 
-func (a *app) forkCmd() *cobra.Command {
+func newForkCmd(d *deps) *cobra.Command {
 	var from, goal, id string
 	var watch bool
 	cmd := &cobra.Command{
@@ -32,7 +33,7 @@ only read, open or ended, and never changed. Other services start the same with 
 				return rejectf("fork: --from names the step whose files the new plan starts from")
 			}
 			req := signals.StartRequest{Goal: goal, Fork: &signals.ForkRef{PlanID: args[0], StepID: from}}
-			return a.start(cmd.Context(), req, id, watch)
+			return start(cmd.Context(), d, req, id, watch)
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the step after which the files are taken (required)")
@@ -42,7 +43,7 @@ only read, open or ended, and never changed. Other services start the same with 
 	return cmd
 }
 
-func (a *app) gcCmd() *cobra.Command {
+func newGCCmd(d *deps) *cobra.Command {
 	var dryRun bool
 	var grace time.Duration
 	cmd := &cobra.Command{
@@ -55,38 +56,45 @@ that ended less than workspace.snapshotRetention ago (its rollback points). Work
   planmode gc`,
 		Args: rejectArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			files, err := filesconfig.Open(a.cfg.Workspace)
+			files, err := filesconfig.Open(d.cfg.Workspace)
 			if err != nil {
 				return err
 			}
 			if files == nil {
 				return rejectf("gc: no workspace.store is configured")
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			got, err := files.Collect(cmd.Context(), workspace.CollectRequest{Now: time.Now(), DryRun: dryRun, Grace: grace,
-				Retention: a.cfg.Workspace.SnapshotRetention, PlanState: planclient.PlanState(pc.Temporal())})
-			if err != nil {
-				return err
-			}
-			return a.emit(gcResult{DryRun: dryRun, Collected: got}, func(w io.Writer) error {
-				verb := "removed"
-				if dryRun {
-					verb = "would remove"
-				}
-				fmt.Fprintf(w, "%s %d blob(s) (%d bytes), %d manifest(s), %d pin(s)\n", verb, got.Blobs, got.Bytes, got.Manifests, got.Pins)
-				for _, k := range got.Sample {
-					fmt.Fprintf(w, "  %s\n", k)
-				}
-				return nil
-			})
+			req := workspace.CollectRequest{Now: time.Now(), DryRun: dryRun, Grace: grace,
+				Retention: d.cfg.Workspace.SnapshotRetention, PlanState: planclient.PlanState(pc.Temporal())}
+			return collect(cmd.Context(), files, d.printer(), req)
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be removed, remove nothing")
 	cmd.Flags().DurationVar(&grace, "grace", time.Hour, "keep unreferenced files younger than this (a record in flight)")
 	return cmd
+}
+
+// collect removes from files what req lets go, or with req.DryRun only
+// counts it, and says what.
+func collect(ctx context.Context, files *workspace.Files, p printer, req workspace.CollectRequest) error {
+	got, err := files.Collect(ctx, req)
+	if err != nil {
+		return err
+	}
+	return p.emit(gcResult{DryRun: req.DryRun, Collected: got}, func(w io.Writer) error {
+		verb := "removed"
+		if req.DryRun {
+			verb = "would remove"
+		}
+		fmt.Fprintf(w, "%s %d blob(s) (%d bytes), %d manifest(s), %d pin(s)\n", verb, got.Blobs, got.Bytes, got.Manifests, got.Pins)
+		for _, k := range got.Sample {
+			fmt.Fprintf(w, "  %s\n", k)
+		}
+		return nil
+	})
 }
 
 // gcResult is gc's answer.

@@ -35,7 +35,7 @@ type drawnGraph struct {
 	Graph    string `json:"graph"`
 }
 
-func (a *app) graphCmd() *cobra.Command {
+func newGraphCmd(d *deps) *cobra.Command {
 	var format, option string
 	cmd := &cobra.Command{
 		Use:   "graph <id>",
@@ -45,7 +45,15 @@ func (a *app) graphCmd() *cobra.Command {
   planmode graph plan-42 --option 2          # before selection: the option of rank 2 (or an option id)`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.graph(cmd.Context(), args[0], option, format)
+			draw, ok := drawers[format]
+			if !ok {
+				return rejectf(fmt.Sprintf("--format %q: want mermaid or dot", format))
+			}
+			pc, err := d.plans(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return graph(cmd.Context(), pc, d.printer(), args[0], option, format, draw)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", formatMermaid, "mermaid or dot")
@@ -53,19 +61,12 @@ func (a *app) graphCmd() *cobra.Command {
 	return cmd
 }
 
-// graph draws plan id's selected plan, or the option option names, in
-// format.
-func (a *app) graph(ctx context.Context, id, option, format string) error {
-	draw, ok := drawers[format]
-	if !ok {
-		return rejectf(fmt.Sprintf("--format %q: want mermaid or dot", format))
-	}
-	pc, err := a.plans(ctx)
-	if err != nil {
-		return err
-	}
+// graph draws with draw, in format, plan id's selected plan or the option
+// option names.
+func graph(ctx context.Context, pc *planclient.Client, out printer, id, option, format string, draw func(plan.Plan) string) error {
 	g := drawnGraph{WorkflowID: id, Format: format}
 	var p plan.Plan
+	var err error
 	if option == "" {
 		p, err = selectedPlan(ctx, pc, id)
 	} else {
@@ -77,7 +78,7 @@ func (a *app) graph(ctx context.Context, id, option, format string) error {
 		return err
 	}
 	g.PlanID, g.Graph = p.ID, draw(p)
-	return a.emit(g, func(w io.Writer) error {
+	return out.emit(g, func(w io.Writer) error {
 		_, err := io.WriteString(w, g.Graph)
 		return err
 	})

@@ -12,9 +12,10 @@ import (
 // healthcheckTimeout bounds one probe: a container runtime runs it often.
 const healthcheckTimeout = 3 * time.Second
 
-// healthcheckCmd probes a worker's /readyz or /healthz, for container
-// health checks in images that have no curl.
-func (a *app) healthcheckCmd() *cobra.Command {
+// newHealthcheckCmd builds healthcheck, which probes a worker's /readyz or
+// /healthz, for container health checks in images that have no curl. It
+// needs nothing of the invocation.
+func newHealthcheckCmd(*deps) *cobra.Command {
 	return &cobra.Command{
 		Use:     "healthcheck <url>",
 		Short:   "Exit 0 when a worker's health endpoint answers 2xx, 1 otherwise",

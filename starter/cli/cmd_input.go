@@ -16,7 +16,7 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) answerCmd() *cobra.Command {
+func newAnswerCmd(d *deps) *cobra.Command {
 	var answers []string
 	var file string
 	cmd := &cobra.Command{
@@ -32,7 +32,7 @@ func (a *app) answerCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -40,7 +40,7 @@ func (a *app) answerCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(resp, func(w io.Writer) error {
+			return d.printer().emit(resp, func(w io.Writer) error {
 				fmt.Fprintf(w, "accepted %d answer(s)\n", resp.Accepted)
 				for _, q := range resp.Remaining {
 					fmt.Fprintf(w, "  still open: %s\n", q)
@@ -78,7 +78,7 @@ func answerRequest(pairs []string, file string) (signals.AnswerClarificationRequ
 	return req, nil
 }
 
-func (a *app) confirmSkipCmd() *cobra.Command {
+func newConfirmSkipCmd(d *deps) *cobra.Command {
 	var approve, deny bool
 	var note string
 	cmd := &cobra.Command{
@@ -91,7 +91,7 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 			if approve == deny {
 				return rejectf("give exactly one of --approve or --deny")
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(resp, func(w io.Writer) error {
+			return d.printer().emit(resp, func(w io.Writer) error {
 				verb := "denied"
 				if resp.Approved {
 					verb = "approved"
@@ -116,7 +116,7 @@ func (a *app) confirmSkipCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) editCmd() *cobra.Command {
+func newEditCmd(d *deps) *cobra.Command {
 	var file, reason string
 	cmd := &cobra.Command{
 		Use:   "edit <id> --file edits.json|edits.yaml",
@@ -136,7 +136,7 @@ func (a *app) editCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func (a *app) editCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(resp, func(w io.Writer) error {
+			return d.printer().emit(resp, func(w io.Writer) error {
 				fmt.Fprintf(w, "plan is now at version %d\n", resp.Version)
 				return renderSteps(w, resp.Plan.Steps)
 			})

@@ -10,11 +10,13 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/planmode/planmode/codec"
+	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -45,7 +47,7 @@ var phaseValues = []plan.Phase{plan.PhaseAwaitingWorkspace, plan.PhaseClarifying
 	plan.PhaseExecuting, plan.PhaseReflecting, plan.PhaseSummarizing, plan.PhaseCompleted, plan.PhaseFailed,
 	plan.PhaseCancelled}
 
-func (a *app) listCmd() *cobra.Command {
+func newListCmd(d *deps) *cobra.Command {
 	var phase, awaiting, goal string
 	var limit int
 	cmd := &cobra.Command{
@@ -67,13 +69,21 @@ holds only a keyed digest of the goal, so --goal matches the whole goal
 			}
 			query := listQuery(phase, awaiting)
 			if cmd.Flags().Changed("goal") {
-				cond, err := a.goalCondition(goal)
+				cond, err := goalCondition(d.cfg.Codec, goal)
 				if err != nil {
 					return err
 				}
 				query += " AND " + cond
 			}
-			return a.list(cmd.Context(), query, limit)
+			c, err := d.temporal(cmd.Context())
+			if err != nil {
+				return err
+			}
+			plans, err := listPlans(cmd.Context(), c, d.payloads, d.cfg.Temporal.Namespace, query, limit)
+			if err != nil {
+				return err
+			}
+			return d.printer().emit(plans, func(w io.Writer) error { return renderList(w, plans) })
 		},
 	}
 	choiceVar(cmd.Flags(), &phase, "phase", "only plans in this phase", phaseValues...)
@@ -89,13 +99,13 @@ holds only a keyed digest of the goal, so --goal matches the whole goal
 // digest (see signals.GoalAttr), and the condition names the digest
 // under every key of the file, the older keys' for plans started before
 // a rotation; the goal itself never reaches the server. It refuses a goal
-// of spaces only, or a key file it cannot read.
-func (a *app) goalCondition(goal string) (string, error) {
+// of spaces only, or a codec.keyFile it cannot read.
+func goalCondition(keys config.Codec, goal string) (string, error) {
 	goal = signals.NormalizeGoal(goal)
 	if goal == "" {
 		return "", rejectf("--goal: want the goal's text")
 	}
-	pc, err := a.cfg.Codec.PayloadCodec()
+	pc, err := keys.PayloadCodec()
 	if err != nil {
 		return "", err
 	}
@@ -127,30 +137,28 @@ func quote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
 
-func (a *app) list(ctx context.Context, query string, limit int) error {
-	c, err := a.temporal(ctx)
-	if err != nil {
-		return err
-	}
+// listPlans asks visibility in namespace for the plans query matches, at
+// most limit of them, newest first; memos decodes their memos.
+func listPlans(ctx context.Context, c client.Client, memos converter.DataConverter, namespace, query string,
+	limit int) ([]planSummary, error) {
 	var plans []planSummary
 	var token []byte
 	for len(plans) < limit {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: a.cfg.Temporal.Namespace, Query: query, PageSize: int32(min(limit, 100)), NextPageToken: token,
+			Namespace: namespace, Query: query, PageSize: int32(min(limit, 100)), NextPageToken: token,
 		})
 		if err != nil {
-			return fmt.Errorf("list plans: %w", err)
+			return nil, fmt.Errorf("list plans: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			plans = append(plans, summarize(a.payloads, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(),
+			plans = append(plans, summarize(memos, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(),
 				e.GetStatus().String(), e.GetSearchAttributes(), e.GetMemo(), e.GetStartTime().AsTime()))
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
 		}
 	}
-	plans = plans[:min(len(plans), limit)]
-	return a.emit(plans, func(w io.Writer) error { return renderList(w, plans) })
+	return plans[:min(len(plans), limit)], nil
 }
 
 // summarize builds a list line from what visibility returns. The memo is

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) resultCmd() *cobra.Command {
+func newResultCmd(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "result <id>",
 		Short: "Wait for a plan to end and print its result; exit 5 when it failed or was cancelled",
@@ -18,11 +17,18 @@ func (a *app) resultCmd() *cobra.Command {
   planmode result plan-42 --output json`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := a.result(cmd.Context(), args[0])
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := a.emit(res, func(w io.Writer) error { return renderResult(w, res) }); err != nil {
+			// The Result of a plan however it ended, following
+			// continue-as-new; an error only for a plan that ended without
+			// one (terminated, timed out, refused its request).
+			res, err := pc.Result(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if err := d.printer().emit(res, func(w io.Writer) error { return renderResult(w, res) }); err != nil {
 				return err
 			}
 			if res.Status == signals.StatusFailed || res.Status == signals.StatusCancelled {
@@ -31,19 +37,6 @@ func (a *app) resultCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// result waits for the plan's run (following continue-as-new) to end and
-// answers its Result however it ended: a plan that failed or was cancelled
-// ends Failed or Canceled with the Result in the error's details. It
-// returns an error only for a plan that ended without a Result
-// (terminated, timed out, refused its request).
-func (a *app) result(ctx context.Context, id string) (signals.Result, error) {
-	pc, err := a.plans(ctx)
-	if err != nil {
-		return signals.Result{}, err
-	}
-	return pc.Result(ctx, id)
 }
 
 // renderResult prints a Result: status, summary, metrics, usage and steps.

@@ -12,10 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) rollbackCmd() *cobra.Command {
+func newRollbackCmd(d *deps) *cobra.Command {
 	var force bool
 	var to string
 	cmd := &cobra.Command{
@@ -31,7 +32,11 @@ files changed after the plan ended, naming them, unless --force.`,
   planmode rollback plan-42 --force    # after the end: overwrite files changed since`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.rollback(cmd.Context(), args[0], to, force)
+			pc, err := d.plans(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return rollback(cmd.Context(), pc, d.printer(), args[0], to, force)
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "the step whose files to restore (default: as before execution)")
@@ -41,11 +46,7 @@ files changed after the plan ended, naming them, unless --force.`,
 
 // rollback restores plan id's workspace by the path its status allows: the
 // update while it runs, a PlanRollback once it ended.
-func (a *app) rollback(ctx context.Context, id, to string, force bool) error {
-	pc, err := a.plans(ctx)
-	if err != nil {
-		return err
-	}
+func rollback(ctx context.Context, pc *planclient.Client, p printer, id, to string, force bool) error {
 	status, err := pc.Status(ctx, id)
 	if err != nil {
 		return err
@@ -55,7 +56,7 @@ func (a *app) rollback(ctx context.Context, id, to string, force bool) error {
 		if err != nil {
 			return err
 		}
-		return a.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
+		return p.emit(resp, func(w io.Writer) error { return renderRestored(w, resp.Restored, resp.Removed) })
 	}
 	res, err := pc.RollbackEnded(ctx, id, to, force)
 	var app *temporal.ApplicationError
@@ -65,7 +66,7 @@ func (a *app) rollback(ctx context.Context, id, to string, force bool) error {
 	if err != nil {
 		return err
 	}
-	return a.emit(res, func(w io.Writer) error {
+	return p.emit(res, func(w io.Writer) error {
 		fmt.Fprintf(w, "plan %s ended %s; workspace %s back to %s\n", id, res.PlanStatus, res.Workspace, res.SnapshotID)
 		if res.Forced && len(res.ChangedSince) > 0 {
 			fmt.Fprintf(w, "  overwritten (changed after the end): %s\n", strings.Join(res.ChangedSince, ", "))

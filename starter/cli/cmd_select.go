@@ -11,10 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) selectCmd() *cobra.Command {
+func newSelectCmd(d *deps) *cobra.Command {
 	var rank int
 	var feedback string
 	cmd := &cobra.Command{
@@ -29,7 +30,20 @@ func (a *app) selectCmd() *cobra.Command {
 			if len(args) == 2 {
 				req.OptionID = args[1]
 			}
-			return a.selectOption(cmd.Context(), args[0], req)
+			ask, err := checkSelection(args[0], req, d.interactive)
+			if err != nil {
+				return err
+			}
+			pc, err := d.plans(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if ask {
+				if req.OptionID, err = askOption(cmd.Context(), pc, d.in, d.out, args[0]); err != nil {
+					return err
+				}
+			}
+			return selectOption(cmd.Context(), pc, d.printer(), args[0], req)
 		},
 	}
 	cmd.Flags().IntVar(&rank, "rank", 0, "select the option of this rank (1 = recommended)")
@@ -37,35 +51,40 @@ func (a *app) selectCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOptionRequest) error {
+// checkSelection refuses a selection of plan id that names an option both
+// ways or a rank below 1, and reports whether the request names no option,
+// so that the person at the terminal is asked; without one (interactive
+// says) it refuses that too.
+func checkSelection(id string, req signals.SelectOptionRequest, interactive func() bool) (bool, error) {
 	if req.OptionID != "" && req.Rank != 0 {
-		return rejectf("give an option id or --rank, not both")
+		return false, rejectf("give an option id or --rank, not both")
 	}
 	if req.Rank < 0 {
-		return rejectf("--rank must be 1 or more")
+		return false, rejectf("--rank must be 1 or more")
 	}
-	choose := req.OptionID == "" && req.Rank == 0
-	if choose && !a.interactive() {
-		return rejectf(fmt.Sprintf("give an option id or --rank (see `planmode show %s`)", id))
+	ask := req.OptionID == "" && req.Rank == 0
+	if ask && !interactive() {
+		return false, rejectf(fmt.Sprintf("give an option id or --rank (see `planmode show %s`)", id))
 	}
-	pc, err := a.plans(ctx)
+	return ask, nil
+}
+
+// askOption reads plan id's options and asks which one on in and out.
+func askOption(ctx context.Context, pc *planclient.Client, in io.Reader, out io.Writer, id string) (string, error) {
+	view, err := pc.Options(ctx, id)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if choose {
-		view, err := pc.Options(ctx, id)
-		if err != nil {
-			return err
-		}
-		if req.OptionID, err = a.choose(view.Options); err != nil {
-			return err
-		}
-	}
+	return choose(in, out, view.Options)
+}
+
+// selectOption selects an option of plan id and says which.
+func selectOption(ctx context.Context, pc *planclient.Client, p printer, id string, req signals.SelectOptionRequest) error {
 	resp, err := pc.Select(ctx, id, req)
 	if err != nil {
 		return err
 	}
-	return a.emit(resp, func(w io.Writer) error {
+	return p.emit(resp, func(w io.Writer) error {
 		o := resp.Option
 		_, err := fmt.Fprintf(w, "selected %s: %s (%d steps)\n  watch: planmode watch %s\n", o.ID, o.Title, len(o.Plan.Steps), id)
 		return err
@@ -76,22 +95,22 @@ func (a *app) selectOption(ctx context.Context, id string, req signals.SelectOpt
 // the reason and another go, a script that pipes nonsense does not loop.
 const maxChoiceTries = 3
 
-// choose presents opts as seed 000's CLIOptionPresenter does and reads a
-// number (or an option id) from the terminal, asking again with the reason
-// after a bad answer, up to maxChoiceTries times. It returns the last
-// answer's rejection when none was good.
-func (a *app) choose(opts []plan.Option) (string, error) {
+// choose presents opts in full on out (renderOptions), numbered from 1,
+// and reads a number (or an option id) from in, asking again with the
+// reason after a bad answer, up to maxChoiceTries times. It returns the
+// last answer's rejection when none was good.
+func choose(in io.Reader, out io.Writer, opts []plan.Option) (string, error) {
 	if len(opts) == 0 {
 		return "", rejectf("the plan has no options to choose from yet")
 	}
-	renderOptions(a.out, opts)
+	renderOptions(out, opts)
 	// One reader for every try: a fresh one per try would drop what the
 	// previous one buffered.
-	in := bufio.NewReader(a.in)
+	lines := bufio.NewReader(in)
 	var bad error
 	for try := 1; ; try++ {
-		fmt.Fprintf(a.out, "Select an option (1-%d): ", len(opts))
-		line, err := in.ReadString('\n')
+		fmt.Fprintf(out, "Select an option (1-%d): ", len(opts))
+		line, err := lines.ReadString('\n')
 		if err != nil && line == "" {
 			if bad != nil {
 				return "", bad // the input ended after a bad answer
@@ -108,7 +127,7 @@ func (a *app) choose(opts []plan.Option) (string, error) {
 			return "", perr // the input ended on this bad answer
 		}
 		bad = perr
-		fmt.Fprintf(a.out, "%v; try again.\n", perr)
+		fmt.Fprintf(out, "%v; try again.\n", perr)
 	}
 }
 
@@ -129,7 +148,7 @@ func pick(opts []plan.Option, answer string) (string, error) {
 	return "", rejectf(fmt.Sprintf("invalid choice %q: want a number 1..%d or an option id", answer, len(opts)))
 }
 
-func (a *app) refineCmd() *cobra.Command {
+func newRefineCmd(d *deps) *cobra.Command {
 	var feedback string
 	cmd := &cobra.Command{
 		Use:     "refine <id> --feedback <text>",
@@ -140,7 +159,7 @@ func (a *app) refineCmd() *cobra.Command {
 			if strings.TrimSpace(feedback) == "" {
 				return rejectf("--feedback is required")
 			}
-			pc, err := a.plans(cmd.Context())
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -148,7 +167,7 @@ func (a *app) refineCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(view, func(w io.Writer) error { return renderOptionsView(w, view) })
+			return d.printer().emit(view, func(w io.Writer) error { return renderOptionsView(w, view) })
 		},
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "what the new options should do differently")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,7 @@ type planState struct {
 	Pending    signals.Pending      `json:"pending"`
 }
 
-func (a *app) showCmd() *cobra.Command {
+func newShowCmd(d *deps) *cobra.Command {
 	var export bool
 	cmd := &cobra.Command{
 		Use:   "show <id>",
@@ -37,32 +38,33 @@ func (a *app) showCmd() *cobra.Command {
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if export {
-				return a.export(cmd.Context(), args[0])
+				return runExport(cmd.Context(), d, args[0])
 			}
-			st, err := a.state(cmd.Context(), args[0])
+			if err := checkQueryTimeout(d.queryTimeout); err != nil {
+				return err
+			}
+			pc, err := d.plans(cmd.Context())
 			if err != nil {
 				return err
 			}
-			return a.emit(st, func(w io.Writer) error { return renderState(w, st) })
+			st, err := state(cmd.Context(), pc, d.queryTimeout, args[0])
+			if err != nil {
+				return err
+			}
+			return d.printer().emit(st, func(w io.Writer) error { return renderState(w, st) })
 		},
 	}
-	a.queryTimeoutFlag(cmd)
+	queryTimeoutFlag(cmd, &d.queryTimeout)
 	cmd.Flags().BoolVar(&export, "export", false, "print only the plan's steps, in the format start --plan reads (as planmode export does)")
 	return cmd
 }
 
 // state asks how the plan stands and, when it answers its queries, runs
-// the other three. A plan that has not run yet, or does not answer within
-// the query timeout, is shown from its search attributes (Standing).
-func (a *app) state(ctx context.Context, id string) (planState, error) {
+// the other three within queryTimeout. A plan that has not run yet, or
+// does not answer within the query timeout, is shown from its search
+// attributes (Standing).
+func state(ctx context.Context, pc *planclient.Client, queryTimeout time.Duration, id string) (planState, error) {
 	st := planState{WorkflowID: id}
-	if err := a.checkQueryTimeout(); err != nil {
-		return st, err
-	}
-	pc, err := a.plans(ctx)
-	if err != nil {
-		return st, err
-	}
 	standing, err := pc.Standing(ctx, id)
 	if err != nil {
 		return st, err
@@ -72,7 +74,7 @@ func (a *app) state(ctx context.Context, id string) (planState, error) {
 		return st, nil
 	}
 	st.Source, st.Progress = planclient.SourceQuery, *standing.Progress
-	qctx, cancel := context.WithTimeout(ctx, a.queryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	if st.Options, err = pc.Options(qctx, id); err != nil {
 		return st, err

@@ -49,7 +49,7 @@ type startFlags struct {
 	watch          bool
 }
 
-func (a *app) startCmd() *cobra.Command {
+func newStartCmd(d *deps) *cobra.Command {
 	var f startFlags
 	cmd := &cobra.Command{
 		Use:   "start <goal>",
@@ -73,7 +73,7 @@ func (a *app) startCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.start(cmd.Context(), req, f.id, f.watch)
+			return start(cmd.Context(), d, req, f.id, f.watch)
 		},
 	}
 	f.register(cmd.Flags())
@@ -217,13 +217,14 @@ func criterionNames() string {
 
 // start registers the search attributes if needed, starts the workflow
 // through the contract's client (goal as static summary, request as static
-// details, goal in the memo) and prints how to follow it.
-func (a *app) start(ctx context.Context, req signals.StartRequest, id string, watch bool) error {
-	pc, err := a.plans(ctx)
+// details, goal in the memo) and prints how to follow it, or, with watch
+// and text output, watches it.
+func start(ctx context.Context, d *deps, req signals.StartRequest, id string, watch bool) error {
+	pc, err := d.plans(ctx)
 	if err != nil {
 		return err
 	}
-	if err := signals.EnsureSearchAttributes(ctx, pc.Temporal(), a.cfg.Temporal.Namespace); err != nil {
+	if err := signals.EnsureSearchAttributes(ctx, pc.Temporal(), d.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
 	run, err := pc.Start(ctx, id, req)
@@ -231,11 +232,12 @@ func (a *app) start(ctx context.Context, req signals.StartRequest, id string, wa
 		return err
 	}
 	started := startedPlan{WorkflowID: run.GetID(), RunID: run.GetRunID(), TaskQueue: pc.TaskQueue()}
-	if watch && !a.jsonOutput() {
-		fmt.Fprintf(a.out, "started plan %s\n", started.WorkflowID)
-		return a.watch(ctx, started.WorkflowID)
+	p := d.printer()
+	if watch && !p.json {
+		fmt.Fprintf(p.out, "started plan %s\n", started.WorkflowID)
+		return follow(ctx, d, started.WorkflowID)
 	}
-	return a.emit(started, func(w io.Writer) error {
+	return p.emit(started, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "started plan %s\n  watch:   planmode watch %s\n  options: planmode show %s\n  result:  planmode result %s\n",
 			started.WorkflowID, started.WorkflowID, started.WorkflowID, started.WorkflowID)
 		return err

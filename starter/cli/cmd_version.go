@@ -16,9 +16,9 @@ type buildInfo struct {
 	TemporalSDK string `json:"temporalSDK"`
 }
 
-// versionCmd prints what `planmode --version` prints: the version, the
-// commit and the Temporal Go SDK of this build.
-func (a *app) versionCmd() *cobra.Command {
+// newVersionCmd builds version, which prints what `planmode --version`
+// prints: the version, the commit and the Temporal Go SDK of this build.
+func newVersionCmd(d *deps) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the commit and the Temporal Go SDK of this build",
@@ -27,10 +27,10 @@ func (a *app) versionCmd() *cobra.Command {
 		Args: rejectArgs(cobra.NoArgs),
 		// It reads no configuration, so that it answers where the
 		// configuration is broken too.
-		PersistentPreRunE: func(*cobra.Command, []string) error { return a.checkOutput() },
+		PersistentPreRunE: func(*cobra.Command, []string) error { return d.checkOutput() },
 		RunE: func(*cobra.Command, []string) error {
 			info := buildInfo{Version: version.Version(), Commit: version.Commit(), TemporalSDK: version.SDK()}
-			return a.emit(info, func(w io.Writer) error {
+			return d.printer().emit(info, func(w io.Writer) error {
 				_, err := fmt.Fprintln(w, version.String("planmode"))
 				return err
 			})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -16,7 +17,7 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-func (a *app) watchCmd() *cobra.Command {
+func newWatchCmd(d *deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch <id>",
 		Short: "Follow a plan's progress until it ends or waits for you, then say what to run",
@@ -24,10 +25,10 @@ func (a *app) watchCmd() *cobra.Command {
   planmode watch plan-42 --output json   # JSON Lines: progress events, then waiting or ended`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.watch(cmd.Context(), args[0])
+			return follow(cmd.Context(), d, args[0])
 		},
 	}
-	a.queryTimeoutFlag(cmd)
+	queryTimeoutFlag(cmd, &d.queryTimeout)
 	return cmd
 }
 
@@ -37,30 +38,43 @@ func (a *app) watchCmd() *cobra.Command {
 // printed for each step that starts or ends, and the step table at the
 // end.
 type watcher struct {
-	a     *app
-	pc    *planclient.Client
-	id    string
-	bar   *progressbar.ProgressBar
-	steps map[string]plan.StepStatus
-	last  signals.Progress
-	shown string
+	pc  *planclient.Client
+	id  string
+	out io.Writer
+	// json is --output json: JSON Lines instead of text.
+	json bool
+	// queryTimeout bounds each query beyond the progress one.
+	queryTimeout time.Duration
+	bar          *progressbar.ProgressBar
+	steps        map[string]plan.StepStatus
+	last         signals.Progress
+	shown        string
 }
 
-// watch polls the progress query until the plan ends or waits for input.
-func (a *app) watch(ctx context.Context, id string) error {
-	if err := a.checkQueryTimeout(); err != nil {
+// follow watches plan id as watch does: it checks --query-timeout, dials
+// and follows the plan on the invocation's output, asking every poll
+// interval.
+func follow(ctx context.Context, d *deps, id string) error {
+	if err := checkQueryTimeout(d.queryTimeout); err != nil {
 		return err
 	}
-	pc, err := a.plans(ctx)
+	pc, err := d.plans(ctx)
 	if err != nil {
 		return err
 	}
-	w := &watcher{a: a, pc: pc, id: id, steps: map[string]plan.StepStatus{}}
-	if !a.jsonOutput() && a.live() {
-		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(a.out), progressbar.OptionSetWidth(30),
+	p := d.printer()
+	w := &watcher{pc: pc, id: id, out: p.out, json: p.json, queryTimeout: d.queryTimeout, steps: map[string]plan.StepStatus{}}
+	if !w.json && d.live() {
+		w.bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(w.out), progressbar.OptionSetWidth(30),
 			progressbar.OptionSetPredictTime(false), progressbar.OptionThrottle(0), progressbar.OptionSetRenderBlankState(true))
 	}
-	tick := time.NewTicker(a.pollInterval)
+	return w.watch(ctx, d.pollInterval)
+}
+
+// watch polls the progress query every interval until the plan ends or
+// waits for input.
+func (w *watcher) watch(ctx context.Context, interval time.Duration) error {
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		done, err := w.poll(ctx)
@@ -91,7 +105,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 		return false, w.unanswered(s)
 	}
 	prog := *s.Progress
-	if w.a.jsonOutput() {
+	if w.json {
 		if prog.Phase != w.last.Phase || prog.Percent != w.last.Percent || prog.Awaiting != w.last.Awaiting || stepID(prog) != stepID(w.last) {
 			if err := w.event(watchEvent{Event: eventProgress, Progress: &prog}); err != nil {
 				return true, err
@@ -121,7 +135,7 @@ func (w *watcher) unanswered(s planclient.Standing) error {
 		return nil
 	}
 	w.shown = k
-	if w.a.jsonOutput() {
+	if w.json {
 		return w.event(watchEvent{Event: eventStanding, Standing: &s})
 	}
 	w.println(s.Summary())
@@ -141,13 +155,13 @@ func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 		w.bar.Describe(desc)
 		_ = w.bar.Set(prog.Percent)
 	} else if line := fmt.Sprintf("[%3d%%] %s", prog.Percent, desc); line != w.shown {
-		fmt.Fprintln(w.a.out, line)
+		fmt.Fprintln(w.out, line)
 		w.shown = line
 	}
 	if prog.Totals.Total == 0 {
 		return
 	}
-	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, w.queryTimeout)
 	defer cancel()
 	view, err := w.pc.Plan(qctx, w.id)
 	if err != nil || view.Plan == nil {
@@ -167,46 +181,46 @@ func (w *watcher) render(ctx context.Context, prog signals.Progress) {
 // println writes a line above the bar, or plainly without one.
 func (w *watcher) println(line string) {
 	if w.bar == nil {
-		fmt.Fprintln(w.a.out, line)
+		fmt.Fprintln(w.out, line)
 		return
 	}
 	_ = w.bar.Clear()
-	fmt.Fprintln(w.a.out, line)
+	fmt.Fprintln(w.out, line)
 	_ = w.bar.RenderBlank()
 }
 
 // waiting stops the bar and says what the plan waits for.
 func (w *watcher) waiting(ctx context.Context, awaiting signals.Awaiting) error {
-	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, w.queryTimeout)
 	defer cancel()
 	pending, err := w.pc.Pending(qctx, w.id)
 	if err != nil {
 		return err
 	}
-	if w.a.jsonOutput() {
+	if w.json {
 		return w.event(watchEvent{Event: eventWaiting, Pending: &pending})
 	}
 	w.stopBar()
-	fmt.Fprintf(w.a.out, "plan %s waits for %s\n", w.id, awaiting)
-	renderPending(w.a.out, w.id, pending)
+	fmt.Fprintf(w.out, "plan %s waits for %s\n", w.id, awaiting)
+	renderPending(w.out, w.id, pending)
 	return nil
 }
 
 // finish prints the steps and the next command once the plan has ended.
 func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
-	if w.a.jsonOutput() {
+	if w.json {
 		return nil
 	}
 	w.stopBar()
-	fmt.Fprintf(w.a.out, "plan %s %s\n", w.id, phase)
-	qctx, cancel := context.WithTimeout(ctx, w.a.queryTimeout)
+	fmt.Fprintf(w.out, "plan %s %s\n", w.id, phase)
+	qctx, cancel := context.WithTimeout(ctx, w.queryTimeout)
 	defer cancel()
 	if view, err := w.pc.Plan(qctx, w.id); err == nil && view.Plan != nil {
-		if err := renderSteps(w.a.out, view.Plan.Steps); err != nil {
+		if err := renderSteps(w.out, view.Plan.Steps); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(w.a.out, "Next: planmode result %s\n", w.id)
+	fmt.Fprintf(w.out, "Next: planmode result %s\n", w.id)
 	return nil
 }
 
@@ -214,7 +228,7 @@ func (w *watcher) finish(ctx context.Context, phase plan.Phase) error {
 func (w *watcher) stopBar() {
 	if w.bar != nil {
 		_ = w.bar.Exit()
-		fmt.Fprintln(w.a.out)
+		fmt.Fprintln(w.out)
 	}
 }
 
@@ -229,15 +243,15 @@ func (w *watcher) closed(ctx context.Context, qerr error) (bool, error) {
 		return true, fmt.Errorf("plan %s: %w", w.id, qerr)
 	}
 	status := w.endStatus(ctx, st)
-	if w.a.jsonOutput() {
+	if w.json {
 		return true, w.event(watchEvent{Event: eventEnded, Status: status})
 	}
 	w.stopBar()
-	fmt.Fprintf(w.a.out, "plan %s ended: %s\n", w.id, status)
+	fmt.Fprintf(w.out, "plan %s ended: %s\n", w.id, status)
 	if reason := w.endReason(ctx, st); reason != "" {
-		fmt.Fprintf(w.a.out, "Error: %s\n", reason)
+		fmt.Fprintf(w.out, "Error: %s\n", reason)
 	}
-	fmt.Fprintf(w.a.out, "Next: planmode result %s\n", w.id)
+	fmt.Fprintf(w.out, "Next: planmode result %s\n", w.id)
 	return true, nil
 }
 
@@ -303,7 +317,7 @@ type watchEvent struct {
 
 // event writes e as one line of JSON.
 func (w *watcher) event(e watchEvent) error {
-	if err := json.NewEncoder(w.a.out).Encode(e); err != nil {
+	if err := json.NewEncoder(w.out).Encode(e); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil

@@ -46,13 +46,13 @@ func codecKeyFile(t *testing.T) *codec.Codec {
 func startCodecServer(t *testing.T) (string, func() int) {
 	t.Helper()
 	pr, pw := io.Pipe()
-	a, _, _ := newTestApp(t, "")
-	a.out = pw
+	d, _, _ := newTestDeps(t, "")
+	d.out = pw
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	code := make(chan int, 1)
 	go func() {
-		code <- a.run(ctx, []string{"codec-server", "--listen", "127.0.0.1:0"})
+		code <- run(ctx, d, []string{"codec-server", "--listen", "127.0.0.1:0"})
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
@@ -112,9 +112,9 @@ func TestCodecServerTokenFromFile(t *testing.T) {
 }
 
 func TestCodecServerNeedsKeys(t *testing.T) {
-	a, _, errOut := newTestApp(t, "")
+	d, _, errOut := newTestDeps(t, "")
 	t.Setenv(config.EnvName(config.KeyCodecKeyFile), "")
-	got := a.run(context.Background(), []string{"codec-server", "--listen", "127.0.0.1:0"})
+	got := run(context.Background(), d, []string{"codec-server", "--listen", "127.0.0.1:0"})
 	assert.Equal(t, exitRejected, got)
 	assert.Contains(t, errOut.String(), "codec-server needs keys: set codec.keyFile (PLANMODE_CODEC_KEYFILE)")
 }

@@ -48,19 +48,19 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
-// newTestApp returns an app writing to buffers, not interactive, with no
-// PLANMODE_ variables in the way.
-func newTestApp(t *testing.T, in string) (*app, *bytes.Buffer, *bytes.Buffer) {
+// newTestDeps returns the dependencies of an invocation writing to
+// buffers, not interactive, with no PLANMODE_ variables in the way.
+func newTestDeps(t *testing.T, in string) (*deps, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	t.Chdir(t.TempDir())
 	t.Setenv(config.ConfigEnv, "")
 	t.Setenv(config.EnvName(config.KeyAddress), "")
 	var out, errOut bytes.Buffer
-	a := newApp(bytes.NewBufferString(in), &out, &errOut)
-	a.interactive = func() bool { return false }
-	a.dialTimeout = time.Second
-	a.pollInterval = 20 * time.Millisecond
-	return a, &out, &errOut
+	d := newDeps(bytes.NewBufferString(in), &out, &errOut)
+	d.interactive = func() bool { return false }
+	d.dialTimeout = time.Second
+	d.pollInterval = 20 * time.Millisecond
+	return d, &out, &errOut
 }
 
 func TestRunExitCodes(t *testing.T) {
@@ -87,8 +87,8 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _, errOut := newTestApp(t, "")
-			got := a.run(context.Background(), tc.args)
+			d, _, errOut := newTestDeps(t, "")
+			got := run(context.Background(), d, tc.args)
 			assert.Equal(t, tc.want, got)
 			assert.Contains(t, errOut.String(), tc.wantErr)
 		})

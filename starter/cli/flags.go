@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/planmode/planmode/planclient"
 	"github.com/spf13/cobra"
@@ -77,18 +78,18 @@ func isUsageError(err error) bool {
 	return errors.As(err, &notExist) || errors.As(err, &noValue) || errors.As(err, &badValue) || errors.As(err, &badSyntax)
 }
 
-// queryTimeoutFlag adds --query-timeout to cmd: how long show and watch
-// wait for a plan to answer a query before they answer from its search
-// attributes.
-func (a *app) queryTimeoutFlag(cmd *cobra.Command) {
-	cmd.Flags().DurationVar(&a.queryTimeout, "query-timeout", planclient.DefaultQueryTimeout,
+// queryTimeoutFlag adds --query-timeout to cmd, stored into target: how
+// long show and watch wait for a plan to answer a query before they
+// answer from its search attributes.
+func queryTimeoutFlag(cmd *cobra.Command, target *time.Duration) {
+	cmd.Flags().DurationVar(target, "query-timeout", planclient.DefaultQueryTimeout,
 		"how long to wait for the plan to answer a query before answering from its search attributes")
 }
 
 // checkQueryTimeout refuses a --query-timeout that leaves no time.
-func (a *app) checkQueryTimeout() error {
-	if a.queryTimeout <= 0 {
-		return fmt.Errorf("--query-timeout %s: must be more than zero", a.queryTimeout)
+func checkQueryTimeout(timeout time.Duration) error {
+	if timeout <= 0 {
+		return fmt.Errorf("--query-timeout %s: must be more than zero", timeout)
 	}
 	return nil
 }

@@ -66,15 +66,15 @@ func TestGraphDrawsThePlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, out, errOut := newTestApp(t, "")
+			d, out, errOut := newTestDeps(t, "")
 			temporal := mocks.NewClient(t)
 			temporal.On("Close").Return().Once()
 			if tc.query != "" {
 				answer(t, temporal, tc.query, tc.view)
 			}
-			a.client = temporal
+			d.client = temporal
 
-			code := a.run(context.Background(), tc.args)
+			code := run(context.Background(), d, tc.args)
 			assert.Equal(t, tc.wantCode, code, errOut.String())
 			for _, w := range tc.want {
 				assert.Contains(t, out.String(), w)
@@ -88,15 +88,15 @@ func TestGraphDrawsThePlan(t *testing.T) {
 }
 
 func TestGraphPrintsJSON(t *testing.T) {
-	a, out, _ := newTestApp(t, "")
+	d, out, _ := newTestDeps(t, "")
 	temporal := mocks.NewClient(t)
 	temporal.On("Close").Return().Once()
 	answer(t, temporal, signals.OptionsQuery.Name, signals.OptionsView{Options: []plan.Option{
 		{ID: "r1-o1", Plan: graphFixture("p-o1", "Only way")},
 	}})
-	a.client = temporal
+	d.client = temporal
 
-	require.Equal(t, exitOK, a.run(context.Background(), []string{"graph", "plan-1", "--option", "1", "--output", "json"}))
+	require.Equal(t, exitOK, run(context.Background(), d, []string{"graph", "plan-1", "--option", "1", "--output", "json"}))
 	var got drawnGraph
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, drawnGraph{WorkflowID: "plan-1", PlanID: "p-o1", OptionID: "r1-o1", Format: formatMermaid,

@@ -18,26 +18,26 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// withKeyFile returns an app configured with the key file path, none
-// when it is empty.
-func withKeyFile(t *testing.T, path string) *app {
+// withKeyFile returns the dependencies of an invocation configured with
+// the key file path, none when it is empty.
+func withKeyFile(t *testing.T, path string) *deps {
 	t.Helper()
-	a, _, _ := newTestApp(t, "")
-	a.cfg.Codec = config.Codec{KeyFile: path}
-	return a
+	d, _, _ := newTestDeps(t, "")
+	d.cfg.Codec = config.Codec{KeyFile: path}
+	return d
 }
 
 func TestGoalConditionMatchesTheGoalWithoutAKey(t *testing.T) {
-	a := withKeyFile(t, "")
-	got, err := a.goalCondition("  Add JWT\n authentication ")
+	d := withKeyFile(t, "")
+	got, err := goalCondition(d.cfg.Codec, "  Add JWT\n authentication ")
 	require.NoError(t, err)
 	assert.Equal(t, "PlanGoal = 'Add JWT authentication'", got)
 }
 
 func TestGoalConditionSendsOnlyTheDigestWithAKey(t *testing.T) {
 	pc := codecKeyFile(t)
-	a := withKeyFile(t, os.Getenv(config.EnvName(config.KeyCodecKeyFile)))
-	got, err := a.goalCondition("Add JWT\tauthentication")
+	d := withKeyFile(t, os.Getenv(config.EnvName(config.KeyCodecKeyFile)))
+	got, err := goalCondition(d.cfg.Codec, "Add JWT\tauthentication")
 	require.NoError(t, err)
 	assert.Equal(t, "(PlanGoal = '"+pc.Keys().SearchDigest("Add JWT authentication")+"')", got,
 		"the digest of the normalised goal")
@@ -47,8 +47,8 @@ func TestGoalConditionSendsOnlyTheDigestWithAKey(t *testing.T) {
 }
 
 func TestListRefusesAnEmptyGoal(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
-	code := a.run(context.Background(), []string{"list", "--address", nowhere(t), "--goal", " \t"})
+	d, out, errOut := newTestDeps(t, "")
+	code := run(context.Background(), d, []string{"list", "--address", nowhere(t), "--goal", " \t"})
 	assert.Equal(t, exitRejected, code)
 	assert.Contains(t, errOut.String(), "--goal: want the goal's text")
 	assert.Empty(t, out.String())

@@ -44,7 +44,7 @@ func TestInputsGoThroughTheClient(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, out, errOut := newTestApp(t, "")
+			d, out, errOut := newTestDeps(t, "")
 			c := mocks.NewClient(t)
 			c.On("Close").Return().Once()
 			h := mocks.NewWorkflowUpdateHandle(t)
@@ -54,9 +54,9 @@ func TestInputsGoThroughTheClient(t *testing.T) {
 				WorkflowID: "plan-1", UpdateName: tc.name, Args: []any{tc.arg},
 				WaitForStage: client.WorkflowUpdateStageCompleted,
 			}).Return(h, nil).Once()
-			a.client = c
+			d.client = c
 
-			code := a.run(context.Background(), tc.args)
+			code := run(context.Background(), d, tc.args)
 			assert.Equal(t, exitRejected, code)
 			assert.Empty(t, out.String())
 			assert.Equal(t, "planmode: plan plan-1: update "+tc.name+": rejected: not now\n", errOut.String())
@@ -65,13 +65,13 @@ func TestInputsGoThroughTheClient(t *testing.T) {
 }
 
 func TestCancelGoesThroughTheClient(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	c.On("CancelWorkflow", mock.Anything, "plan-1", "").Return(serviceerror.NewNotFound("workflow not found")).Once()
-	a.client = c
+	d.client = c
 
-	assert.Equal(t, exitNotFound, a.run(context.Background(), []string{"cancel", "plan-1"}))
+	assert.Equal(t, exitNotFound, run(context.Background(), d, []string{"cancel", "plan-1"}))
 	assert.Empty(t, out.String())
 	assert.Equal(t, "planmode: plan plan-1: cancel: workflow not found\n", errOut.String())
 }

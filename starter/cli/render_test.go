@@ -180,8 +180,8 @@ func TestPickAnOption(t *testing.T) {
 }
 
 func TestChoosePresentsAndReads(t *testing.T) {
-	a, out, _ := newTestApp(t, "2\n")
-	id, err := a.choose(fixtureOptions())
+	d, out, _ := newTestDeps(t, "2\n")
+	id, err := choose(d.in, d.out, fixtureOptions())
 	require.NoError(t, err)
 	assert.Equal(t, "opt-2", id)
 	assert.Contains(t, out.String(), "Select an option (1-2): ")

@@ -41,13 +41,13 @@ func TestResultOfAPlanThatEndedFailedOrCanceled(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, out, errOut := newTestApp(t, "")
+			d, out, errOut := newTestDeps(t, "")
 			c := mocks.NewClient(t)
 			c.On("Close").Return().Once()
 			runEndsWith(t, c, tc.err)
-			a.client = c
+			d.client = c
 
-			code := a.run(context.Background(), []string{"result", "plan-1"})
+			code := run(context.Background(), d, []string{"result", "plan-1"})
 			assert.Equal(t, exitNotDone, code, errOut.String())
 			assert.Contains(t, out.String(), "Status: "+string(tc.want.Status))
 			assert.Contains(t, out.String(), "Error: "+tc.want.Error)
@@ -57,26 +57,26 @@ func TestResultOfAPlanThatEndedFailedOrCanceled(t *testing.T) {
 }
 
 func TestResultOfAPlanThatEndedWithoutAResult(t *testing.T) {
-	a, _, errOut := newTestApp(t, "")
+	d, _, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	runEndsWith(t, c, errors.New("workflow execution terminated"))
-	a.client = c
+	d.client = c
 
-	assert.Equal(t, exitOther, a.run(context.Background(), []string{"result", "plan-1"}))
+	assert.Equal(t, exitOther, run(context.Background(), d, []string{"result", "plan-1"}))
 	assert.Contains(t, errOut.String(), "plan plan-1: result: workflow execution terminated")
 }
 
 func TestWatchSaysWhyAPlanFailed(t *testing.T) {
 	res := signals.Result{Status: signals.StatusFailed, Error: "generate options: model refused"}
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
 	c.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).Return(nil, errors.New("no worker answered")).Once()
 	described(c, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, nil)
 	runEndsWith(t, c, endedWith(temporal.NewNonRetryableApplicationError(res.Error, signals.ErrorTypePlanFailed, nil, res)))
-	a.client = c
+	d.client = c
 
-	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1"}), errOut.String())
+	require.Equal(t, exitOK, run(context.Background(), d, []string{"watch", "plan-1"}), errOut.String())
 	assert.Equal(t, "plan plan-1 ended: Failed\nError: generate options: model refused\nNext: planmode result plan-1\n", out.String())
 }

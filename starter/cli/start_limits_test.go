@@ -43,8 +43,8 @@ func TestStartRefusesOutOfBoundsRequestsBeforeDialling(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _, errOut := newTestApp(t, "")
-			got := a.run(context.Background(), append([]string{"start", "--address", nowhere}, tc.args...))
+			d, _, errOut := newTestDeps(t, "")
+			got := run(context.Background(), d, append([]string{"start", "--address", nowhere}, tc.args...))
 			assert.Equal(t, exitRejected, got, errOut.String())
 			assert.Contains(t, errOut.String(), tc.wantErr)
 			assert.NotContains(t, errOut.String(), "cannot reach Temporal")

@@ -12,5 +12,5 @@ import (
 // runs every example. It is bound to empty streams; run commands through
 // Run.
 func CommandTree() *cobra.Command {
-	return newApp(strings.NewReader(""), io.Discard, io.Discard).rootCmd()
+	return newRootCmd(newDeps(strings.NewReader(""), io.Discard, io.Discard))
 }

@@ -40,8 +40,8 @@ func TestListRejectsUnknownFilterValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, out, errOut := newTestApp(t, "")
-			code := a.run(context.Background(), append([]string{"list", "--address", nowhere(t)}, tc.args...))
+			d, out, errOut := newTestDeps(t, "")
+			code := run(context.Background(), d, append([]string{"list", "--address", nowhere(t)}, tc.args...))
 			assert.Equal(t, exitRejected, code)
 			assert.Contains(t, errOut.String(), tc.wantErr)
 			assert.NotContains(t, out.String(), "No plans", "a typo is not an empty answer")
@@ -141,13 +141,13 @@ func TestEveryCommandRefusesUnknownFlags(t *testing.T) {
 			args = []string{"plan-42"}
 		}
 		t.Run(name, func(t *testing.T) {
-			a, _, errOut := newTestApp(t, "")
-			code := a.run(context.Background(), append([]string{name, "--no-such-flag", "--address", nowhere(t)}, args...))
+			d, _, errOut := newTestDeps(t, "")
+			code := run(context.Background(), d, append([]string{name, "--no-such-flag", "--address", nowhere(t)}, args...))
 			assert.Equal(t, exitRejected, code, errOut.String())
 			assert.Contains(t, errOut.String(), "unknown flag: --no-such-flag")
 
-			a, _, errOut = newTestApp(t, "")
-			code = a.run(context.Background(), append([]string{name, "--output", "yaml", "--address", nowhere(t)}, args...))
+			d, _, errOut = newTestDeps(t, "")
+			code = run(context.Background(), d, append([]string{name, "--output", "yaml", "--address", nowhere(t)}, args...))
 			assert.Equal(t, exitRejected, code, errOut.String())
 			assert.Contains(t, errOut.String(), `--output "yaml": want text or json`)
 		})
@@ -164,8 +164,8 @@ func TestCommandsRefuseExtraArguments(t *testing.T) {
 		{"graph", "plan-42", "dot"},
 	}
 	for _, args := range cases {
-		a, _, errOut := newTestApp(t, "")
-		code := a.run(context.Background(), append(args, "--address", nowhere(t)))
+		d, _, errOut := newTestDeps(t, "")
+		code := run(context.Background(), d, append(args, "--address", nowhere(t)))
 		assert.Equal(t, exitRejected, code, "%v: %s", args, errOut.String())
 		assert.Contains(t, errOut.String(), "usage: planmode "+args[0], args)
 	}
@@ -188,8 +188,8 @@ func TestEnumFlagsRefuseUnknownValues(t *testing.T) {
 		{[]string{"confirm-skip", "plan-42", "skip-1", "--approve", "--deny"}, "exactly one of --approve or --deny"},
 	}
 	for _, tc := range cases {
-		a, _, errOut := newTestApp(t, "")
-		code := a.run(context.Background(), append(tc.args, "--address", nowhere(t)))
+		d, _, errOut := newTestDeps(t, "")
+		code := run(context.Background(), d, append(tc.args, "--address", nowhere(t)))
 		assert.Equal(t, exitRejected, code, "%v: %s", tc.args, errOut.String())
 		assert.Contains(t, errOut.String(), tc.wantErr, tc.args)
 	}

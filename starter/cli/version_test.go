@@ -17,8 +17,8 @@ import (
 func TestVersionFlagPrintsTheBuild(t *testing.T) {
 	want := version.String("planmode") + "\n"
 	for _, args := range [][]string{{"--version"}, {"-v"}, {"--version", "--address", nowhere(t)}, {"version"}} {
-		a, out, errOut := newTestApp(t, "")
-		code := a.run(context.Background(), args)
+		d, out, errOut := newTestDeps(t, "")
+		code := run(context.Background(), d, args)
 		assert.Equal(t, exitOK, code, errOut.String())
 		assert.Equal(t, want, out.String(), "%v: no server is needed", args)
 	}
@@ -28,17 +28,17 @@ func TestVersionFlagPrintsTheBuild(t *testing.T) {
 }
 
 func TestVersionCommandAnswersWithABrokenConfiguration(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	bad := filepath.Join(t.TempDir(), "planmode.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("temporal: [\n"), 0o600))
 	t.Setenv(config.ConfigEnv, bad)
-	code := a.run(context.Background(), []string{"version", "--output", "json"})
+	code := run(context.Background(), d, []string{"version", "--output", "json"})
 	require.Equal(t, exitOK, code, errOut.String())
 	var got buildInfo
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, buildInfo{Version: version.Version(), Commit: version.Commit(), TemporalSDK: version.SDK()}, got)
 
-	a, _, errOut = newTestApp(t, "")
-	assert.Equal(t, exitRejected, a.run(context.Background(), []string{"version", "--output", "xml"}))
+	d, _, errOut = newTestDeps(t, "")
+	assert.Equal(t, exitRejected, run(context.Background(), d, []string{"version", "--output", "xml"}))
 	assert.Contains(t, errOut.String(), `--output "xml"`)
 }

@@ -88,13 +88,13 @@ func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a, out, errOut := newTestApp(t, "")
+			d, out, errOut := newTestDeps(t, "")
 			temporal := mocks.NewClient(t)
 			temporal.On("Close").Return().Once()
 			tc.setup(t, temporal)
-			a.client = temporal
+			d.client = temporal
 
-			code := a.run(context.Background(), []string{"watch", "plan-1", "--output", "json"})
+			code := run(context.Background(), d, []string{"watch", "plan-1", "--output", "json"})
 			require.Equal(t, tc.wantCode, code, errOut.String())
 			var got []string
 			for _, e := range jsonLines(t, out) {
@@ -106,33 +106,33 @@ func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
 }
 
 func TestWatchJSONEndedCarriesTheStatus(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	temporal := mocks.NewClient(t)
 	temporal.On("Close").Return().Once()
 	temporal.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
 		Return(nil, errors.New("no worker answered")).Once()
 	described(temporal, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, nil)
-	a.client = temporal
+	d.client = temporal
 
-	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1", "-o", "json"}), errOut.String())
+	require.Equal(t, exitOK, run(context.Background(), d, []string{"watch", "plan-1", "-o", "json"}), errOut.String())
 	assert.Equal(t, []watchEvent{{Event: eventEnded, Status: "Canceled"}}, jsonLines(t, out))
 }
 
 func TestWatchJSONEndedReadsTheResultOfACompletedRun(t *testing.T) {
-	a, out, errOut := newTestApp(t, "")
+	d, out, errOut := newTestDeps(t, "")
 	temporal := mocks.NewClient(t)
 	temporal.On("Close").Return().Once()
 	temporal.On("QueryWorkflow", mock.Anything, "plan-1", "", signals.ProgressQuery.Name).
 		Return(nil, errors.New("no worker answered")).Once()
 	described(temporal, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, nil)
-	run := mocks.NewWorkflowRun(t)
-	run.On("Get", mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
+	wfRun := mocks.NewWorkflowRun(t)
+	wfRun.On("Get", mock.Anything, mock.Anything).Run(func(args mock.Arguments) {
 		*args.Get(1).(*signals.Result) = signals.Result{Status: signals.StatusCancelled}
 	}).Return(nil).Once()
-	temporal.On("GetWorkflow", mock.Anything, "plan-1", "").Return(run).Once()
-	a.client = temporal
+	temporal.On("GetWorkflow", mock.Anything, "plan-1", "").Return(wfRun).Once()
+	d.client = temporal
 
-	require.Equal(t, exitOK, a.run(context.Background(), []string{"watch", "plan-1", "-o", "json"}), errOut.String())
+	require.Equal(t, exitOK, run(context.Background(), d, []string{"watch", "plan-1", "-o", "json"}), errOut.String())
 	assert.Equal(t, []watchEvent{{Event: eventEnded, Status: "cancelled"}}, jsonLines(t, out),
 		"a cancelled plan completes its run; the Result says it was cancelled")
 }
