@@ -30,20 +30,17 @@ vet:
 	$(GO) vet ./...
 
 # fuzz runs every fuzz target for FUZZTIME each (their seed corpora in
-# testdata/fuzz also run as ordinary tests in make test).
+# testdata/fuzz also run as ordinary tests in make test). The targets are
+# the Fuzz functions go test -list finds in each package with tests.
 FUZZTIME ?= 30s
-PLAN_FUZZ = FuzzDuration FuzzConditionParse FuzzValidate FuzzApplyEdits
-TOOLS_FUZZ = FuzzSandbox
-LLM_FUZZ = FuzzExtractJSON FuzzDecodeReply
-REPLY_FUZZ = FuzzOptionsReply FuzzReflectReply
-SIGNALS_FUZZ = FuzzSelectOption FuzzRefinePlan FuzzAnswerClarification FuzzConfirmSkip FuzzEditPlan FuzzControl \
-	FuzzRollback FuzzAwaitOptions FuzzStartRequest FuzzCheckpoint
 fuzz:
-	@set -e; for f in $(PLAN_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./plan; done
-	@set -e; for f in $(TOOLS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./tools; done
-	@set -e; for f in $(LLM_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./llm; done
-	@set -e; for f in $(REPLY_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./llm/reply; done
-	@set -e; for f in $(SIGNALS_FUZZ); do $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./signals; done
+	@set -e; for pkg in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+		out=$$($(GO) test -list '^Fuzz' $$pkg); \
+		for f in $$(printf '%s\n' "$$out" | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg; \
+		done; \
+	done
 
 # lint checks that go.mod is tidy, formatting, staticcheck's findings and the workflow's
 # determinism (workflowcheck).
