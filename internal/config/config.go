@@ -2,7 +2,7 @@
 //
 // # Sources
 //
-// Values come from, lowest precedence first: the defaults below, the file
+// Values come from, lowest precedence first: the defaults, the file
 // planmode.yaml in the current folder (or the file named by --config), the
 // environment, and flags. An environment variable is PLANMODE_ followed by
 // the key upper-cased with "." replaced by "_":
@@ -15,73 +15,10 @@
 //
 // # Keys
 //
-//	temporal.address            127.0.0.1:7233
-//	temporal.namespace          default
-//	temporal.taskQueue          planmode
-//	temporal.tls.certFile, keyFile, caFile, serverName
-//	temporal.apiKey             (enables TLS)
-//	temporal.apiKeyFile         (a file holding temporal.apiKey)
-//	llm.baseURL, llm.apiKey     (either one makes llm.offline default false)
-//	llm.apiKeyFile              (a file holding llm.apiKey)
-//	llm.model                   gpt-4o-mini
-//	llm.temperature             0.2
-//	llm.requestTimeout          2m
-//	llm.phases.<phase>.model, llm.phases.<phase>.temperature
-//	llm.jsonSchema              false
-//	llm.offline                 true when neither baseURL nor apiKey is set
-//	llm.offlineLatency          0 (each offline reply waits this long; slows demos down to watch)
-//	llm.prices.<model>.input, .output   USD per million tokens
-//	llm.promptDir               "" (a folder of <name>.tmpl files replacing the embedded prompt templates)
-//	workspace.root              the current folder
-//	workspace.snapshotRetention 168h (snapshots older are removed; 0 keeps them)
-//	workspace.snapshotDir       planmode/snapshots in the user's cache folder
-//	workspace.store             planmode/store in the user's cache folder (a folder, or s3://bucket/prefix?endpoint=…)
-//	workspace.storeAccessKeyFile, workspace.storeSecretKeyFile  (none: anonymous) an S3 store's credentials
-//	workspace.maxFiles          50000 (entries a workspace may hold)
-//	workspace.snapshotLimit     200 MiB (bytes of file content a workspace may hold)
-//	tools.allowCommands         go, make, npm, ls, cat, echo, git
-//	tools.allowTests            true (run_tests may run the detected test command even when it is not allowed)
-//	tools.commandTimeout        2m
-//	tools.maxOutputBytes        65536
-//	tools.sandbox               auto (bubblewrap, else commands are refused; bwrap; none runs them unisolated)
-//	tools.network               false (commands get only a loopback network of their own)
-//	tools.env                   (commands' environment: KEY=value, or KEY to pass the worker's value on)
-//	tools.readOnlyPaths         (host paths commands may read besides the system directories)
-//	tools.limits.processes      256 (processes and threads of one command)
-//	tools.limits.cpuTime        10m (CPU time of one command)
-//	tools.limits.memoryBytes    2 GiB (memory of one command)
-//	tools.limits.tmpBytes       256 MiB (a command's private /tmp, in memory)
-//	tools.limits.fileBytes      1 GiB (largest file a command writes)
-//	tools.limits.growthBytes    1 GiB (workspace growth of one tool call)
-//	tools.limits.workspaceBytes 4 GiB (largest workspace the tools grow)
-//	worker.maxConcurrentActivities, worker.maxConcurrentWorkflowTasks  0 (SDK default; tasks not 1)
-//	worker.workflowPollers, worker.activityPollers  0 (SDK default, 2; workflow pollers not 1)
-//	worker.stickyCacheSize      2000 (runs cached in memory, for the whole process)
-//	worker.stickyTimeout        0 (SDK default, 5s)
-//	worker.versioning           true (worker versioning: plans stay on the build that started them)
-//	worker.deploymentName       planmode
-//	worker.buildId              the build's version and commit (DefaultBuildID)
-//	worker.promote              false (a build becomes current only when none is, or by an operator)
-//	notify.webhookURL, notify.webhookSecret  (no webhook, unsigned)
-//	notify.webhookSecretFile    (a file holding notify.webhookSecret)
-//	notify.allowedURLs          (URLs, or prefixes ending in /, a plan's own webhook may use; none by default)
-//	outputs.dir                 planmode/outputs in the user's cache folder ("" keeps no full outputs)
-//	outputs.maxPlanBytes        256 MiB (one plan's full outputs; past it no more are kept)
-//	outputs.maxBytes            4 GiB (all full outputs; past it the oldest plans' are removed)
-//	outputs.retention           168h (plans' outputs older are removed; 0 keeps them)
-//	log.level                   info (debug, info, warn, error)
-//	log.format                  text (text, json)
-//	codec.keyFile               (payloads unencrypted) lines keyID:base64key; the first encrypts
-//	codec.corsOrigins           http://localhost:8233, http://127.0.0.1:8233 (may call the codec server)
-//	codec.authToken, codec.authTokenFile  (no token) bearer token of the codec server
-//	codec.listen                127.0.0.1:8081 (planmode codec-server --listen)
-//	metrics.address             (off) host:port of /metrics, /healthz and /readyz
-//	tracing.otlpEndpoint        (off) OTLP collector URL, e.g. http://127.0.0.1:4317
-//	tracing.otlpProtocol        grpc (grpc, http)
-//	tracing.serviceName         planmode
-//	mcp.servers.<name>.command, .args, .url, .env, .envFiles, .headersFiles, .tools, .network, .readOnlyPaths, .timeout
-//	                            (no servers; the file only) MCP servers, stdio in the sandbox or Streamable HTTP
-//	mcp.allowedURLs             (none) URLs, or prefixes ending in /, an HTTP MCP server may use
+// The keys, their defaults and their meaning are listed once, in the
+// Configuration table of README.md; TestReadmeListsEveryKey keeps that
+// table and the fields of Config in step. The defaults themselves are set
+// in NewViper and the Default* names.
 package config
 
 import (
