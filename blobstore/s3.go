@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +16,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/planmode/planmode/internal/secretfile"
 )
 
 // S3 is a Store in an S3-compatible bucket, keys below an optional
@@ -120,33 +121,15 @@ func s3Credentials(opts Options) (*credentials.Credentials, error) {
 	if opts.AccessKeyFile == "" || opts.SecretKeyFile == "" {
 		return nil, errors.New("s3 credentials want both an access key file and a secret key file, or neither")
 	}
-	access, err := readSecret("access key", opts.AccessKeyFile)
+	access, err := secretfile.Read(opts.AccessKeyFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("s3 access key: %w", err)
 	}
-	secret, err := readSecret("secret key", opts.SecretKeyFile)
+	secret, err := secretfile.Read(opts.SecretKeyFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("s3 secret key: %w", err)
 	}
 	return credentials.NewStaticV4(access, secret, ""), nil
-}
-
-// readSecret reads a trimmed secret from file. Its errors name the file
-// and never the content.
-func readSecret(what, file string) (string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", fmt.Errorf("s3 %s file %s: %w", what, file, err)
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", fmt.Errorf("s3 %s file %s is empty", what, file)
-	}
-	return s, nil
 }
 
 // Put implements Store. A large blob goes up in parts of s3PartSize, so

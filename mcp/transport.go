@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,12 +13,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/planmode/planmode/internal/secretfile"
 	"github.com/planmode/planmode/tools"
 )
-
-// maxSecretBytes bounds a file read for an environment variable or a
-// header: a token is a line, not a document.
-const maxSecretBytes = 64 << 10
 
 // stderrTail is how much of a server's standard error is kept to explain
 // its failures.
@@ -69,7 +65,7 @@ func (c *conn) environment() ([]string, error) {
 		env = append(env, name+"="+c.cfg.Env[name])
 	}
 	for _, name := range sortedKeys(c.cfg.EnvFiles) {
-		v, err := readSecret(c.cfg.EnvFiles[name])
+		v, err := secretfile.Read(c.cfg.EnvFiles[name])
 		if err != nil {
 			return nil, fmt.Errorf("envFiles.%s: %w", name, err)
 		}
@@ -87,7 +83,7 @@ func (c *conn) httpTransport() (sdk.Transport, error) {
 	}
 	headers := http.Header{}
 	for _, name := range sortedKeys(c.cfg.HeadersFiles) {
-		v, err := readSecret(c.cfg.HeadersFiles[name])
+		v, err := secretfile.Read(c.cfg.HeadersFiles[name])
 		if err != nil {
 			return nil, fmt.Errorf("headersFiles.%s: %w", name, err)
 		}
@@ -124,23 +120,6 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return h.base.RoundTrip(req)
-}
-
-// readSecret returns a file's content without surrounding space.
-func readSecret(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > maxSecretBytes {
-		return "", fmt.Errorf("%s is larger than %d bytes", path, maxSecretBytes)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 func sortedKeys(m map[string]string) []string {

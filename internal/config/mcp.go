@@ -2,11 +2,12 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/planmode/planmode/internal/secretfile"
 )
 
 // KeyMCPAllowedURLs is the key of MCP.AllowedURLs.
@@ -147,17 +148,15 @@ func stdioProblems(key string, s MCPServer) []string {
 	return append(errs, fileProblems(key+".envFiles", s.EnvFiles)...)
 }
 
-// fileProblems checks that the files of a name → file map can be read,
-// without ever reading them into a message.
+// fileProblems checks that the files of a name → file map are secret
+// files the worker will read (secretfile.Read: not empty, not too large),
+// without ever putting their content into a message.
 func fileProblems(key string, files map[string]string) []string {
 	var errs []string
 	for _, name := range sortedKeys(files) {
-		f, err := os.Open(files[name])
-		if err != nil {
+		if _, err := secretfile.Read(files[name]); err != nil {
 			errs = append(errs, fmt.Sprintf("%s.%s: %v", key, name, err))
-			continue
 		}
-		f.Close()
 	}
 	return errs
 }

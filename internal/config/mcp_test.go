@@ -60,6 +60,7 @@ func TestMCPValidationNamesTheKeyAndTheFix(t *testing.T) {
 		{"headers on stdio", "mcp: {servers: {x: {command: a, headersFiles: {a: /f}}}}", "mcp.servers.x.headersFiles is for HTTP servers"},
 		{"env on http", "mcp: {allowedURLs: ['https://h/'], servers: {x: {url: 'https://h/m', network: true}}}", "are for stdio servers"},
 		{"missing file", "mcp: {servers: {x: {command: a, envFiles: {TOKEN: /no/such/file}}}}", "mcp.servers.x.envFiles.TOKEN: open /no/such/file"},
+		{"not a file", "mcp: {servers: {x: {command: a, envFiles: {TOKEN: /dev/null}}}}", "mcp.servers.x.envFiles.TOKEN: secret file /dev/null is not a regular file"},
 		{"bad name", "mcp: {servers: {'a b': {command: a}}}", "a server name is 1-32 lower-case letters"},
 		{"relative path", "mcp: {servers: {x: {command: a, readOnlyPaths: [lib]}}}", `mcp.servers.x.readOnlyPaths: "lib" is not an absolute path`},
 	} {
@@ -69,4 +70,11 @@ func TestMCPValidationNamesTheKeyAndTheFix(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+func TestMCPEmptySecretFileIsRefused(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(empty, []byte("\n"), 0o600))
+	_, err := load(t, loadCase{file: "mcp: {servers: {x: {command: a, envFiles: {TOKEN: " + empty + "}}}}"})
+	require.ErrorContains(t, err, "mcp.servers.x.envFiles.TOKEN: secret file "+empty+" is empty")
 }

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/planmode/planmode/internal/secretfile"
 )
 
 // Codec configures payload encryption and the codec server. With no key
@@ -93,19 +94,15 @@ func operationsDefaults() map[string]any {
 func (c Codec) Enabled() bool { return c.KeyFile != "" }
 
 // Token returns the codec server's bearer token: AuthToken, or the
-// trimmed content of AuthTokenFile, or "" when neither is set. It returns
-// an error when the file cannot be read or is empty.
+// trimmed content of AuthTokenFile (secretfile.Read), or "" when neither
+// is set. It returns an error when the file cannot be read or is empty.
 func (c Codec) Token() (string, error) {
 	if c.AuthTokenFile == "" {
 		return c.AuthToken, nil
 	}
-	b, err := os.ReadFile(c.AuthTokenFile)
+	tok, err := secretfile.Read(c.AuthTokenFile)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", KeyCodecAuthTokenFile, err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("%s %s is empty", KeyCodecAuthTokenFile, c.AuthTokenFile)
 	}
 	return tok, nil
 }

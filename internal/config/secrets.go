@@ -1,21 +1,20 @@
 package config
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strings"
-)
 
-// maxSecretFileBytes bounds a secret file: a key is a line, not a document.
-const maxSecretFileBytes = 64 << 10
+	"github.com/planmode/planmode/internal/secretfile"
+)
 
 // readSecretFiles fills each secret from its …File setting, so that
 // secrets can come from mounted files (compose or Kubernetes secrets)
 // instead of the environment, where every child process and
-// /proc/<pid>/environ would see them. An empty file means no secret: a
-// stack can mount an empty file for "offline model" or "unsigned
-// webhooks". Setting both a secret and its file is an error.
+// /proc/<pid>/environ would see them. Files are read by secretfile.Read,
+// but for one exception: here an empty file means no secret, as if the
+// setting were unset, so that a stack can mount an empty file for
+// "offline model" or "unsigned webhooks" (deploy/init-secrets.sh creates
+// them so). Setting both a secret and its file is an error.
 func (c *Config) readSecretFiles() error {
 	for _, s := range []struct {
 		key, fileKey string
@@ -32,31 +31,16 @@ func (c *Config) readSecretFiles() error {
 		if *s.value != "" {
 			return fmt.Errorf("config: %s and %s are both set: keep one", s.key, s.fileKey)
 		}
-		v, err := readSecretFile(s.file)
+		v, err := secretfile.Read(s.file)
+		if errors.Is(err, secretfile.ErrEmpty) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("config: %s: %w", s.fileKey, err)
 		}
 		*s.value = v
 	}
 	return nil
-}
-
-// readSecretFile returns the file's content without surrounding space. Its
-// errors never quote the content.
-func readSecretFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > maxSecretFileBytes {
-		return "", fmt.Errorf("%s is larger than %d bytes", path, maxSecretFileBytes)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 // GuardedPath is a path the plans' file tools must not reach, and the

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planmode/planmode/internal/secretfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ func TestSecretsFromFiles(t *testing.T) {
 	llmKey := write("llm", "sk-from-file\n")
 	empty := write("empty", "  \n")
 	secret := write("secret", "whsec")
-	big := write("big", strings.Repeat("x", maxSecretFileBytes+1))
+	big := write("big", strings.Repeat("x", secretfile.MaxBytes+1))
 
 	c, err := load(t, loadCase{env: map[string]string{
 		EnvName(KeyLLMAPIKeyFile): llmKey, EnvName(KeySecretFile): secret, EnvName(KeyTemporalKeyFile): empty,
