@@ -282,10 +282,34 @@ type StepResult struct {
 	Manifest string `json:"manifest,omitempty"`
 	// Conflicts lists the paths this step, run beside others in a copy
 	// of its own, changed in ways that clash with what the steps merged
-	// before it changed: the plan's files keep theirs, this step's own
-	// stay in its manifest (ConflictManifest), and the step failed.
+	// before it changed, when the step could not run again on the merged
+	// files: the plan's files keep theirs, this step's own stay in its
+	// manifest (ConflictManifest), and the step failed.
 	Conflicts        []string `json:"conflicts,omitempty"`
 	ConflictManifest string   `json:"conflictManifest,omitempty"`
+	// Clashes records the tries of this step whose changes clashed with
+	// a step's that ran beside it, oldest first.
+	Clashes []Clash `json:"clashes,omitempty"`
+}
+
+// Clash is one try of a step whose changes, made in a copy of the plan's
+// files beside other steps, clashed with what merged before them.
+type Clash struct {
+	At time.Time `json:"at"`
+	// Attempt is the try that clashed, 1-based.
+	Attempt int `json:"attempt"`
+	// Paths are the clashing paths, at most a bounded few; More counts
+	// the others.
+	Paths []string `json:"paths"`
+	More  int      `json:"more,omitempty"`
+	// Manifest holds that try's own files, reachable by rollback and
+	// fork.
+	Manifest string `json:"manifest"`
+	// Rerun is set when the step ran again on the merged files, a try
+	// that does not count against its MaxRetries.
+	Rerun bool `json:"rerun,omitempty"`
+	// Why says why it did not run again, when it did not.
+	Why string `json:"why,omitempty"`
 }
 
 // Step is one unit of work in a plan. It carries seed 000's fields (kind,

@@ -101,6 +101,9 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 			continue
 		}
 		c.Arguments = string(v.args)
+		if v.approved {
+			e.files.reachedOutside(step.ID, c.Name+" (approved)")
+		}
 		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
 		if note, ok := e.endsStep(step, err); ok {
 			res.Error = note

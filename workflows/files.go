@@ -16,16 +16,25 @@ import (
 // the plan's manifest and hands back the next. A step that starts while
 // another works in place works in a private copy from the manifest it
 // started on, and its changes merge into the plan's when its try ends,
-// three ways, clashes failing it with the paths named. A tool step whose
-// tool only reads needs neither: it reads the plan's folder, as steps
-// side by side always could. Merges and the in-place step's calls take
-// turns (mu), so that neither builds on files the other is replacing.
-// Nothing here is carried over: continue-as-new happens with no step
-// running.
+// three ways. A clash leaves the plan's files as they were and the step
+// runs again on them, in place, once and without counting against its
+// retries; only a step that called something outside the workspace that
+// is not read-only (it would call it again) fails instead, its clashing
+// changes kept in a manifest of their own. A tool step whose tool only
+// reads needs neither: it reads the plan's folder, as steps side by side
+// always could. Merges and the in-place step's calls take turns (mu), so
+// that neither builds on files the other is replacing. Nothing here is
+// carried over: continue-as-new happens with no step running.
 type files struct {
 	r       *run
 	inPlace string // the step working in place, if any
 	copies  map[string]*stepCopy
+	// waiting counts the re-runs that wait to work in place: steps that
+	// start meanwhile take copies, so that the re-runs come first.
+	waiting int
+	// outside names, per step, a call of its current try that reached
+	// outside the workspace and was not read-only.
+	outside map[string]string
 	mu      workflow.Mutex
 }
 
@@ -35,19 +44,45 @@ type stepCopy struct{ base, current string }
 
 // begin starts a try of step: in place, in a copy of its own when another
 // step works in place, or, for a tool step that only reads, in neither.
-func (f *files) begin(step plan.Step) {
+// A try after a clash (inPlace) waits until it can work in place, so that
+// no step beside it can clash with it again.
+func (f *files) begin(ctx workflow.Context, step plan.Step, inPlace bool) error {
 	id := step.ID
+	delete(f.outside, id)
 	if step.Action == plan.ActionTool && step.Config.Tool != nil && slices.Contains(plan.ReadOnlyTools(), step.Config.Tool.Name) {
-		return
+		return nil
 	}
-	if f.inPlace == "" || f.inPlace == id || f.r.st.Manifest == "" {
+	if inPlace && f.r.st.Manifest != "" {
+		f.waiting++
+		err := workflow.Await(ctx, func() bool { return f.inPlace == "" || f.inPlace == id })
+		f.waiting--
+		if err != nil {
+			return err
+		}
 		f.inPlace = id
-		return
+		return nil
+	}
+	if f.inPlace == id || f.r.st.Manifest == "" || f.inPlace == "" && f.waiting == 0 {
+		f.inPlace = id
+		return nil
 	}
 	if f.copies == nil {
 		f.copies = map[string]*stepCopy{}
 	}
 	f.copies[id] = &stepCopy{base: f.r.st.Manifest, current: f.r.st.Manifest}
+	return nil
+}
+
+// reachedOutside notes that step id's current try made call, which
+// reached outside the workspace and was not read-only: running the try
+// again would repeat it.
+func (f *files) reachedOutside(id, call string) {
+	if f.outside == nil {
+		f.outside = map[string]string{}
+	}
+	if _, ok := f.outside[id]; !ok {
+		f.outside[id] = call
+	}
 }
 
 // ref is what a call of step id works on.
@@ -91,35 +126,56 @@ func (f *files) changed(id, manifest string) {
 	f.r.st.Manifest = manifest
 }
 
-// settle ends a try of step: a copy's changes merge into the plan's files
-// (fast-forward when nothing merged since it began), and res names the
-// plan's files as the try left them. A clash fails the try: the plan's
-// files keep what was merged before, the step's own stay in its manifest
-// (res.ConflictManifest), and a retry runs on the merged files.
-func (f *files) settle(ctx workflow.Context, step plan.Step, res *plan.StepResult) {
+// settle ends try attempt of step: a copy's changes merge into the
+// plan's files (fast-forward when nothing merged since it began), and
+// res names the plan's files as the try left them. A clash fails the try
+// and is returned: when rerun allows and the try reached nothing outside
+// the workspace, the plan's files stay as they were for the step to run
+// again (Clash.Rerun); otherwise they take the merge, which keeps the
+// other step's side of each clash, and the step's own stay in its
+// manifest (res.ConflictManifest).
+func (f *files) settle(ctx workflow.Context, step plan.Step, attempt int, rerun bool, res *plan.StepResult) *plan.Clash {
 	if f.inPlace == step.ID {
 		f.inPlace = ""
 	}
 	c, ok := f.copies[step.ID]
 	delete(f.copies, step.ID)
+	var clash *plan.Clash
+	var merged string
 	if ok && c.current != c.base {
-		f.merge(ctx, step, c, res)
+		clash, merged = f.merge(ctx, step, c, res)
 	}
+	if clash != nil {
+		clash.Attempt = attempt
+		switch call, outside := f.outside[step.ID]; {
+		case outside:
+			clash.Why = fmt.Sprintf("it called %s, outside the workspace and not read-only: running it again would repeat that call", call)
+		case !rerun:
+			clash.Why = "it ran again on the merged files once already"
+		default:
+			clash.Rerun = true
+		}
+		f.conflict(clash, merged, res)
+	}
+	delete(f.outside, step.ID)
 	res.Manifest = f.r.st.Manifest
+	return clash
 }
 
-// merge merges a copy into the plan's files, one merge at a time.
-func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *plan.StepResult) {
+// merge merges a copy into the plan's files, one merge at a time, and
+// returns the clash, if any, with the merged manifest: the plan's files
+// take that only once settle decides the step will not run again.
+func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *plan.StepResult) (*plan.Clash, string) {
 	r := f.r
 	if err := f.lock(ctx); err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("merge the files of step %s: %v", step.ID, err)
 		res.ConflictManifest = c.current
-		return
+		return nil, ""
 	}
 	defer f.mu.Unlock()
 	if r.st.Manifest == c.base {
 		r.st.Manifest = c.current
-		return
+		return nil, ""
 	}
 	in := activities.MergeInput{PlanID: r.st.Plan.ID, Workspace: r.req.Workspace, StepID: step.ID,
 		Base: c.base, Ours: r.st.Manifest, Theirs: c.current}
@@ -129,21 +185,38 @@ func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *pl
 		res.Success = false
 		res.Error = fmt.Sprintf("merge the files of step %s: %v", step.ID, err)
 		res.ConflictManifest = c.current
-		return
+		return nil, ""
 	}
-	r.st.Manifest = out.Manifest
 	if len(out.Conflicts) == 0 {
-		return
+		r.st.Manifest = out.Manifest
+		return nil, ""
 	}
-	list := strings.Join(out.Conflicts, ", ")
-	if out.ConflictsMore > 0 {
-		list += fmt.Sprintf(" and %d more", out.ConflictsMore)
+	return &plan.Clash{At: workflow.Now(ctx), Paths: out.Conflicts, More: out.ConflictsMore, Manifest: c.current}, out.Manifest
+}
+
+// conflict fails res for clash: a step that runs again keeps the plan's
+// files as they were; one that does not leaves them merged (the other
+// step's side kept) and names its own files' manifest.
+func (f *files) conflict(clash *plan.Clash, merged string, res *plan.StepResult) {
+	list := strings.Join(clash.Paths, ", ")
+	if clash.More > 0 {
+		list += fmt.Sprintf(" and %d more", clash.More)
 	}
 	res.Success = false
-	res.Conflicts, res.ConflictManifest = out.Conflicts, c.current
+	if clash.Rerun {
+		res.Error = fmt.Sprintf("clash: this step and a step that ran beside it changed the same files in clashing "+
+			"ways: %s. The plan's files are as the other step left them; this try's files are kept in manifest %s, "+
+			"and the step runs again on the plan's files", list, clash.Manifest)
+		return
+	}
+	f.r.st.Manifest = merged
+	res.Conflicts, res.ConflictManifest = clash.Paths, clash.Manifest
+	res.FilesChanged = slices.DeleteFunc(slices.Clone(res.FilesChanged), func(c plan.FileChange) bool {
+		return slices.Contains(clash.Paths, c.Path)
+	})
 	res.Error = fmt.Sprintf("conflict: this step and a step that ran beside it changed the same files in clashing "+
 		"ways: %s. The plan's files keep the other step's changes; this step's own are kept in manifest %s. "+
-		"A retry runs on the merged files", list, c.current)
+		"It was not run again: %s", list, clash.Manifest, clash.Why)
 }
 
 // leave brings the plan's folder to the files the plan leaves (merges

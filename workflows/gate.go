@@ -52,6 +52,8 @@ type verdict struct {
 	refusal string
 	// note is what the step records of the decision (who approved).
 	note string
+	// approved is set when a person (or a timeout) let the call run.
+	approved bool
 }
 
 // newGate returns e's gate.
@@ -112,7 +114,7 @@ func (g *gate) ask(ctx workflow.Context, step plan.Step, tool string, args json.
 	if d.Reason != "" {
 		note += ": " + d.Reason
 	}
-	return verdict{args: args, note: note}
+	return verdict{args: args, note: note, approved: true}
 }
 
 // deniedWord says how a refused request ended.

@@ -3,6 +3,8 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -55,42 +57,68 @@ func (e *executor) markRunning(ctx workflow.Context, id string) {
 
 // attempt runs step id, retrying a result that is not a success up to the
 // step's MaxRetries with its RetryDelay between tries (status retrying).
-// The step is looked up again after every wait: an edit may have replaced
-// the plan meanwhile.
+// A try whose files clashed with a step's beside it runs again at once,
+// once, without counting as a retry (files.settle). The step is looked up
+// again after every wait: an edit may have replaced the plan meanwhile.
 func (e *executor) attempt(ctx workflow.Context, id string) plan.StepResult {
 	earlier := 0 // commands of the tries before this one
+	retries, reran, rerunNext := 0, false, false
+	var clashes []plan.Clash
 	for n := 1; ; n++ {
 		s := e.step(id)
 		if s == nil {
-			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1}
+			return plan.StepResult{Error: fmt.Sprintf("step %s was removed from the plan", id), Attempts: n - 1, Clashes: clashes}
 		}
 		step := *s
 		if reason := e.checkHistory(ctx); reason != "" {
-			return plan.StepResult{Error: reason, Attempts: n - 1}
+			return plan.StepResult{Error: reason, Attempts: n - 1, Clashes: clashes}
 		}
-		e.files.begin(step)
+		if err := e.files.begin(ctx, step, len(clashes) > 0); err != nil {
+			return plan.StepResult{Error: fmt.Sprintf("wait for the plan's files: %v", err), Attempts: n - 1, Clashes: clashes}
+		}
+		if rerunNext {
+			rerunNext = false
+			e.markRunning(ctx, id)
+			e.r.publish(ctx)
+		}
 		res := e.runOnce(ctx, step)
-		e.files.settle(ctx, step, &res)
+		clash := e.files.settle(ctx, step, n, !reran, &res)
+		if clash != nil {
+			clashes = append(clashes, *clash)
+		}
+		res.Clashes = slices.Clone(clashes)
 		res.Attempts = n
 		res.CommandsRun += earlier
 		earlier = res.CommandsRun
 		// A refused call is final: another try would only ask again.
 		refused := e.gate.refused[id]
 		delete(e.gate.refused, id)
-		if res.Success || ctx.Err() != nil || n > step.MaxRetries || refused {
+		if clash != nil && clash.Rerun && ctx.Err() == nil && !refused {
+			reran, rerunNext = true, true
+			e.retrying(ctx, id, fmt.Sprintf("attempt %d clashed with a step beside it in %s: it runs again on the "+
+				"plan's files (its own kept in manifest %s)", n, strings.Join(clash.Paths, ", "), clash.Manifest))
+			continue
+		}
+		if res.Success || ctx.Err() != nil || retries >= step.MaxRetries || refused {
 			return res
 		}
-		if s := e.step(id); s != nil {
-			s.Status = plan.StepRetrying
-			s.Note = fmt.Sprintf("attempt %d of %d failed: %s", n, step.MaxRetries+1, res.Error)
-			e.r.publish(ctx)
-		}
+		retries++
+		e.retrying(ctx, id, fmt.Sprintf("attempt %d of %d failed: %s", retries, step.MaxRetries+1, res.Error))
 		if d := step.RetryDelay.D(); d > 0 {
 			if err := workflow.Sleep(ctx, d); err != nil {
 				return res
 			}
 		}
 		e.markRunning(ctx, id)
+		e.r.publish(ctx)
+	}
+}
+
+// retrying shows step id waiting to try again, saying why.
+func (e *executor) retrying(ctx workflow.Context, id, note string) {
+	if s := e.step(id); s != nil {
+		s.Status = plan.StepRetrying
+		s.Note = note
 		e.r.publish(ctx)
 	}
 }
@@ -253,6 +281,9 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 		s.Note = v.note
 	}
 	args = v.args
+	if v.approved {
+		e.files.reachedOutside(step.ID, cfg.Name+" (approved)")
+	}
 	out, err := e.callTool(ctx, step, activities.ToolCall{ID: step.ID, Name: cfg.Name, Arguments: string(args)},
 		fmt.Sprintf("%s · tool %s", e.stepLabel(step), cfg.Name))
 	if note, ok := e.endsStep(step, err); ok {

@@ -71,6 +71,9 @@ func (e *executor) callTool(ctx workflow.Context, step plan.Step, c activities.T
 	if _, ok := r.st.Tools.Tool(c.Name); !ok {
 		return activities.ToolOutput{Error: fmt.Sprintf("unknown MCP tool %s: the worker offered no such tool when the plan started", c.Name)}, nil
 	}
+	if !r.recorded().readOnly(c.Name) {
+		e.files.reachedOutside(step.ID, c.Name)
+	}
 	in := activities.MCPCallInput{PlanID: r.st.Plan.ID, StepID: step.ID, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
 		CatalogueDigest: r.st.Tools.MCPDigest}
 	out, err := call(stepPriority(heartbeatCtx(ctx, toolStartToClose, summary)), a.CallMCPTool, in)
