@@ -27,10 +27,16 @@ const (
 	RoleTool      = "tool"
 )
 
+// PhaseLine starts the first line of every request's system message,
+// followed by the phase (one of the Phase* constants): "planmode phase:
+// plan". The prompts write it and the offline model reads it, so that a
+// log, a proxy or the offline model can tell the phases apart without
+// parsing prose.
+const PhaseLine = "planmode phase: "
+
 // LLM phases as named in prompts, per-phase settings and usage counts.
-// Every request's first system message starts with the line
-// "planmode phase: <Phase>" (see prompts.PhaseLine) so that a log, a proxy
-// or the offline model can tell the phases apart without parsing prose.
+// Every request's first system message starts with PhaseLine and the
+// phase.
 const (
 	PhaseClarify   = "clarify"
 	PhasePlan      = "plan"

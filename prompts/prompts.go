@@ -13,10 +13,9 @@ import (
 )
 
 // PhaseLine starts the first line of every request's system message,
-// followed by the phase (one of llm's Phase* constants), so that a log, a
-// proxy or the offline model can tell the phases apart without parsing
-// prose.
-const PhaseLine = "planmode phase: "
+// followed by the phase. It is llm.PhaseLine, defined below both the
+// prompts, which write it, and the offline model, which reads it.
+const PhaseLine = llm.PhaseLine
 
 // Custom are the caller's own system prompts, added after the template's:
 // one for every phase and extra ones per phase name of the run (clarifying,

@@ -14,7 +14,6 @@ import (
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/tools"
 )
 
@@ -155,5 +154,5 @@ func TestPhaseNamesMatchActivities(t *testing.T) {
 	assert.Equal(t, activities.PhaseAgent, llm.PhaseAgent)
 	assert.Equal(t, activities.PhaseReflect, llm.PhaseReflect)
 	assert.Equal(t, activities.PhaseSummarize, llm.PhaseSummarize)
-	assert.Equal(t, prompts.PhaseLine, "planmode phase: ")
+	assert.Equal(t, llm.PhaseLine, "planmode phase: ")
 }

@@ -14,7 +14,7 @@
 // # Phases
 //
 // Every planmode request's first system message starts with the line
-// "planmode phase: <phase>" (see prompts.PhaseLine). The server reads
+// "planmode phase: <phase>" (llm.PhaseLine). The server reads
 // the phase from it, so queues, call counts and token usage are kept per
 // phase. A request without that line has the phase [PhaseUnknown].
 //

@@ -14,7 +14,6 @@ import (
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/llm/reply"
-	"github.com/planmode/planmode/prompts"
 )
 
 // The adapter against a provider that refuses response_format: the
@@ -24,7 +23,7 @@ import (
 // jsonRequest is a plan-phase request for structured JSON.
 func jsonRequest(model string) llm.Request {
 	return llm.Request{Phase: llm.PhasePlan, Model: model, Format: llm.FormatJSON, Schema: reply.OptionsSchema,
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: prompts.PhaseLine + llm.PhasePlan},
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: llm.PhaseLine + llm.PhasePlan},
 			{Role: llm.RoleUser, Content: "Goal: tidy. Reply with JSON."}}}
 }
 

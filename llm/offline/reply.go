@@ -8,7 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/llm"
 )
 
 // Reply is one answer of the server: a scripted one from Enqueue or the
@@ -69,7 +69,7 @@ func (f BrainFunc) Reply(phase string, req openai.ChatCompletionRequest) Reply {
 
 // phasePrefix is the first line's prefix of every planmode request's first
 // system message.
-const phasePrefix = prompts.PhaseLine
+const phasePrefix = llm.PhaseLine
 
 // ParsePhase returns the phase named by the first line of the first system
 // message, or PhaseUnknown.
