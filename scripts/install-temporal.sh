@@ -6,7 +6,8 @@
 #
 # $PLANMODE_TEMPORAL_BIN, when set and executable, is used as is. Otherwise
 # the CLI is built from scripts/temporal-cli, a module of its own that
-# supplies the nested module the CLI's release leaves out (see its
+# supplies the nested module the CLI's release leaves out (its upstream
+# copy in third_party/temporalio/cli/cliext; see scripts/temporal-cli's
 # README.md), so planmode's go.mod never carries the CLI's dependencies.
 # It builds again only when that module's sources or Go change: running it
 # again takes milliseconds, a cold build a few minutes. It downloads nothing
@@ -18,6 +19,9 @@ SERVER_SERIES="1.32" # the server that CLI carries
 VERSION_VAR="github.com/temporalio/cli/internal/temporalcli.Version"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SRC="${ROOT}/scripts/temporal-cli"
+# CLIEXT is the copy of the CLI's nested module that SRC's go.mod replaces
+# github.com/temporalio/cli/cliext with.
+CLIEXT="${ROOT}/third_party/temporalio/cli/cliext"
 CACHE_BIN="${ROOT}/.cache/bin"
 TARGET="${CACHE_BIN}/temporal"
 STAMP="${TARGET}.stamp"
@@ -57,14 +61,17 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 # stamp prints a digest of what the binary is built from: the module's
-# go.mod, go.sum and cliext's files, the version stamped in, and Go's version.
+# go.mod and go.sum, cliext's files, the version stamped in, and Go's
+# version.
 stamp() {
 	(
 		cd "${SRC}"
 		go env GOVERSION
 		echo "${CLI_VERSION}"
-		find . -type f \( -name go.mod -o -name go.sum -o -name '*.go' \) ! -name '*_test.go' -print0 |
-			LC_ALL=C sort -z | xargs -0 sha256sum
+		for dir in "${SRC}" "${CLIEXT}"; do
+			(cd "${dir}" && find . -type f \( -name go.mod -o -name go.sum -o -name '*.go' \) ! -name '*_test.go' -print0 |
+				LC_ALL=C sort -z | xargs -0 sha256sum)
+		done
 	) | sha256sum | cut -d' ' -f1
 }
 

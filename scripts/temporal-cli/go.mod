@@ -231,5 +231,6 @@ require (
 
 // The CLI's module requires its nested cliext module at v0.0.0 through a
 // replace to ./cliext, which the module proxy's zip leaves out and which is
-// not published on its own: this module supplies it (see README.md).
-replace github.com/temporalio/cli/cliext => ./cliext
+// not published on its own: this module supplies the upstream copy in
+// third_party (see README.md).
+replace github.com/temporalio/cli/cliext => ../../third_party/temporalio/cli/cliext
