@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Comparison criteria, the columns of seed 000's comparison matrix.
+// Comparison criteria, the columns of the comparison matrix Compare
+// builds, in that order.
 const (
 	CompareComplexity = "Complexity"
 	CompareDuration   = "Duration"
@@ -39,7 +40,7 @@ var riskLevelScore = map[string]float64{"Low": 1, "Medium": 0.75, "High": 0.5, "
 
 // Compare builds the comparison matrix with one row per option, in the
 // given order, and the criteria Complexity, Duration, Confidence, Risk
-// Level and Score. Values read as in seed 000 ("medium", "45m0s", "80%",
+// Level and Score. Values are for people to read ("medium", "45m0s", "80%",
 // "High", "72.5"); cell scores are 0..1 where higher is better (Score's
 // cell is the 0..100 score). Options not yet ranked are scored here. The
 // summary names the recommended option (the one marked so, else the best

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// CriterionName names a ranking criterion of RankBy (seed 000's
-// RankCriterion names, with risk read as safety and pros against cons as
-// tradeoffs).
+// CriterionName names a ranking criterion of RankBy. Every name says what
+// scores high: safety is the absence of risk, tradeoffs the balance of pros
+// against cons.
 type CriterionName string
 
 // Ranking criteria. Each scores an option from 0 (worst) to 1 (best):

@@ -2,7 +2,8 @@ package plan
 
 import "time"
 
-// EditOp names a plan edit (seed 001's dynamic updates).
+// EditOp names a plan edit: a change to a plan's steps while it runs,
+// sent by a person (edit-plan) or made by reflection.
 type EditOp string
 
 // Edit operations.

@@ -2,7 +2,8 @@ package plan
 
 import "fmt"
 
-// Every edit below follows the same rules (seed 001's dynamic updates):
+// Every edit below, whether a person sends it (edit-plan) or reflection
+// makes it while the plan runs, follows the same rules:
 //
 //   - it works on a Clone and replaces p only when it succeeds, so a
 //     refused edit leaves p exactly as it was and returns an *EditError

@@ -1,6 +1,9 @@
 package plan
 
-// Mode is the operational mode of seed 000's mode controller.
+// Mode is what a run is doing at large, coarser than its Phase: planning
+// (Plan), acting on the workspace (Act), paused in the middle of acting
+// (Paused), or neither (Normal). The progress query and the control
+// updates report it; CanTransition says which changes are allowed.
 type Mode string
 
 // Modes.

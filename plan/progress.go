@@ -52,11 +52,11 @@ func (p *Plan) Percent() int {
 	return t.Done() * 100 / t.Total
 }
 
-// Metrics sums the step results into seed 000's execution metrics. Files,
-// lines and commands count for every step with a result, failed ones
-// included, since a failed step may still have changed the workspace.
-// Errors are failed steps; warnings are steps whose agent stopped at its
-// iteration limit.
+// Metrics sums the step results into the plan's execution metrics: steps by
+// status, files, lines, commands, errors and warnings. Files, lines and
+// commands count for every step with a result, failed ones included, since
+// a failed step may still have changed the workspace. Errors are failed
+// steps; warnings are steps whose agent stopped at its iteration limit.
 func (p *Plan) Metrics() Metrics {
 	var m Metrics
 	for i := range p.Steps {

@@ -146,9 +146,11 @@ func order(out []Option) {
 	}
 }
 
-// RiskLevel rates a list of risks as seed 000 does: the highest impact
-// among risks at least medium in likelihood, as "Low", "Medium", "High" or
-// "Critical"; "Low" when there is none.
+// RiskLevel rates a list of risks, for the Risk Level column of Compare:
+// the highest impact among risks at least medium in likelihood, as "Low",
+// "Medium", "High" or "Critical"; "Low" when there is none. Unlikely risks
+// (and risks of unknown likelihood) do not raise it, however high their
+// impact.
 func RiskLevel(risks []Risk) string {
 	level := 0
 	for _, r := range risks {

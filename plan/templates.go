@@ -8,9 +8,9 @@ import (
 	"unicode"
 )
 
-// Template is a ready-made plan for a common kind of task (seed 001's
-// template-based planning: fast, no LLM call). Prompts and tool parameter
-// strings may hold "{request}", which FromTemplate replaces by the goal.
+// Template is a ready-made plan for a common kind of task: a plan made at
+// once, without an LLM call. Prompts and tool parameter strings may hold
+// "{request}", which FromTemplate replaces by the goal.
 type Template struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`

@@ -81,13 +81,15 @@ func skipWhen(s Step, cond string) Step {
 	return s
 }
 
-// builtinTemplates returns fresh copies of seed 001's templates, adapted
-// to the product's tools.
+// builtinTemplates returns fresh copies of the built-in templates
+// (refactoring, bug fix, feature, documentation, analysis), their steps
+// written for the product's tools, so that a caller may change what it
+// gets.
 func builtinTemplates() []Template {
 	return []Template{refactoringTemplate(), bugFixTemplate(), featureTemplate(), documentationTemplate(), analysisTemplate()}
 }
 
-// refactoringTemplate surveys, analyses, plans, refactors and tests (seed 001).
+// refactoringTemplate surveys, analyses, plans, refactors and tests.
 func refactoringTemplate() Template {
 	return Template{Name: TemplateRefactoring, Description: "Multi-file code refactoring that keeps behaviour unchanged",
 		Keywords: []string{"refactor", "restructure"},
@@ -105,7 +107,7 @@ func refactoringTemplate() Template {
 		}}
 }
 
-// bugFixTemplate understands, locates, fixes, verifies and explains a bug (seed 001).
+// bugFixTemplate understands, locates, fixes, verifies and explains a bug.
 func bugFixTemplate() Template {
 	return Template{Name: TemplateBugFix, Description: "Find the cause of a bug, fix it and verify the fix",
 		Keywords: []string{"bug", "fix", "error", "crash"},

@@ -35,7 +35,9 @@ const (
 	CodeMissingTitle = "MISSING_TITLE"
 )
 
-// DefaultWarnSteps is the plan length above which Validate warns (seed 001).
+// DefaultWarnSteps is the plan length above which Validate warns that the
+// plan may be better split (LONG_PLAN), unless Limits.WarnSteps sets
+// another.
 const DefaultWarnSteps = 10
 
 // Issue is one validation error or warning.
@@ -88,9 +90,12 @@ func (v *validator) warn(code, stepID, field, format string, args ...any) {
 	v.res.Warnings = append(v.res.Warnings, Issue{Code: code, StepID: stepID, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// Validate checks p against the rules of seed 001 and the bounds of
-// limits.go (lowered by lim), and returns every error and warning, never
-// stopping at the first. The result is Valid when there are no errors.
+// Validate checks p's structure (at least one step, each with a unique id,
+// known action types with their config, dependencies and fallbacks that
+// name other steps of the plan without a cycle, retries, skip conditions,
+// known tools) and the bounds of limits.go (lowered by lim), and returns
+// every error and warning (the Code* constants), never stopping at the
+// first. The result is Valid when there are no errors.
 func Validate(p Plan, lim Limits) ValidationResult {
 	v := &validator{}
 	n := len(p.Steps)
