@@ -169,7 +169,7 @@ func BenchmarkPercentOfWork(b *testing.B) {
 			p := doneChain(n, n/2, 10)
 			p.Steps[0].FallbackStepID = p.Steps[n-1].ID
 			for b.Loop() {
-				if got := p.PercentOfWork(); got <= 0 || got >= 100 {
+				if got := p.Progress().PercentOfWork(); got <= 0 || got >= 100 {
 					b.Fatalf("percent %d", got)
 				}
 			}

@@ -72,7 +72,7 @@ type PlanDigest struct {
 
 // Digest returns the plan's bounded account.
 func (p Plan) Digest() PlanDigest {
-	d := PlanDigest{Title: p.Title, Totals: p.Totals()}
+	d := PlanDigest{Title: p.Title, Totals: p.Progress().Totals()}
 	for i := range p.Steps {
 		s := &p.Steps[i]
 		if len(d.Steps) == DigestSteps {

@@ -112,7 +112,7 @@ func summarizeOlder(older []Step) string {
 		return ""
 	}
 	var b strings.Builder
-	t := (&Plan{Steps: older}).Totals()
+	t := (&Plan{Steps: older}).Progress().Totals()
 	b.WriteString(fmt.Sprintf("%d earlier steps: %d completed, %d failed, %d skipped, %d cancelled, %d not done.",
 		t.Total, t.Completed, t.Failed, t.Skipped, t.Cancelled, t.Pending+t.Running))
 	var failed []string

@@ -14,9 +14,18 @@ type Totals struct {
 // Done is the number of steps in a final status.
 func (t Totals) Done() int { return t.Completed + t.Failed + t.Skipped + t.Cancelled }
 
+// Progress is a read-only view of a plan's progress and metrics: the
+// counts, shares and estimates the queries, the Web UI and the Result
+// show. It reads the plan when asked, so it is always current.
+type Progress struct{ p *Plan }
+
+// Progress returns the view of p's progress.
+func (p *Plan) Progress() Progress { return Progress{p: p} }
+
 // Totals counts p's steps by status; retrying steps count as running and
 // steps without a status as pending.
-func (p *Plan) Totals() Totals {
+func (g Progress) Totals() Totals {
+	p := g.p
 	t := Totals{Total: len(p.Steps)}
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -41,8 +50,9 @@ func (p *Plan) Totals() Totals {
 // Percent is the share of steps in a final status, 0 to 100, rounded down
 // so that 100 means every step is done. An empty plan is 100 only when the
 // plan itself is completed (a run answered without steps), 0 otherwise.
-func (p *Plan) Percent() int {
-	t := p.Totals()
+func (g Progress) Percent() int {
+	p := g.p
+	t := g.Totals()
 	if t.Total == 0 {
 		if p.Status == PlanCompleted {
 			return 100
@@ -57,7 +67,8 @@ func (p *Plan) Percent() int {
 // commands count for every step with a result, failed ones included, since
 // a failed step may still have changed the workspace. Errors are failed
 // steps; warnings are steps whose agent stopped at its iteration limit.
-func (p *Plan) Metrics() Metrics {
+func (g Progress) Metrics() Metrics {
+	p := g.p
 	var m Metrics
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -96,7 +107,8 @@ func (p *Plan) Metrics() Metrics {
 // EstimatedRemaining sums the estimates of steps not done (pending,
 // running, retrying), fallback-only steps included: the figure errs on
 // the long side.
-func (p *Plan) EstimatedRemaining() Duration {
+func (g Progress) EstimatedRemaining() Duration {
+	p := g.p
 	var d Duration
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -119,7 +131,8 @@ func (s Step) RescuedBy() string {
 // WillRun reports whether step s counts as work the plan does: it is not
 // skipped, not cancelled before it started, and not a fallback-only step
 // still waiting for a failure to stand in for (see IsFallbackOnly).
-func (p *Plan) WillRun(s Step) bool {
+func (g Progress) WillRun(s Step) bool {
+	p := g.p
 	return willRun(s, p.IsFallbackOnly(s.ID))
 }
 
@@ -143,8 +156,9 @@ func willRun(s Step, fallbackOnly bool) bool {
 // or was cancelled while running stays in it undone, so a plan that
 // failed says how far it got. With no step left to run it is 100 once
 // nothing is pending or running, 0 before.
-func (p *Plan) PercentOfWork() int {
-	done, total, open := p.work()
+func (g Progress) PercentOfWork() int {
+	p := g.p
+	done, total, open := g.work()
 	if total == 0 {
 		if open || (len(p.Steps) == 0 && p.Status != PlanCompleted) {
 			return 0
@@ -156,13 +170,14 @@ func (p *Plan) PercentOfWork() int {
 
 // WorkDone counts the steps that will run (WillRun) and those of them
 // that completed.
-func (p *Plan) WorkDone() (done, total int) {
-	done, total, _ = p.work()
+func (g Progress) WorkDone() (done, total int) {
+	done, total, _ = g.work()
 	return done, total
 }
 
 // work is WorkDone, and whether a step is not done yet.
-func (p *Plan) work() (done, total int, open bool) {
+func (g Progress) work() (done, total int, open bool) {
+	p := g.p
 	fallbacks := p.fallbackOnly()
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -186,7 +201,8 @@ func (p *Plan) work() (done, total int, open bool) {
 // running ones included), divided by the effective parallelism: at most
 // parallelism steps run at once, and never more than remain. Zero when
 // nothing finished yet or nothing remains.
-func (p *Plan) MeasuredRemaining(parallelism int) Duration {
+func (g Progress) MeasuredRemaining(parallelism int) Duration {
+	p := g.p
 	var sum Duration
 	finished, left := 0, 0
 	fallbacks := p.fallbackOnly()
@@ -209,9 +225,9 @@ func (p *Plan) MeasuredRemaining(parallelism int) Duration {
 
 // Remaining is the time left: the model's estimates of the steps not done
 // when it gave any (EstimatedRemaining), otherwise MeasuredRemaining.
-func (p *Plan) Remaining(parallelism int) Duration {
-	if d := p.EstimatedRemaining(); d > 0 {
+func (g Progress) Remaining(parallelism int) Duration {
+	if d := g.EstimatedRemaining(); d > 0 {
 		return d
 	}
-	return p.MeasuredRemaining(parallelism)
+	return g.MeasuredRemaining(parallelism)
 }

@@ -24,8 +24,8 @@ func TestTotalsAndPercent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.totals, tt.plan.Totals())
-			assert.Equal(t, tt.percent, tt.plan.Percent())
+			assert.Equal(t, tt.totals, tt.plan.Progress().Totals())
+			assert.Equal(t, tt.percent, tt.plan.Progress().Percent())
 		})
 	}
 }
@@ -41,7 +41,7 @@ func TestMetricsSumResults(t *testing.T) {
 		StepsCompleted: 1, StepsFailed: 1, StepsSkipped: 1,
 		FilesCreated: 1, FilesModified: 1, FilesDeleted: 1,
 		LinesChanged: 20, CommandsRun: 3, Errors: 1, Warnings: 1,
-	}, p.Metrics())
+	}, p.Progress().Metrics())
 }
 
 func TestEstimatedRemaining(t *testing.T) {
@@ -49,6 +49,6 @@ func TestEstimatedRemaining(t *testing.T) {
 	for i := range p.Steps {
 		p.Steps[i].Estimated = Duration(time.Duration(i+1) * time.Minute)
 	}
-	assert.Equal(t, Duration(9*time.Minute), p.EstimatedRemaining(), "2+3+4 minutes")
-	assert.Equal(t, Duration(0), (&Plan{}).EstimatedRemaining())
+	assert.Equal(t, Duration(9*time.Minute), p.Progress().EstimatedRemaining(), "2+3+4 minutes")
+	assert.Equal(t, Duration(0), (&Plan{}).Progress().EstimatedRemaining())
 }

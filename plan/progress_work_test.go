@@ -40,7 +40,7 @@ func TestPercentOfWork(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.plan.PercentOfWork())
+			assert.Equal(t, tt.want, tt.plan.Progress().PercentOfWork())
 		})
 	}
 }
@@ -76,7 +76,7 @@ func TestMeasuredRemaining(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, Duration(tt.want), tt.plan.MeasuredRemaining(tt.parallelism))
+			assert.Equal(t, Duration(tt.want), tt.plan.Progress().MeasuredRemaining(tt.parallelism))
 		})
 	}
 }
@@ -85,7 +85,7 @@ func TestRemainingPrefersEstimates(t *testing.T) {
 	p := withStatus(chain(3), StepCompleted)
 	p.Steps[0].Result = &StepResult{Success: true, Duration: Duration(time.Hour)}
 	p.Steps[1].Estimated, p.Steps[2].Estimated = Duration(time.Minute), Duration(time.Minute)
-	assert.Equal(t, Duration(2*time.Minute), p.Remaining(1), "the model's estimates")
+	assert.Equal(t, Duration(2*time.Minute), p.Progress().Remaining(1), "the model's estimates")
 	p.Steps[1].Estimated, p.Steps[2].Estimated = 0, 0
-	assert.Equal(t, Duration(2*time.Hour), p.Remaining(1), "measured without them")
+	assert.Equal(t, Duration(2*time.Hour), p.Progress().Remaining(1), "measured without them")
 }

@@ -191,7 +191,7 @@ func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 	holdAtStepBoundary(ctx, t, pc, id)
 	before, err := pc.Plan(ctx, id)
 	require.NoError(t, err)
-	done := before.Plan.Totals()
+	done := before.Plan.Progress().Totals()
 	require.GreaterOrEqual(t, done.Completed, 1)
 	require.Less(t, done.Completed, done.Total, "the plan is caught midway")
 

@@ -81,7 +81,7 @@ func runLongPlan(t *testing.T, pw *planWorker, n int) historyCost {
 	require.NoError(t, err)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 	require.Len(t, res.Plan.Steps, n)
-	assert.Equal(t, n, res.Plan.Totals().Completed)
+	assert.Equal(t, n, res.Plan.Progress().Totals().Completed)
 	return costOf(ctx, t, pw, id)
 }
 

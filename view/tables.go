@@ -78,8 +78,8 @@ func selectCommands(p *page, r Run) {
 func detailsSteps(p *page, r Run) {
 	pl := r.State.Plan
 	p.section("Plan: " + inline(pl.Title, textWidth))
-	t := pl.Totals()
-	done, of := pl.WorkDone()
+	t := pl.Progress().Totals()
+	done, of := pl.Progress().WorkDone()
 	p.f("**%d%%** · %d of %d steps done", Percent(r), done, of)
 	counts := []struct {
 		n    int
@@ -97,7 +97,7 @@ func detailsSteps(p *page, r Run) {
 	if len(parts) > 0 {
 		p.f(" (%s)", strings.Join(parts, ", "))
 	}
-	if rem := pl.Remaining(r.Request.Execution.Parallelism); rem > 0 && t.Done() < t.Total {
+	if rem := pl.Progress().Remaining(r.Request.Execution.Parallelism); rem > 0 && t.Done() < t.Total {
 		p.f(" · about %s left", rem)
 	}
 	if r.State.MaxConcurrent > 1 {

@@ -90,7 +90,7 @@ func Percent(r Run) int {
 	if r.State.Plan == nil {
 		return 0
 	}
-	return r.State.Plan.PercentOfWork()
+	return r.State.Plan.Progress().PercentOfWork()
 }
 
 // PausedFor is the time the run spent paused until now.
@@ -123,9 +123,9 @@ func Progress(r Run, now time.Time) signals.Progress {
 	if st.Plan == nil {
 		return p
 	}
-	p.Totals = st.Plan.Totals()
+	p.Totals = st.Plan.Progress().Totals()
 	p.Percent = Percent(r)
-	p.EstimatedRemaining = st.Plan.Remaining(r.Request.Execution.Parallelism)
+	p.EstimatedRemaining = st.Plan.Progress().Remaining(r.Request.Execution.Parallelism)
 	p.MaxConcurrent = st.MaxConcurrent
 	for _, s := range st.Plan.Steps {
 		if s.Status == plan.StepRunning || s.Status == plan.StepRetrying {

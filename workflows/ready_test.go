@@ -36,7 +36,7 @@ func TestPlanIndexAgreesWithThePlan(t *testing.T) {
 				want = ids[0]
 			}
 			require.Equal(t, want, x.firstReady(p, held), "round %d, change %d", round, change)
-			require.Equal(t, p.PercentOfWork(), x.percent(p), "round %d, change %d", round, change)
+			require.Equal(t, p.Progress().PercentOfWork(), x.percent(p), "round %d, change %d", round, change)
 			for _, id := range []string{"s1", "s7", "s30", "nope"} {
 				require.Same(t, p.StepByID(id), x.step(p, id), "round %d, change %d, step %s", round, change, id)
 			}

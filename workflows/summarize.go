@@ -63,7 +63,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	released := r.lease.release(ctx)
 	res.Summary = r.summary(ctx, status)
 	if r.st.Plan != nil {
-		res.Metrics = r.st.Plan.Metrics()
+		res.Metrics = r.st.Plan.Progress().Metrics()
 		// Only the Result carries it, not the state: replay compares
 		// no payload of the completion, so it needs no version.
 		res.Metrics.MaxConcurrent = r.st.MaxConcurrent
@@ -148,7 +148,7 @@ func plainSummary(st *signals.Checkpoint, status signals.Status) string {
 	if st.Plan == nil {
 		return fmt.Sprintf("Run %s before a plan was selected: %s", status, st.Goal)
 	}
-	t := st.Plan.Totals()
+	t := st.Plan.Progress().Totals()
 	return fmt.Sprintf("Run %s: %q — %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
 		status, st.Plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
 }

@@ -77,7 +77,7 @@ func runPlanMode(ctx context.Context, pc *planclient.Client, id string, n int) (
 	if res.Status != signals.StatusCompleted || res.Plan == nil {
 		return pr, fmt.Errorf("plan %s ended %s: %s", id, res.Status, res.Error)
 	}
-	if got := res.Plan.Totals().Completed; got != n {
+	if got := res.Plan.Progress().Totals().Completed; got != n {
 		return pr, fmt.Errorf("plan %s completed %d of %d steps", id, got, n)
 	}
 	return pr, nil
