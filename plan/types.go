@@ -50,7 +50,9 @@ const (
 	LikelihoodHigh   RiskLikelihood = "high"
 )
 
-// StepKind says what sort of work a step does (seed 000's step types).
+// StepKind says what sort of work a step is — analysis, generation, a
+// file operation, validation — for people and for ranking. It does not
+// say how the step runs: that is its Action.
 type StepKind string
 
 // Step kinds.
@@ -63,7 +65,8 @@ const (
 	KindTesting        StepKind = "testing"
 )
 
-// Action says how a step is carried out (seed 001's action types).
+// Action says how a step is carried out: one completion (llm), one tool
+// call (tool), or the model calling tools in a loop (agent).
 type Action string
 
 // Actions.
@@ -312,9 +315,10 @@ type Clash struct {
 	Why string `json:"why,omitempty"`
 }
 
-// Step is one unit of work in a plan. It carries seed 000's fields (kind,
-// estimate) and seed 001's (action and its config, retries, fallback, skip
-// condition, required tools).
+// Step is one unit of work in a plan: what it is (title, kind, estimate),
+// how it runs (action and its config, required tools), how it copes with
+// failure (retries, fallback, skip condition), and what happened (status,
+// result, times).
 type Step struct {
 	ID string `json:"id"`
 	// Number is the 1-based display order, kept current by every edit.
@@ -416,7 +420,8 @@ type DroppedOption struct {
 	Issues []string `json:"issues,omitempty"`
 }
 
-// Metrics are seed 000's execution metrics.
+// Metrics are a plan's execution metrics: steps by outcome, files, lines
+// and commands, errors and warnings.
 type Metrics struct {
 	StepsCompleted int `json:"stepsCompleted"`
 	StepsFailed    int `json:"stepsFailed"`
