@@ -58,7 +58,7 @@ func startPlanWorker(t *testing.T) *planWorker {
 // poll starts a worker of pw's queue on c, stopped when t ends.
 func (pw *planWorker) poll(t *testing.T, c client.Client) {
 	t.Helper()
-	w := sdkworker.New(c, pw.queue, sdkworker.Options{})
+	w := sdkworker.New(c, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
 	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -4,6 +4,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/worker/planworker"
 )
 
 // workerOptions applies the worker settings: the sticky cache size through
@@ -11,6 +12,9 @@ import (
 // process-wide and read when a worker is created, so it is set before
 // any), and the rest as the worker's options. Zero counts keep the SDK's
 // defaults; config.Validate has refused the values the SDK panics on.
+// Heartbeats are sent at least every planworker.HeartbeatThrottle, so
+// that a cancellation (a run's deadline, a cancelled run) reaches a
+// running activity at its next beat.
 func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 	setCacheSize(w.StickyCacheSize)
 	return sdkworker.Options{
@@ -20,6 +24,7 @@ func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 		MaxConcurrentActivityTaskPollers:       w.ActivityPollers,
 		StickyScheduleToStartTimeout:           w.StickyTimeout,
 		DeploymentOptions:                      deploymentOptions(w),
+		MaxHeartbeatThrottleInterval:           planworker.HeartbeatThrottle,
 	}
 }
 

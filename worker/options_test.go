@@ -23,6 +23,7 @@ func TestWorkerOptionsApplyEverySetting(t *testing.T) {
 		MaxConcurrentWorkflowTaskPollers:       4,
 		MaxConcurrentActivityTaskPollers:       6,
 		StickyScheduleToStartTimeout:           2 * time.Second,
+		MaxHeartbeatThrottleInterval:           time.Second,
 	}, got)
 }
 
@@ -30,7 +31,21 @@ func TestWorkerOptionsDefaultsAreTheSDKsButTheCache(t *testing.T) {
 	cacheSize := -1
 	got := workerOptions(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(n int) { cacheSize = n })
 	assert.Equal(t, config.DefaultStickyCacheSize, cacheSize)
-	assert.Equal(t, sdkworker.Options{}, got, "zero options are the SDK's defaults")
+	assert.Equal(t, sdkworker.Options{MaxHeartbeatThrottleInterval: time.Second}, got,
+		"zero options are the SDK's defaults, but for the heartbeats' throttle")
+}
+
+// TestWorkerSendsHeartbeatsSoonEnoughToHearACancellation: an activity
+// hears of its cancellation only in the answer to a heartbeat the SDK
+// sent, and the SDK sends one per 0.8 × the heartbeat timeout unless the
+// worker bounds it. A command step that beats as it starts and takes 10 s
+// then never heard of a 3 s deadline: it ran to its end and its plan
+// recorded it completed (README: "at the deadline running steps are
+// cancelled").
+func TestWorkerSendsHeartbeatsSoonEnoughToHearACancellation(t *testing.T) {
+	got := workerOptions(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(int) {})
+	assert.NotZero(t, got.MaxHeartbeatThrottleInterval, "the SDK's default holds heartbeats back for 24 s")
+	assert.LessOrEqual(t, got.MaxHeartbeatThrottleInterval, time.Second)
 }
 
 func TestWorkerOptionsMakeTheWorkerABuildOfItsDeployment(t *testing.T) {

@@ -1,12 +1,14 @@
 package workflows
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -36,6 +38,48 @@ func TestDeadlineStopsTheRun(t *testing.T) {
 	require.Equal(t, 1, h.f.count("Summarize"))
 	assert.True(t, h.f.summarizeIn[0].Partial, "the summary is partial")
 	assert.Equal(t, "summary: failed", res.Summary)
+}
+
+// TestDeadlineCancelsTheCommandOfAPlanHandedIn: a plan handed in with one
+// command step that takes ten seconds, and a deadline of three. At the
+// deadline the step's activity is cancelled, the step ends cancelled with
+// the reason, and the run fails with the reason and a partial summary,
+// before the command would have ended.
+//
+// This is the workflow's half: it asks for the cancellation at the
+// deadline. The test environment settles a cancelled activity at once;
+// on a server the workflow waits for the activity to acknowledge it
+// (WaitForCancellation), which the activity does only once a heartbeat's
+// answer tells it, so the worker must send heartbeats promptly
+// (planworker.HeartbeatThrottle).
+func TestDeadlineCancelsTheCommandOfAPlanHandedIn(t *testing.T) {
+	h := newHarness(t)
+	var answered atomic.Bool
+	h.env.OnActivity(a.RunTool, mockAny, mockAny).After(10 * time.Second).Return(
+		func(_ contextT, in activities.ToolInput) (activities.ToolOutput, error) {
+			answered.Store(true)
+			return activities.ToolOutput{Success: true, Output: "made", CommandsRun: 1}, nil
+		}).Once()
+	req := manualReq()
+	req.Plan = &signals.ExternalPlan{Title: "Make", Steps: []plan.Step{
+		toolStep("make", plan.ToolRunCommand, map[string]any{"command": "make"}),
+	}}
+	req.Workspace = "/srv/ws"
+	req.Deadline = "3s"
+	start := h.env.Now()
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusFailed, res.Status, res.Error)
+	assert.Regexp(t, `^deadline reached at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$`, res.Error)
+	require.NotNil(t, res.Plan)
+	s := res.Plan.StepByID("make")
+	require.NotNil(t, s)
+	assert.Equal(t, plan.StepCancelled, s.Status, "the command step is cancelled at the deadline: %s", s.Note)
+	assert.Contains(t, s.Note, "deadline reached")
+	assert.False(t, answered.Load(), "the command's activity was cancelled before it answered")
+	assert.Less(t, h.env.Now().Sub(start), 10*time.Second, "the run ends at its deadline, not when the command would have")
+	require.Equal(t, 1, h.f.count("Summarize"))
+	assert.True(t, h.f.summarizeIn[0].Partial, "the summary is partial")
 }
 
 // TestDeadlineWhileWaitingForSelection ends a run that still waits for a
