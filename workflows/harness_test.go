@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	sdktest "go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -38,9 +39,18 @@ func newHarness(t *testing.T) *harness {
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))))
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(20 * time.Second)
+	env.SetWorkerOptions(harnessWorkerOptions())
 	// The webhook child workflow, registered as the worker does.
 	env.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
 	return &harness{t: t, env: env, f: newFakes(), stepDelay: stepTime}
+}
+
+// harnessWorkerOptions are the test environment's worker options: a
+// workflow task may take a busy machine's time before it counts as a
+// deadlock (the SDK's default, one second, is a wall-clock bound a loaded
+// 2-core machine misses on a long plan's first task).
+func harnessWorkerOptions() worker.Options {
+	return worker.Options{DeadlockDetectionTimeout: 30 * time.Second}
 }
 
 // register wires the fakes into the environment's activity mocks.

@@ -3,12 +3,16 @@ package workflows
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -109,19 +113,22 @@ func TestLeaseIsReleasedHoweverThePlanEnds(t *testing.T) {
 // TestLeaseGoesBackBeforeTheSummary: nothing of the run touches the
 // folder once its steps are done, so the next plan need not wait for the
 // summary; and no rollback is taken once the run is ending.
+//
+// The order asserted is the workflow's own: the release's signal command
+// is issued before the Summarize activity is scheduled, in the same
+// workflow task, so the history records the release first. The test
+// environment then runs the signal's mock and the activity on goroutines
+// of their own, in either order, as the server delivers them: when the
+// fakes ran says nothing about the order the run asked for them.
 func TestLeaseGoesBackBeforeTheSummary(t *testing.T) {
 	h := newHarness(t)
-	releasedBefore := -1
-	h.f.summarize = func(activities.SummarizeInput) (activities.SummarizeOutput, error) {
-		h.f.mu.Lock()
-		releasedBefore = len(h.f.released)
-		h.f.mu.Unlock()
-		return activities.SummarizeOutput{Summary: "done"}, nil
-	}
+	seq := watchCommands(h)
 	res := h.run(autoReq())
 
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	assert.Equal(t, 1, releasedBefore, "the release was sent before the summary was asked for")
+	release := "signal " + signals.ReleaseWorkspace.Name
+	assert.Equal(t, []string{release, "activity Summarize"}, seq.only(release, "activity Summarize"),
+		"the release was sent before the summary was asked for")
 	assert.Len(t, h.f.released, 1, "and only once")
 
 	c := openRun()
@@ -226,4 +233,71 @@ func TestContinuationCarriesTheLease(t *testing.T) {
 	assert.Zero(t, h2.f.count("AcquireWorkspace"), "not acquired twice")
 	require.Len(t, h2.f.released, 1, "the last run releases it")
 	assert.Equal(t, next.Checkpoint.Lease.Request(), h2.f.released[0].req)
+}
+
+// commandLog is the sequence of activities and external signals a run
+// asked for, in the order its code asked for them: the order of their
+// commands in the history, whatever order the test environment then runs
+// their mocks in.
+type commandLog struct {
+	interceptor.WorkerInterceptorBase
+	mu    sync.Mutex
+	calls []string
+}
+
+// watchCommands records h's run's activities ("activity Type") and
+// external signals ("signal name") as the workflow schedules them.
+func watchCommands(h *harness) *commandLog {
+	l := &commandLog{}
+	opts := harnessWorkerOptions()
+	opts.Interceptors = []interceptor.WorkerInterceptor{l}
+	h.env.SetWorkerOptions(opts)
+	return l
+}
+
+func (l *commandLog) add(call string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls = append(l.calls, call)
+}
+
+// only returns the recorded calls that are among names, in order.
+func (l *commandLog) only(names ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, c := range l.calls {
+		if slices.Contains(names, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (l *commandLog) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &commandInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, l: l}
+}
+
+type commandInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	l *commandLog
+}
+
+func (i *commandInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&commandOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, l: i.l})
+}
+
+type commandOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	l *commandLog
+}
+
+func (o *commandOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	o.l.add("activity " + activityType)
+	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *commandOutbound) SignalExternalWorkflow(ctx workflow.Context, workflowID, runID, signalName string, arg any) workflow.Future {
+	o.l.add("signal " + signalName)
+	return o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
 }
