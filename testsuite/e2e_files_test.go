@@ -231,12 +231,14 @@ func TestForkGoesOnFromAStepsFiles(t *testing.T) {
 	assert.Contains(t, bres.Error, "no step \"s9\"")
 }
 
-// TestStepsSideBySideMergeOrConflict runs steps two at a time: two that
-// write different files both land; two that write the same file
-// differently conflict, and the later one fails naming the file, its own
-// version kept in its conflict manifest, the plan's files keeping the
-// other's.
-func TestStepsSideBySideMergeOrConflict(t *testing.T) {
+// TestStepsSideBySideMergeOrRunAgain runs four write steps, two at a
+// time: s1 and s2 write different files and merge silently; s3 and s4
+// both write z.txt from the same files: when s3, in place, writes first,
+// s4's copy clashes when it ends and runs again on the plan's files.
+// Both complete either way, a re-run's result records the clash with its
+// first try's files, and the plan's files and folder hold the z.txt
+// written last.
+func TestStepsSideBySideMergeOrRunAgain(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -245,25 +247,32 @@ func TestStepsSideBySideMergeOrConflict(t *testing.T) {
 	res := r.runToEnd(ctx, t, id, 2,
 		write("s1", "x.txt", "x"), write("s2", "y.txt", "y"),
 		write("s3", "z.txt", "from s3", "s1", "s2"), write("s4", "z.txt", "from s4", "s1", "s2"))
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 	require.GreaterOrEqual(t, res.Metrics.MaxConcurrent, 2, "steps ran side by side")
 
-	var won, lost string
+	var reran string
 	for _, s := range []string{"s3", "s4"} {
-		if sr := stepResult(t, res, s); len(sr.Conflicts) > 0 {
-			lost = s
-			assert.Equal(t, []string{"z.txt"}, sr.Conflicts)
-			assert.Contains(t, sr.Error, "z.txt")
-			assert.Equal(t, "from "+s, r.contentOf(ctx, t, sr.ConflictManifest)["z.txt"], "the losing step's own files are kept")
-		} else {
-			won = s
-			assert.True(t, sr.Success, sr.Error)
+		sr := stepResult(t, res, s)
+		assert.True(t, sr.Success, sr.Error)
+		assert.Empty(t, sr.Conflicts)
+		if len(sr.Clashes) == 0 {
+			continue
 		}
+		reran = s
+		require.Len(t, sr.Clashes, 1)
+		c := sr.Clashes[0]
+		assert.True(t, c.Rerun)
+		assert.Equal(t, []string{"z.txt"}, c.Paths)
+		assert.Equal(t, "from "+s, r.contentOf(ctx, t, c.Manifest)["z.txt"], "the first try's own files are kept")
+		assert.Equal(t, 2, sr.Attempts)
 	}
-	require.NotEmpty(t, lost, "one of the clashing steps conflicted")
-	require.NotEmpty(t, won, "the other completed")
+	last := "s3" // s4's copy ended first and merged at once: s3, in place, wrote over it
+	if reran != "" {
+		last = reran
+	}
 	final := r.contentOf(ctx, t, res.Manifest)
-	assert.Equal(t, map[string]string{"x.txt": "x", "y.txt": "y", "z.txt": "from " + won}, final,
-		"disjoint changes merged; the clash kept the step merged first")
+	assert.Equal(t, map[string]string{"x.txt": "x", "y.txt": "y", "z.txt": "from " + last}, final,
+		"disjoint changes merged; the step that wrote last holds z.txt")
 	assert.Equal(t, final, folderContent(t, filepath.Join(r.root, plan.DefaultWorkspace(id))))
 }
 

@@ -170,21 +170,21 @@ func sameEntry(a, b *ManifestEntry) bool {
 	return *a == *b
 }
 
-// mergeText merges two changed text files line by line (see diff3Lines)
-// and stores the result; binary or large files are a conflict.
+// mergeText merges two changed versions of a text file the base had,
+// line by line (see diff3Lines), and stores the result; binary or large
+// files, and a file both sides created, are a conflict.
 func (f *Files) mergeText(ctx context.Context, p string, b, o, t *ManifestEntry) (ManifestEntry, bool, error) {
 	if o.Size > maxMergeText || t.Size > maxMergeText {
 		return ManifestEntry{}, false, nil
 	}
-	var baseText []byte
-	if b != nil && b.Kind == EntryFile {
-		if b.Size > maxMergeText {
-			return ManifestEntry{}, false, nil
-		}
-		var err error
-		if baseText, err = f.fetchBlob(ctx, b.Hash, maxMergeText); err != nil {
-			return ManifestEntry{}, false, err
-		}
+	if b == nil || b.Kind != EntryFile || b.Size > maxMergeText {
+		// Both created the file, differently: no lines in common to
+		// join them by, nor an end both appended to.
+		return ManifestEntry{}, false, nil
+	}
+	baseText, err := f.fetchBlob(ctx, b.Hash, maxMergeText)
+	if err != nil {
+		return ManifestEntry{}, false, err
 	}
 	ours, err := f.fetchBlob(ctx, o.Hash, maxMergeText)
 	if err != nil {

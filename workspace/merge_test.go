@@ -204,7 +204,8 @@ func TestMergeJoinsTextAndKeepsOursOnABinaryConflict(t *testing.T) {
 
 // TestMergeKeepsBothAppendsToALog has two steps append to one log from
 // the same base: the merged file holds both steps' lines, ours first; the
-// same appends to a binary file are a conflict that keeps ours.
+// same appends to a binary file, and a log both steps created, are
+// conflicts that keep ours.
 func TestMergeKeepsBothAppendsToALog(t *testing.T) {
 	f, _ := newFiles(t)
 	ctx := context.Background()
@@ -217,14 +218,18 @@ func TestMergeKeepsBothAppendsToALog(t *testing.T) {
 	base := record(t, f, ws).ID
 	write("sidefx.log", "m1 start\nm1 end\nm2 start\nm2 end\n")
 	write("data.bin", "\x00base\x00m2")
+	write("new.log", "m2 start\n")
 	ours := record(t, f, ws).ID
 	write("sidefx.log", "m1 start\nm1 end\nm3 start\nm3 end\n")
 	write("data.bin", "\x00base\x00m3")
+	require.NoError(t, os.Remove(filepath.Join(ws, "new.log")))
+	write("new.log", "m3 start\n")
 	theirs := record(t, f, ws).ID
 
 	merged, err := f.Merge(ctx, MergeRequest{Owner: owner, PlanID: "p", Base: base, Ours: ours, Theirs: theirs})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"data.bin"}, merged.Conflicts, "binary appends cannot be joined line by line")
+	assert.Equal(t, []string{"data.bin", "new.log"}, merged.Conflicts,
+		"binary appends cannot be joined line by line, nor two files both steps created")
 	out := filepath.Join(t.TempDir(), "merged")
 	_, err = f.Sync(ctx, SyncRequest{Dir: out, Owner: owner, ID: merged.ID})
 	require.NoError(t, err)
