@@ -14,6 +14,7 @@ import (
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/folders"
 )
 
 // These benchmarks measure the worker side of a step: the LLM client path
@@ -56,7 +57,7 @@ func llmPlan(n int) plan.Plan {
 // bounded context and the results of the steps before it, as the
 // workflow does; with reflect set, each step is followed by its
 // reflection (which may inspect ws) and the plan ends with its summary.
-func runLLMPlan(b testing.TB, a *activities.Activities, fixture plan.Plan, ws string, reflect bool) {
+func runLLMPlan(b testing.TB, a activities.Set, fixture plan.Plan, ws string, reflect bool) {
 	p := fixture.Clone()
 	for i := range p.Steps {
 		id := p.Steps[i].ID
@@ -84,7 +85,7 @@ func runLLMPlan(b testing.TB, a *activities.Activities, fixture plan.Plan, ws st
 
 // reflectOn asks for the reflection after step id as the workflow does:
 // the step's context, its result and the steps not done yet.
-func reflectOn(b testing.TB, a *activities.Activities, p *plan.Plan, id, ws string) {
+func reflectOn(b testing.TB, a activities.Set, p *plan.Plan, id, ws string) {
 	remaining, more := p.NotDone()
 	r, err := a.Reflect(context.Background(), activities.ReflectInput{Context: plan.BuildStepContext(benchGoal, p, id),
 		Result: p.StepByID(id).Result, Remaining: remaining, RemainingMore: more, Mode: "balanced", Workspace: ws})
@@ -130,7 +131,7 @@ func BenchmarkPromptTokensPerPlan(b *testing.B) {
 			srv := benchServer(b)
 			ws := benchWorkspace(b)
 			a := over(srv, llm.Config{})
-			a.Workspace = workspace.Root{Dir: ws}
+			a.Tools.Folders.Root = workspace.Root{Dir: ws}
 			fixture := llmPlan(n)
 			b.ReportAllocs()
 			var execute, reflect, summarize int
@@ -181,7 +182,7 @@ func benchWorkspace(b *testing.B) string {
 }
 
 // runTool runs one tool call and fails b unless it succeeds.
-func runTool(b *testing.B, a *activities.Activities, ws, name, args string) activities.ToolOutput {
+func runTool(b *testing.B, a *activities.Tools, ws, name, args string) activities.ToolOutput {
 	out, err := a.RunTool(context.Background(), activities.ToolInput{PlanID: "p1", StepID: "s1", Workspace: ws,
 		Call: activities.ToolCall{ID: "c1", Name: name, Arguments: args}})
 	if err != nil || !out.Success {
@@ -194,7 +195,7 @@ func runTool(b *testing.B, a *activities.Activities, ws, name, args string) acti
 // sandbox checks, the read and the output cap.
 func BenchmarkRunToolReadFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
+	a := &activities.Tools{Folders: &folders.Folders{Root: workspace.Root{Dir: ws}}}
 	want := benchSource(0)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -209,7 +210,7 @@ func BenchmarkRunToolReadFile(b *testing.B) {
 // and the line counts of the change.
 func BenchmarkRunToolWriteFile(b *testing.B) {
 	ws := benchWorkspace(b)
-	a := &activities.Activities{Workspace: workspace.Root{Dir: ws}}
+	a := &activities.Tools{Folders: &folders.Folders{Root: workspace.Root{Dir: ws}}}
 	args := [2]string{}
 	for v := range args {
 		raw, err := json.Marshal(map[string]string{"path": "main.go", "content": benchSource(v + 1)})

@@ -52,10 +52,10 @@ func (s *scriptLLM) calls() int {
 	return len(s.requests)
 }
 
-// newScripted returns Activities over a scriptLLM answering replies.
-func newScripted(replies ...scripted) (*Activities, *scriptLLM) {
+// newScripted returns activities over a scriptLLM answering replies.
+func newScripted(replies ...scripted) (Set, *scriptLLM) {
 	model := &scriptLLM{replies: replies}
-	return &Activities{LLM: model}, model
+	return worker{LLM: model}.set(), model
 }
 
 // appError asserts err is an ApplicationError and returns it.

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,13 +19,13 @@ import (
 // filesActivities returns activities whose plans' files are kept in an
 // in-memory store, the workspace "ws" under a fresh root, and the
 // manifest of that workspace holding a.txt.
-func filesActivities(t *testing.T) (*Activities, *blobstore.Memory, string) {
+func filesActivities(t *testing.T) (Set, *blobstore.Memory, string) {
 	t.Helper()
 	root := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "ws"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "ws", "a.txt"), []byte("a"), 0o644))
 	mem := blobstore.NewMemory()
-	a := &Activities{Workspace: workspace.Root{Dir: root}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}
+	a := worker{Workspace: workspace.Root{Dir: root}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}.set()
 	out, err := a.SnapshotWorkspace(context.Background(), SnapshotInput{PlanID: "p1", Workspace: "ws"})
 	require.NoError(t, err)
 	require.True(t, workspace.ValidManifestID(out.Manifest))
@@ -46,7 +44,7 @@ func TestRunToolRecordsWhatItChangedAndAnotherWorkerStartsFromIt(t *testing.T) {
 	require.True(t, out.Success, out.Error)
 	require.NotEqual(t, base, out.Manifest, "the call's change is a manifest of its own")
 
-	other := &Activities{Workspace: workspace.Root{Dir: t.TempDir()}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}
+	other := worker{Workspace: workspace.Root{Dir: t.TempDir()}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}.set()
 	read := toolCall("ws", "read_file", `{"path": "b.txt"}`)
 	read.Files = FilesRef{Manifest: out.Manifest}
 	got, err := other.RunTool(ctx, read)
@@ -67,8 +65,8 @@ func TestFilesFailuresSayWhyAndWhetherToRetry(t *testing.T) {
 	out, err := a.RunTool(ctx, in)
 	require.NoError(t, err)
 
-	fresh := func() *Activities {
-		return &Activities{Workspace: workspace.Root{Dir: t.TempDir()}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}
+	fresh := func() Set {
+		return worker{Workspace: workspace.Root{Dir: t.TempDir()}, Files: &workspace.Files{Store: mem, StateDir: t.TempDir()}}.set()
 	}
 	read := toolCall("ws", "read_file", `{"path": "b.txt"}`)
 	read.Files = FilesRef{Manifest: out.Manifest}
@@ -80,7 +78,7 @@ func TestFilesFailuresSayWhyAndWhetherToRetry(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the workspace store is unavailable, nothing was written (retried)")
 	assertRetryable(t, err)
-	assert.NoFileExists(t, filepath.Join(b.Workspace.Dir, "ws", "b.txt"))
+	assert.NoFileExists(t, filepath.Join(b.Tools.Folders.Root.Dir, "ws", "b.txt"))
 
 	sum := "3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d" // sha256("b")
 	mem.Corrupt("blobs/"+sum[:2]+"/"+sum, []byte("not b"))
@@ -89,7 +87,7 @@ func TestFilesFailuresSayWhyAndWhetherToRetry(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "does not match its hash")
 	assertRetryable(t, err)
-	assert.NoFileExists(t, filepath.Join(c.Workspace.Dir, "ws", "b.txt"))
+	assert.NoFileExists(t, filepath.Join(c.Tools.Folders.Root.Dir, "ws", "b.txt"))
 
 	missing := read
 	missing.Files = FilesRef{Manifest: "0000000000000000000000000000000000000000000000000000000000000000"}
@@ -104,19 +102,4 @@ func assertRetryable(t *testing.T, err error) {
 	if errors.As(err, &app) {
 		assert.False(t, app.NonRetryable(), "%v", err)
 	}
-}
-
-// A folder held alone (brought to a manifest) keeps others waiting only
-// as long as their context allows: a wait never outlives its activity.
-func TestWaitingForAFolderEndsWithTheContext(t *testing.T) {
-	var mu sync.RWMutex
-	mu.Lock()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := acquire(ctx, &mu, false)
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 2*time.Second)
-	mu.Unlock()
-	require.NoError(t, acquire(context.Background(), &mu, true), "a free folder is taken at once")
 }

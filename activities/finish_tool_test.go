@@ -12,11 +12,12 @@ import (
 	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/folders"
 )
 
 func TestRunToolFinishPlanAsksToExit(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"cart.go": "package cart\n"})
-	a := &activities.Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	a := &activities.Tools{Folders: &folders.Folders{Root: workspace.Root{Dir: filepath.Dir(ws)}}}
 	call := func(args string, readOnly bool) activities.ToolOutput {
 		t.Helper()
 		out, err := a.RunTool(context.Background(), activities.ToolInput{PlanID: "p1", StepID: "s2", ReadOnly: readOnly,

@@ -33,11 +33,11 @@ type GoalAttrOutput struct {
 // the same, upserts what this answered, and the answer is recorded in
 // history (encrypted like every payload). An error digesting is an
 // ErrorTypeGoalDigest error; the workflow then sets no PlanGoal at all.
-func (a *Activities) GoalAttr(_ context.Context, in GoalAttrInput) (GoalAttrOutput, error) {
-	if a.GoalDigest == nil {
+func (n *Notices) GoalAttr(_ context.Context, in GoalAttrInput) (GoalAttrOutput, error) {
+	if n.GoalDigest == nil {
 		return GoalAttrOutput{Value: signals.GoalAttrValue(in.Goal)}, nil
 	}
-	d, err := a.GoalDigest(signals.NormalizeGoal(in.Goal))
+	d, err := n.GoalDigest(signals.NormalizeGoal(in.Goal))
 	if err != nil {
 		return GoalAttrOutput{}, temporal.NewNonRetryableApplicationError("digest the goal: "+err.Error(), ErrorTypeGoalDigest, nil)
 	}

@@ -11,14 +11,14 @@ import (
 )
 
 func TestGoalAttrWritesTheGoalWithoutEncryption(t *testing.T) {
-	out, err := (&Activities{}).GoalAttr(context.Background(), GoalAttrInput{Goal: " Add JWT\n authentication"})
+	out, err := worker{}.set().GoalAttr(context.Background(), GoalAttrInput{Goal: " Add JWT\n authentication"})
 	require.NoError(t, err)
 	assert.Equal(t, GoalAttrOutput{Value: "Add JWT authentication"}, out)
 }
 
 func TestGoalAttrWritesOnlyTheDigestWithEncryption(t *testing.T) {
 	var got string
-	a := &Activities{GoalDigest: func(goal string) (string, error) { got = goal; return "hmac:0f", nil }}
+	a := worker{GoalDigest: func(goal string) (string, error) { got = goal; return "hmac:0f", nil }}.set()
 	out, err := a.GoalAttr(context.Background(), GoalAttrInput{Goal: " Add JWT\n authentication"})
 	require.NoError(t, err)
 	assert.Equal(t, GoalAttrOutput{Value: "hmac:0f", Digest: true}, out)
@@ -26,7 +26,7 @@ func TestGoalAttrWritesOnlyTheDigestWithEncryption(t *testing.T) {
 }
 
 func TestGoalAttrFailsRatherThanWriteTheGoal(t *testing.T) {
-	a := &Activities{GoalDigest: func(string) (string, error) { return "", errors.New("key file: permission denied") }}
+	a := worker{GoalDigest: func(string) (string, error) { return "", errors.New("key file: permission denied") }}.set()
 	out, err := a.GoalAttr(context.Background(), GoalAttrInput{Goal: "Add JWT authentication"})
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)

@@ -49,7 +49,7 @@ func runWithHeartbeatTimeout[In, Out any](t *testing.T, timeout time.Duration, f
 func TestLLMCallOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	// The worker's interval (10s) is far above the timeout: only the cap
 	// keeps the call alive.
-	a := &Activities{LLM: slowLLM{delay: 900 * time.Millisecond}}
+	a := worker{LLM: slowLLM{delay: 900 * time.Millisecond}}.set()
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err, "the call heartbeats at a third of the timeout")
 	assert.Equal(t, "done", out.Summary)
@@ -63,7 +63,7 @@ func TestCommandOutlivesAShortHeartbeatTimeout(t *testing.T) {
 	cfg := tools.DefaultConfig()
 	cfg.AllowCommands = []string{"sleep"}
 	require.Equal(t, tools.DefaultHeartbeatInterval, cfg.HeartbeatInterval, "the configured interval is far above the timeout")
-	a := &Activities{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	a := worker{Tools: tools.Builtin(cfg), Workspace: workspace.Root{Dir: filepath.Dir(ws)}}.set()
 	out, err := runWithHeartbeatTimeout(t, 300*time.Millisecond, a.RunTool,
 		toolCall(ws, "run_command", `{"command":"sleep","args":["0.9"]}`))
 	require.NoError(t, err, "the command heartbeats at a third of the timeout")

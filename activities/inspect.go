@@ -3,10 +3,12 @@ package activities
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
 )
@@ -32,11 +34,46 @@ type inspection struct {
 	mcp MCPInspect
 }
 
+// inspect makes req, first letting the model look at the workspace
+// (llm.Inspection): each tool call it makes runs read-only in the
+// workspace, for at most MaxInspectRounds rounds. Read-only tools change
+// nothing, so a retry of the activity repeats them safely.
+func (m *Model) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
+	error) {
+	specs := m.inspectTools(ins)
+	if len(specs) == 0 {
+		resp, usage, err := m.complete(ctx, req)
+		return resp, req.Messages, usage, err
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	req.Messages = prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
+	look := llm.Inspection{Tools: specs, Rounds: MaxInspectRounds, Done: prompts.InspectDone,
+		Run: func(ctx context.Context, c ToolCall) (string, error) {
+			res, err := m.inspectCall(ctx, ins, specs, c)
+			if err != nil && ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			if err != nil {
+				res = ToolOutput{Error: err.Error()}
+			}
+			return inspectResult(res), nil
+		}}
+	if beat := heartbeat.Recorder(ctx); beat != nil {
+		look.Beat = func(round int) {
+			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
+		}
+	}
+	return look.Exchange(m.complete)(ctx, req)
+}
+
 // inspectTools returns the specs to offer for an inspection: the
 // workspace's (workspaceTools) and the read-only MCP tools it names
 // (mcpInspectTools), at most plan.MaxStepTools in all.
-func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
-	specs := append(a.workspaceTools(ins), a.mcpInspectTools(ins.mcp)...)
+func (m *Model) inspectTools(ins inspection) []llm.ToolSpec {
+	specs := append(m.workspaceTools(ins), m.mcpInspectTools(ins.mcp)...)
 	return specs[:min(len(specs), plan.MaxStepTools)]
 }
 
@@ -44,98 +81,59 @@ func (a *Activities) inspectTools(ins inspection) []llm.ToolSpec {
 // cannot be used (the prompt's file listing still applies), else the
 // read-only tools of ToolSpecs when it can tell them, else those of the
 // registry RunTool runs.
-func (a *Activities) workspaceTools(ins inspection) []llm.ToolSpec {
+func (m *Model) workspaceTools(ins inspection) []llm.ToolSpec {
 	if strings.TrimSpace(ins.workspace) == "" {
 		return nil
 	}
-	if _, err := a.Workspace.Resolve(ins.workspace, true); err != nil {
+	if _, err := m.tools().folders().Root.Resolve(ins.workspace, true); err != nil {
 		return nil
 	}
-	if ro, ok := a.specs().(ReadOnlyToolSpecs); ok {
+	if ro, ok := m.specs().(phases.ReadOnlyToolSpecs); ok {
 		return ro.ReadOnlySpecs()
 	}
-	return registrySpecs{a.registry()}.ReadOnlySpecs()
+	return phases.ToolSpecsOf(m.tools().registry()).ReadOnlySpecs()
 }
 
-// inspect makes req, first letting the model look at the workspace: while
-// it calls tools, each call runs read-only in the workspace and its result
-// goes back as a tool message, for at most MaxInspectRounds rounds; the
-// request after them offers no tools. Read-only tools change nothing, so
-// a retry of the activity repeats them safely. It returns the last
-// response, the messages that request was made with (for a repair) and
-// the usage of every call.
-func (a *Activities) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
-	error) {
-	specs := a.inspectTools(ins)
-	if len(specs) == 0 {
-		resp, usage, err := a.complete(ctx, req)
-		return resp, req.Messages, usage, err
+// mcpInspectTools returns the specs of the read-only MCP tools ins names,
+// taken from the worker's catalogue when it is the one the plan recorded
+// (mcp.Catalogue.ReadOnly).
+func (m *Model) mcpInspectTools(ins MCPInspect) []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, t := range m.tools().MCP.Catalogue().ReadOnly(ins.Digest, ins.Names) {
+		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
-	msgs := prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
-	beat := heartbeat.Recorder(ctx)
-	var usage plan.Usage
-	for round := 1; ; round++ {
-		r := req
-		r.Messages = msgs
-		if round <= MaxInspectRounds {
-			r.Tools = specs
-		}
-		resp, u, err := a.complete(ctx, r)
-		usage = usage.Add(u)
-		if err != nil || len(resp.ToolCalls) == 0 || round > MaxInspectRounds {
-			return resp, msgs, usage, err
-		}
-		results, err := a.runInspectCalls(ctx, ins, specs, round, resp.ToolCalls)
-		if err != nil {
-			return llm.Response{}, msgs, usage, err
-		}
-		msgs = append(msgs, Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: results.calls})
-		msgs = append(msgs, results.messages...)
-		if round == MaxInspectRounds {
-			msgs = append(msgs, Message{Role: llm.RoleUser, Content: prompts.InspectDone})
-		}
-		if beat != nil {
-			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
-		}
-	}
+	return out
 }
 
-// inspectRound is one round's tool calls, with ids, and their results as
-// tool messages.
-type inspectRound struct {
-	calls    []ToolCall
-	messages []Message
+// offered reports whether specs holds a tool called name.
+func offered(specs []llm.ToolSpec, name string) bool {
+	return slices.ContainsFunc(specs, func(s llm.ToolSpec) bool { return s.Name == name })
 }
 
-// runInspectCalls runs one round's tool calls read-only in the workspace.
-// A call without an id gets one, as tool messages must name their call.
-// A tool that fails, is unknown or would change the workspace is a tool
-// message saying so, never run; only cancellation is an error.
-func (a *Activities) runInspectCalls(ctx context.Context, ins inspection, specs []llm.ToolSpec, round int, calls []ToolCall) (
-	inspectRound, error) {
-	var out inspectRound
-	for i, c := range calls {
-		if ctx.Err() != nil {
-			return inspectRound{}, fmt.Errorf("inspect the workspace: %w", ctx.Err())
-		}
-		if c.ID == "" {
-			c.ID = fmt.Sprintf("inspect_%d_%d", round, i+1)
-		}
-		res, err := a.inspectCall(ctx, ins, specs, c)
-		if err != nil && ctx.Err() != nil {
-			return inspectRound{}, fmt.Errorf("inspect the workspace: %w", ctx.Err())
-		}
-		if err != nil {
-			res = ToolOutput{Error: err.Error()}
-		}
-		out.calls = append(out.calls, c)
-		out.messages = append(out.messages, Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: inspectResult(res)})
+// inspectCall runs one call of an inspection: an MCP tool only when the
+// inspection offers it (so a model told by a tool's answer to call
+// another tool cannot reach one that writes), a built-in one read-only
+// in the workspace.
+func (m *Model) inspectCall(ctx context.Context, ins inspection, specs []llm.ToolSpec, c ToolCall) (ToolOutput, error) {
+	if !strings.HasPrefix(c.Name, plan.MCPToolPrefix) {
+		return m.tools().RunTool(ctx, ToolInput{PlanID: ins.planID, StepID: ins.stepID, Workspace: ins.workspace, Call: c, ReadOnly: true})
 	}
-	return out, nil
+	if !offered(specs, c.Name) {
+		return ToolOutput{Error: fmt.Sprintf("%s is not offered here: only the read-only tools listed may be called", c.Name)}, nil
+	}
+	out, err := m.tools().CallMCPTool(ctx, MCPCallInput{PlanID: ins.planID, StepID: ins.stepID, CallID: c.ID, Name: c.Name,
+		Arguments: c.Arguments, CatalogueDigest: ins.mcp.Digest})
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	res := ToolOutput{Success: !out.IsError, Output: out.Output, OutputTruncated: out.OutputTruncated, OutputRef: out.OutputRef}
+	if res.Output == "" && len(out.Structured) > 0 {
+		res.Output = string(out.Structured)
+	}
+	if out.IsError {
+		res.Error = fmt.Sprintf("MCP tool %s reported an error", c.Name)
+	}
+	return res, nil
 }
 
 // inspectResult is the tool message of a result: its output, or its error
@@ -148,6 +146,6 @@ func inspectResult(res ToolOutput) string {
 	if strings.TrimSpace(text) == "" {
 		text = "(no output)"
 	}
-	text, _ = boundOutput(text, maxInspectOutput)
+	text, _ = phases.Bound(text, maxInspectOutput)
 	return text
 }

@@ -17,7 +17,7 @@ import (
 
 // inspectServer is an MCP server with a read-only tool and one that
 // deletes, counting the deletions.
-func inspectServer(t *testing.T, deleted *atomic.Int32) *Activities {
+func inspectServer(t *testing.T, deleted *atomic.Int32) Set {
 	return mcpActivities(t, 30*time.Second, func(s *sdk.Server) {
 		mcpTool(s, "read_graph", &sdk.ToolAnnotations{ReadOnlyHint: true}, func(context.Context) *sdk.CallToolResult {
 			return mcpText("graph: a -> b")
@@ -60,7 +60,7 @@ func TestInspectionOffersNoMCPToolsUnderAnotherCatalogue(t *testing.T) {
 	assert.Equal(t, names, toolNames(a.inspectTools(inspection{mcp: MCPInspect{Digest: a.MCP.Catalogue().Digest, Names: names}})))
 	assert.Empty(t, a.inspectTools(inspection{mcp: MCPInspect{Digest: "sha256:other", Names: names}}),
 		"the names may mean other tools now")
-	assert.Empty(t, (&Activities{}).inspectTools(inspection{mcp: MCPInspect{Digest: "sha256:x", Names: names}}))
+	assert.Empty(t, worker{}.set().inspectTools(inspection{mcp: MCPInspect{Digest: "sha256:x", Names: names}}))
 }
 
 func TestPlanPromptListsTheRecordedMCPToolsBounded(t *testing.T) {
@@ -70,16 +70,16 @@ func TestPlanPromptListsTheRecordedMCPToolsBounded(t *testing.T) {
 	}
 	in := optionsIn("")
 	in.MCPTools = tools
-	d := (&Activities{}).planData(in, 1)
-	builtin := len((&Activities{}).planData(optionsIn(""), 1).Tools)
-	require.Len(t, d.Tools, builtin+MaxPlanMCPTools)
-	mcp := d.Tools[builtin:]
+	builtin := worker{}.set().specs().Specs(nil)
+	d := options(in).Data(nil, false, builtin)
+	require.Len(t, d.Tools, len(builtin)+MaxPlanMCPTools)
+	mcp := d.Tools[len(builtin):]
 	assert.Equal(t, "mcp__big__tool_00", mcp[0].Name)
 	assert.LessOrEqual(t, len(mcp[0].Description), MaxPlanToolDescription)
 	assert.True(t, strings.HasPrefix(mcp[1].Description, "(a call waits for a person's approval) "))
 	assert.False(t, strings.HasPrefix(mcp[0].Description, "(a call waits"))
 
-	msgs, err := (&Activities{}).Prompts.Plan(Prompts{}, d)
+	msgs, err := worker{}.set().Prompts.Plan(Prompts{}, d)
 	require.NoError(t, err)
 	user := msgs[len(msgs)-1].Content
 	assert.Contains(t, user, "- mcp__big__tool_49: (a call waits for a person's approval) ddd")

@@ -141,13 +141,13 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 	outside := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	tests := []struct {
 		name string
-		a    func(llm.Client) *Activities
+		a    func(llm.Client) Set
 		ws   string
 	}{
-		{"no workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, ""},
-		{"no workspace under a root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, ""},
-		{"missing workspace", func(l llm.Client) *Activities { return &Activities{LLM: l} }, filepath.Join(root, "missing")},
-		{"outside the root", func(l llm.Client) *Activities { return &Activities{LLM: l, Workspace: workspace.Root{Dir: root}} }, outside},
+		{"no workspace", func(l llm.Client) Set { return worker{LLM: l}.set() }, ""},
+		{"no workspace under a root", func(l llm.Client) Set { return worker{LLM: l, Workspace: workspace.Root{Dir: root}}.set() }, ""},
+		{"missing workspace", func(l llm.Client) Set { return worker{LLM: l}.set() }, filepath.Join(root, "missing")},
+		{"outside the root", func(l llm.Client) Set { return worker{LLM: l, Workspace: workspace.Root{Dir: root}}.set() }, outside},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,24 +209,14 @@ func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
 	assert.Contains(t, repair.Messages[5].Content, "Your reply was not valid")
 }
 
-func TestInspectionStopsOnCancellation(t *testing.T) {
-	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	a := &Activities{LLM: &scriptLLM{}}
-	_, err := a.runInspectCalls(ctx, inspection{workspace: ws}, nil, 1,
-		[]ToolCall{{Name: "read_file", Arguments: `{"path":"a.go"}`}})
-	require.ErrorIs(t, err, context.Canceled)
-}
-
 func TestInspectToolsFollowTheConfiguredSpecs(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
-	custom := &Activities{ToolSpecs: staticSpecs{{Name: "read_file"}, {Name: "write_file"}}}
+	custom := worker{ToolSpecs: staticSpecs{{Name: "read_file"}, {Name: "write_file"}}}.set()
 	assert.Equal(t, readOnlyTools, toolNames(custom.inspectTools(inspection{workspace: ws})),
 		"specs that cannot tell read-only tools apart give way to the registry's")
-	assert.Equal(t, readOnlyTools, toolNames((&Activities{}).inspectTools(inspection{workspace: ws})))
+	assert.Equal(t, readOnlyTools, toolNames(worker{}.set().inspectTools(inspection{workspace: ws})))
 	require.NoError(t, os.RemoveAll(ws))
-	assert.Empty(t, (&Activities{}).inspectTools(inspection{workspace: ws}))
+	assert.Empty(t, worker{}.set().inspectTools(inspection{workspace: ws}))
 }
 
 func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
@@ -274,7 +264,7 @@ func TestReflectionInspectsOnlyWhenTheStepMayHaveLeftSomething(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, model := newScripted(text(goodReflect))
-			a.Workspace = workspace.Root{Dir: filepath.Dir(ws)}
+			a.Tools.Folders.Root = workspace.Root{Dir: filepath.Dir(ws)}
 			_, err := a.Reflect(context.Background(), ReflectInput{Workspace: ws, Result: tt.result,
 				Context: plan.StepContext{Goal: "g", Step: plan.Step{ID: "s1", Title: "Work", Status: tt.status},
 					Position: 1, Total: 2},

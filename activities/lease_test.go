@@ -32,7 +32,7 @@ func newFakeRegistry() *fakeRegistry {
 	return &fakeRegistry{leases: map[string]signals.WorkspaceLease{}, closed: map[string]bool{}}
 }
 
-func (f *fakeRegistry) acquire(_ context.Context, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, error) {
+func (f *fakeRegistry) Acquire(_ context.Context, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fault != nil {
@@ -51,7 +51,7 @@ func (f *fakeRegistry) acquire(_ context.Context, req signals.WorkspaceLeaseRequ
 	return l, nil
 }
 
-func (f *fakeRegistry) release(_ context.Context, req signals.WorkspaceLeaseRequest) error {
+func (f *fakeRegistry) Release(_ context.Context, req signals.WorkspaceLeaseRequest) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.released = append(f.released, req)
@@ -61,7 +61,7 @@ func (f *fakeRegistry) release(_ context.Context, req signals.WorkspaceLeaseRequ
 	return nil
 }
 
-func (f *fakeRegistry) open(_ context.Context, l signals.WorkspaceLease) (bool, error) {
+func (f *fakeRegistry) Open(_ context.Context, l signals.WorkspaceLease) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return !f.closed[l.PlanID], nil
@@ -69,13 +69,13 @@ func (f *fakeRegistry) open(_ context.Context, l signals.WorkspaceLease) (bool, 
 
 // leaseRig is a workspace root holding a plan's folder "a" and a file
 // outside it, with the fake registry.
-func leaseRig(t *testing.T) (*Activities, *fakeRegistry, string) {
+func leaseRig(t *testing.T) (Set, *fakeRegistry, string) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
 	reg := newFakeRegistry()
-	return &Activities{Workspace: workspace.Root{Dir: root}, leases: reg}, reg, root
+	return worker{Workspace: workspace.Root{Dir: root}, leases: reg}.set(), reg, root
 }
 
 func acquireIn(planID, ws string) AcquireWorkspaceInput {
@@ -94,7 +94,7 @@ func TestAcquireWorkspaceCreatesThePlansOwnFolder(t *testing.T) {
 
 func TestAcquireWorkspaceSnapshotsOnlyOnceLeased(t *testing.T) {
 	a, _, root := leaseRig(t)
-	a.Workspace.SnapshotDir = t.TempDir()
+	a.Tools.Folders.Root.SnapshotDir = t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "main.go"), []byte("package main\n"), 0o644))
 	in := acquireIn("plan-A", "a")
 	in.Snapshot = &SnapshotInput{PlanID: "plan-A-external", Workspace: "a"}
@@ -135,7 +135,7 @@ func TestAcquireWorkspaceDoesNotCreateANamedWorkspace(t *testing.T) {
 }
 
 func TestAcquireWorkspaceOwnNeedsARoot(t *testing.T) {
-	a := &Activities{leases: newFakeRegistry()}
+	a := worker{leases: newFakeRegistry()}.set()
 	in := acquireIn("plan-G", "plan-G")
 	in.Own = true
 	_, err := a.AcquireWorkspace(context.Background(), in)

@@ -2,16 +2,17 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
-	"github.com/planmode/planmode/signals"
 )
 
 // The LLM activities. Each returns its usage (tokens, calls, cost) in its
@@ -25,30 +26,21 @@ import (
 // no plan is needed, or asks questions when in.AskQuestions allows it.
 // Questions are dropped when not allowed; a reply with no goal keeps the
 // task's own.
-func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
-	files, more := a.listFiles(in.Task.Context)
+func (m *Model) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
+	files, more := m.tools().folders().List(in.Task.Context)
 	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
-	msgs, err := a.Prompts.Clarify(in.Prompts, data)
+	msgs, err := m.Prompts.Clarify(in.Prompts, data)
 	if err != nil {
 		return ClarifyOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the clarify prompt")
 	}
-	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
+	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
 		reply.ClarifySchema, (*reply.Clarify).Check)
 	if err != nil {
-		return ClarifyOutput{Usage: usage, Offline: a.Offline}, err
+		return ClarifyOutput{Usage: usage, Offline: m.Offline}, err
 	}
-	out := ClarifyOutput{Goal: strings.TrimSpace(answer.Goal), Usage: usage, Offline: a.Offline}
-	if out.Goal == "" {
-		out.Goal = in.Task.Goal
-	}
-	if !answer.NeedsPlan {
-		out.DirectAnswer = answer.DirectAnswer
-	}
-	if in.AskQuestions && answer.NeedsPlan {
-		out.Questions = answer.Questions
-	}
-	return out, nil
+	goal, direct, questions := phases.Clarified(answer, in.Task.Goal, in.AskQuestions)
+	return ClarifyOutput{Goal: goal, DirectAnswer: direct, Questions: questions, Usage: usage, Offline: m.Offline}, nil
 }
 
 // GenerateOptions produces plan options, not yet scored: from a template
@@ -58,40 +50,35 @@ func (a *Activities) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutpu
 // first inspect the task's workspace (Task.Context.WorkspaceRoot) with
 // read-only tools. Option ids are "r<revision>-o<n>", plan ids the task id
 // and the option id.
-func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOutput, error) {
-	if out, ok, err := templateOptions(in, time.Now()); err != nil {
-		return out, err
-	} else if ok {
-		for i := range out.Options {
-			a.estimate(&out.Options[i].Plan)
-		}
-		return out, nil
+func (m *Model) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOutput, error) {
+	o := options(in)
+	opt, name, ok, err := o.FromTemplate(time.Now())
+	var unknown *phases.UnknownTemplate
+	switch {
+	case errors.As(err, &unknown):
+		return OptionsOutput{}, fail(ErrorTypeUnknownTemplate, nil, unknown.Error())
+	case ok:
+		m.estimate(&opt.Plan)
+		return OptionsOutput{Options: []plan.Option{opt}, FromTemplate: name}, nil
 	}
-	if err := a.bringUp(ctx, in.Task.Context.WorkspaceRoot, in.Files); err != nil {
+	if err := m.bringUp(ctx, in.Task.Context.WorkspaceRoot, in.Files); err != nil {
 		return OptionsOutput{}, err
 	}
-	count := optionCount(in.Count)
-	msgs, err := a.Prompts.Plan(in.Prompts, a.planData(in, count))
+	files, more := m.tools().folders().List(in.Task.Context)
+	msgs, err := m.Prompts.Plan(in.Prompts, o.Data(files, more, m.specs().Specs(nil)))
 	if err != nil {
 		return OptionsOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the plan prompt")
 	}
 	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID, mcp: in.Inspect}
-	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
+	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
 		reply.OptionsSchema, check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
 	}
-	if len(answer.Options) > count {
-		answer.Options = answer.Options[:count]
-	}
-	now := time.Now()
-	out := OptionsOutput{Usage: usage}
-	for i, r := range answer.Options {
-		id := optionID(in.Revision, i+1)
-		o := r.PlanOption(id, planID(in.Task, id), taskFor(in), now)
-		a.estimate(&o.Plan)
-		out.Options = append(out.Options, o)
+	out := OptionsOutput{Options: o.FromReply(answer, time.Now()), Usage: usage}
+	for i := range out.Options {
+		m.estimate(&out.Options[i].Plan)
 	}
 	return out, nil
 }
@@ -101,34 +88,28 @@ func (a *Activities) GenerateOptions(ctx context.Context, in OptionsInput) (Opti
 // prompt apply. Output is cut to the output limit (OutputTruncated), the
 // whole reply kept in the output store when there is one (OutputRef); an
 // empty reply is a failed step, not an activity error.
-func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
+func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
-	cfg := plan.LLMConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
-	if step.Config.LLM != nil {
-		cfg = *step.Config.LLM
-	}
+	cfg := phases.LLMStep(step)
 	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
-	msgs, err := a.Prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
+	msgs, err := m.Prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
 	if err != nil {
 		return plan.StepResult{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the step prompt")
 	}
 	start := time.Now()
-	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
+	resp, usage, err := m.complete(ctx, llm.Request{Phase: PhaseExecute, Model: cfg.Model, Temperature: cfg.Temperature,
 		MaxTokens: cfg.MaxTokens, Messages: msgs})
 	if err != nil {
 		return plan.StepResult{}, err
 	}
-	content := resp.Content
-	if resp.FinishReason == llm.FinishLength {
-		content += "\n[the reply stopped at the token limit]"
-	}
+	content, empty := phases.StepAnswer(resp)
 	res := plan.StepResult{Success: true, Usage: usage, Duration: plan.Duration(time.Since(start))}
-	res.Output, res.OutputTruncated = boundOutput(content, a.outputLimit())
+	res.Output, res.OutputTruncated = phases.Bound(content, m.outputLimit())
 	if len(content) > plan.KeptOutputBytes {
 		// The plan keeps only a head once the step is done (plan.Plan.CompactResult).
-		res.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
+		res.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
 	}
-	if strings.TrimSpace(resp.Content) == "" {
+	if empty {
 		res.Success, res.Error = false, "the model returned an empty reply"
 	}
 	return res, nil
@@ -139,26 +120,15 @@ func (a *Activities) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.Ste
 // The reply's tool calls come back for the workflow to run; no tool calls
 // means the step's answer is Content. On the last iteration no tools are
 // offered, so the model answers.
-func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
+func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
-	agent := plan.AgentConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
-	if step.Config.Agent != nil {
-		agent = *step.Config.Agent
-	}
-	data := agentData(in, agent)
-	var specs []llm.ToolSpec
-	if !data.Final {
-		specs = append(a.specs().Specs(agent.Tools), in.MCPTools...)
-		specs = specs[:min(len(specs), plan.MaxStepTools)]
-		for _, s := range specs {
-			data.Tools = append(data.Tools, s.Name)
-		}
-	}
-	msgs, err := a.Prompts.Agent(in.Prompts, data, in.Transcript)
+	data, specs := phases.AgentTurn(in.Context, in.Workspace, in.Iteration, in.MaxIterations,
+		func(names []string) []llm.ToolSpec { return append(m.specs().Specs(names), in.MCPTools...) })
+	msgs, err := m.Prompts.Agent(in.Prompts, data, in.Transcript)
 	if err != nil {
 		return AgentTurnOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the agent prompt")
 	}
-	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
+	resp, usage, err := m.complete(ctx, llm.Request{Phase: PhaseAgent, Messages: msgs, Tools: specs})
 	if err != nil {
 		return AgentTurnOutput{}, err
 	}
@@ -166,28 +136,10 @@ func (a *Activities) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTur
 	if len(out.ToolCalls) == 0 && len(out.Content) > plan.KeptOutputBytes {
 		// The step's answer: the plan keeps only its head once the step is
 		// done (plan.Plan.CompactResult).
-		out.OutputRef = a.keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, fmt.Sprint(in.Iteration)),
+		out.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, fmt.Sprint(in.Iteration)),
 			out.Content)
 	}
 	return out, nil
-}
-
-// agentData fills the agent templates' data. Iterations count from 1;
-// the cap is the smaller of the input's and the step's,
-// signals.DefaultMaxIterationsPerStep when neither sets one.
-func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
-	it := max(in.Iteration, 1)
-	maxIt := in.MaxIterations
-	if agent.MaxIterations > 0 && (maxIt <= 0 || agent.MaxIterations < maxIt) {
-		maxIt = agent.MaxIterations
-	}
-	if maxIt <= 0 {
-		maxIt = signals.DefaultMaxIterationsPerStep
-	}
-	final := it >= maxIt
-	maxIt = max(maxIt, it)
-	return prompts.StepData{Context: in.Context, Prompt: agent.Prompt, Workspace: in.Workspace, Iteration: it,
-		MaxIterations: maxIt, Remaining: maxIt - it, Final: final}
 }
 
 // Reflect decides what to do after a step, from the step's bounded
@@ -195,25 +147,25 @@ func agentData(in AgentTurnInput, agent plan.AgentConfig) prompts.StepData {
 //
 // The model may first inspect in.Workspace with read-only tools, but only
 // when the step may have left something there to look at: it changed
-// files, ran commands or failed (see mayInspect). A step that succeeded
+// files, ran commands or failed (phases.MayInspect). A step that succeeded
 // without touching the workspace (a plain llm step, an agent that only
 // read) is judged from its output, which the prompt shows, so its
 // reflection carries no tool schemas: most reflections of a long plan
 // are such steps, and the schemas were a fifth of a plan's prompt tokens.
-func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
+func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
 	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
-	msgs, err := a.Prompts.Reflect(in.Prompts, data)
+	msgs, err := m.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the reflect prompt")
 	}
 	ins := inspection{stepID: in.Context.Step.ID}
-	if mayInspect(data.Result, in.Context.Step.Status) {
+	if phases.MayInspect(data.Result, in.Context.Step.Status) {
 		ins.workspace, ins.mcp = in.Workspace, in.Inspect
-		if err := a.bringUp(ctx, in.Workspace, in.Files); err != nil {
+		if err := m.bringUp(ctx, in.Workspace, in.Files); err != nil {
 			return plan.Reflection{}, err
 		}
 	}
-	answer, usage, err := completeStructured(ctx, a, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
+	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
 		reply.ReflectSchema, (*reply.Reflect).Check)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
@@ -223,30 +175,20 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (plan.Reflect
 	return r, nil
 }
 
-// mayInspect reports whether the reflection after a step that ended with
-// res (nil: none, the step's status tells) is offered the workspace
-// tools: when the step failed, changed files or ran commands.
-func mayInspect(res *plan.StepResult, status plan.StepStatus) bool {
-	if res == nil {
-		return status == plan.StepFailed
-	}
-	return !res.Success || len(res.FilesChanged) > 0 || res.CommandsRun > 0
-}
-
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
-func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
+func (m *Model) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
 	digest := in.Digest
 	if digest == nil {
 		d := in.Plan.Digest()
 		digest = &d
 	}
 	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, *digest)
-	msgs, err := a.Prompts.Summarize(in.Prompts, data)
+	msgs, err := m.Prompts.Summarize(in.Prompts, data)
 	if err != nil {
 		return SummarizeOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the summary prompt")
 	}
-	resp, usage, err := a.complete(ctx, llm.Request{Phase: PhaseSummarize, Messages: msgs})
+	resp, usage, err := m.complete(ctx, llm.Request{Phase: PhaseSummarize, Messages: msgs})
 	if err != nil {
 		return SummarizeOutput{}, err
 	}
@@ -255,4 +197,10 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		summary = data.Plain()
 	}
 	return SummarizeOutput{Summary: summary, Usage: usage}, nil
+}
+
+// bringUp brings workspace ws to the files ref names before the model
+// looks at it.
+func (m *Model) bringUp(ctx context.Context, ws string, ref FilesRef) error {
+	return refusal(m.tools().folders().BringUp(ctx, ws, ref.ref()))
 }

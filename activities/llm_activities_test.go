@@ -11,10 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planmode/planmode/llm"
-	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
 )
 
 func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
@@ -41,7 +39,7 @@ func TestClarifyQuestionsOnlyWhenAllowed(t *testing.T) {
 func TestClarifyDirectAnswerAndOffline(t *testing.T) {
 	model := &scriptLLM{replies: []scripted{text(`{"goal":"What is 2+2?","needsPlan":false,"directAnswer":"4"}`),
 		text(`{"goal":"","needsPlan":false}`)}}
-	a := &Activities{LLM: model, Offline: true}
+	a := worker{LLM: model, Offline: true}.set()
 	out, err := a.Clarify(context.Background(), ClarifyInput{Task: plan.Task{Goal: "What is 2+2?"}})
 	require.NoError(t, err)
 	assert.Equal(t, "4", out.DirectAnswer)
@@ -129,7 +127,7 @@ func TestGenerateOptionsFromLLM(t *testing.T) {
 func TestExecuteLLMStep(t *testing.T) {
 	long := strings.Repeat("x", 10_000)
 	model := &scriptLLM{replies: []scripted{text(long), text("  ")}}
-	a := &Activities{LLM: model, OutputLimit: 1000}
+	a := worker{LLM: model, OutputLimit: 1000}.set()
 	temp := 0.2
 	step := plan.Step{ID: "s1", Title: "Explain", Action: plan.ActionLLM, Config: plan.StepConfig{LLM: &plan.LLMConfig{
 		Prompt: "Explain the code", Model: "gpt-4o-mini", Temperature: &temp, MaxTokens: 300, SystemPrompt: "Be brief."}}}
@@ -179,7 +177,7 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	model := &scriptLLM{replies: []scripted{
 		{resp: llm.Response{ToolCalls: []ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
 		text("done")}}
-	a := &Activities{LLM: model, ToolSpecs: specs}
+	a := worker{LLM: model, ToolSpecs: specs}.set()
 	step := plan.Step{ID: "s2", Title: "Edit", Action: plan.ActionAgent,
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Fix a.go", Tools: []string{"read_file", "write_file"}}}}
 	in := AgentTurnInput{StepInput: StepInput{Context: plan.StepContext{Step: step, Position: 2, Total: 3}},
@@ -221,32 +219,14 @@ func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
 	assert.Less(t, len(user), 60*(200+40)+1000, "60 steps listed, each digest cut to 200 bytes")
 }
 
+// Without a model every LLM activity fails for good, saying why; the
+// worker builds the model (worker/planworker).
 func TestNoLLMConfigured(t *testing.T) {
-	for name, tt := range map[string]struct {
-		a    *Activities
-		says string
-	}{
-		"none":    {&Activities{}, "no LLM is configured"},
-		"bad url": {&Activities{LLMConfig: llm.Config{BaseURL: "ftp://x", Model: "m"}}, "the LLM is misconfigured"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := tt.a.Summarize(context.Background(), SummarizeInput{Goal: "g"})
-			appErr := appError(t, err)
-			assert.Equal(t, string(llm.ErrorTypeConfig), appErr.Type())
-			assert.True(t, appErr.NonRetryable())
-			assert.Contains(t, appErr.Message(), tt.says)
-		})
-	}
-}
-
-func TestLLMWinsOverConfig(t *testing.T) {
-	model := &scriptLLM{}
-	a := &Activities{LLM: model, LLMConfig: llm.Config{Model: "m"}}
-	assert.Same(t, model, a.model())
-	built := &Activities{LLMConfig: llm.Config{Model: "m"}}
-	_, isAdapter := built.model().(*openai.Client)
-	assert.True(t, isAdapter, "without an LLM the adapter is built from the config")
-	assert.Same(t, built.model(), built.model(), "once")
+	_, err := worker{}.set().Summarize(context.Background(), SummarizeInput{Goal: "g"})
+	appErr := appError(t, err)
+	assert.Equal(t, string(llm.ErrorTypeConfig), appErr.Type())
+	assert.True(t, appErr.NonRetryable())
+	assert.Contains(t, appErr.Message(), "no LLM is configured")
 }
 
 func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
@@ -259,28 +239,4 @@ func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
 	require.Len(t, model.requests[0].Tools, 1, "unknown tool names are left out")
 	assert.Equal(t, "list_files", model.requests[0].Tools[0].Name)
 	assert.NotEmpty(t, model.requests[0].Tools[0].Parameters)
-}
-
-func TestAgentIterationCaps(t *testing.T) {
-	tests := []struct {
-		name                     string
-		iteration, inMax, capMax int
-		wantMax, wantRemaining   int
-		final                    bool
-	}{
-		{"input cap", 2, 5, 0, 5, 3, false},
-		{"step cap is smaller", 2, 5, 3, 3, 1, false},
-		{"no cap", 1, 0, 0, signals.DefaultMaxIterationsPerStep, signals.DefaultMaxIterationsPerStep - 1, false},
-		{"last", 4, 4, 0, 4, 0, true},
-		{"past the cap", 6, 4, 0, 6, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := agentData(AgentTurnInput{Iteration: tt.iteration, MaxIterations: tt.inMax},
-				plan.AgentConfig{MaxIterations: tt.capMax})
-			assert.Equal(t, tt.wantMax, d.MaxIterations)
-			assert.Equal(t, tt.wantRemaining, d.Remaining)
-			assert.Equal(t, tt.final, d.Final)
-		})
-	}
 }

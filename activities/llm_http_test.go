@@ -14,8 +14,10 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/llm/reply"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/workspace/folders"
 )
 
 // These tests run the LLM activities over real HTTP, through go-openai,
@@ -29,13 +31,26 @@ func serve(t *testing.T, opts ...offline.ServerOption) *offline.Server {
 	return srv
 }
 
-// over returns Activities whose adapter talks to srv with cfg's settings.
-func over(srv *offline.Server, cfg llm.Config) *activities.Activities {
+// over returns activities whose go-openai adapter talks to srv with cfg's
+// settings.
+func over(srv *offline.Server, cfg llm.Config) activities.Set {
 	cfg.BaseURL = srv.URL()
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
 	}
-	return &activities.Activities{LLMConfig: cfg}
+	return with(cfg)
+}
+
+// with returns activities whose go-openai adapter is built from cfg, as
+// the worker builds it, in the folders as found.
+func with(cfg llm.Config) activities.Set {
+	model, err := openai.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	t := &activities.Tools{Folders: &folders.Folders{}}
+	return activities.Set{Model: &activities.Model{LLM: model, LLMConfig: cfg, Tools: t}, Tools: t,
+		Workspaces: &activities.Workspaces{Folders: t.Folders}, Notices: &activities.Notices{}}
 }
 
 // appErr asserts err is an ApplicationError and returns it.
@@ -118,7 +133,7 @@ func TestConnectionRefusedIsRetryable(t *testing.T) {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close()) // nothing listens there now
-	a := &activities.Activities{LLMConfig: llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"}}
+	a := with(llm.Config{BaseURL: "http://" + addr + "/v1", Model: "m"})
 	_, err = a.Summarize(context.Background(), activities.SummarizeInput{Goal: "g"})
 	ae := appErr(t, err)
 	assert.Equal(t, string(llm.ErrorTypeNetwork), ae.Type())

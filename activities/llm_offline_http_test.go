@@ -37,7 +37,7 @@ func TestOfflineModelPlansThroughTheAdapter(t *testing.T) {
 // runStep runs one step of an offline run the way the workflow does: one
 // completion for an llm step, agent turns with tool calls answered by a
 // canned result for an agent step; tool steps are marked done unrun.
-func runStep(t *testing.T, a *activities.Activities, goal string, p *plan.Plan, i int) {
+func runStep(t *testing.T, a activities.Set, goal string, p *plan.Plan, i int) {
 	t.Helper()
 	ctx := context.Background()
 	s := &p.Steps[i]

@@ -19,8 +19,8 @@ import (
 // plan to record when it plans: replays and other workers then see the
 // tools it saw. Servers and tools left out are in its Problems with the
 // reason. Without servers the catalogue is empty.
-func (a *Activities) ListMCPTools(ctx context.Context) (MCPCatalogue, error) {
-	return a.MCP.Catalogue(), nil
+func (t *Tools) ListMCPTools(ctx context.Context) (MCPCatalogue, error) {
+	return t.MCP.Catalogue(), nil
 }
 
 // CallMCPTool calls one MCP tool, heartbeating while it waits, within the
@@ -30,26 +30,18 @@ func (a *Activities) ListMCPTools(ctx context.Context) (MCPCatalogue, error) {
 // whole in the output store. Failures are ApplicationErrors of the
 // ErrorTypeMCP… types, whose retryability says whether running the call
 // again is safe.
-func (a *Activities) CallMCPTool(ctx context.Context, in MCPCallInput) (MCPCallOutput, error) {
-	cat := a.MCP.Catalogue()
-	if in.CatalogueDigest == "" {
-		return MCPCallOutput{}, fail(ErrorTypeMCPUnknownTool, nil, "call of "+in.Name+" without the catalogue digest the plan recorded")
+func (t *Tools) CallMCPTool(ctx context.Context, in MCPCallInput) (MCPCallOutput, error) {
+	tool, err := t.MCP.Catalogue().Recorded(in.CatalogueDigest, in.Name)
+	if err != nil {
+		return MCPCallOutput{}, mcpCallError(mcp.Tool{Name: in.Name}, err)
 	}
-	if in.CatalogueDigest != cat.Digest {
-		return MCPCallOutput{}, fail(ErrorTypeMCPCatalogueChanged, nil, fmt.Sprintf("the MCP tools changed since the plan "+
-			"listed them (digest %s, now %s): %s is not called", in.CatalogueDigest, cat.Digest, in.Name))
-	}
-	tool, ok := cat.Tool(in.Name)
-	if !ok {
-		return MCPCallOutput{}, fail(ErrorTypeMCPUnknownTool, nil, fmt.Sprintf("unknown MCP tool %s", in.Name))
-	}
-	stop := heartbeat.Start(ctx, a.HeartbeatInterval, "waiting for MCP tool "+in.Name)
-	res, err := a.MCP.Call(ctx, in.Name, json.RawMessage(in.Arguments))
+	stop := heartbeat.Start(ctx, t.HeartbeatInterval, "waiting for MCP tool "+in.Name)
+	res, err := t.MCP.Call(ctx, in.Name, json.RawMessage(in.Arguments))
 	stop()
 	if err != nil {
 		return MCPCallOutput{}, mcpCallError(tool, err)
 	}
-	return a.mcpOutput(ctx, in, res), nil
+	return t.mcpOutput(ctx, in, res), nil
 }
 
 // mcpCallError turns the manager's error into the ApplicationError of its
@@ -73,25 +65,21 @@ func mcpCallError(tool mcp.Tool, err error) error {
 	return fmt.Errorf("call MCP tool %s: %w", tool.Name, err)
 }
 
-// mcpOutput bounds an answer for history, keeping the whole in the output
-// store.
-func (a *Activities) mcpOutput(ctx context.Context, in MCPCallInput, res mcp.Result) MCPCallOutput {
-	limit := a.ToolOutputLimit
+// mcpOutput bounds an answer for history (mcp.Bound), keeping the whole
+// in the output store.
+func (t *Tools) mcpOutput(ctx context.Context, in MCPCallInput, res mcp.Result) MCPCallOutput {
+	limit := t.OutputLimit
 	if limit <= 0 {
 		limit = tools.DefaultMaxOutputBytes
 	}
-	text, cut := tools.Truncate(res.Text, limit)
-	out := MCPCallOutput{Output: text, OutputTruncated: cut, IsError: res.IsError}
+	out := mcp.Bound(res, limit)
 	name := outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.CallID)
-	if cut || len(res.Text) > plan.KeptOutputBytes {
-		out.OutputRef = a.keepOutput(ctx, name, res.Text)
+	if out.OutputTruncated || len(res.Text) > plan.KeptOutputBytes {
+		out.OutputRef = t.keepOutput(ctx, name, res.Text)
 	}
-	if len(res.Structured) > limit {
-		out.StructuredOmitted = true
+	if out.StructuredOmitted {
 		name.Seq += "-structured"
-		out.StructuredRef = a.keepOutput(ctx, name, string(res.Structured))
-	} else {
-		out.Structured = res.Structured
+		out.StructuredRef = t.keepOutput(ctx, name, string(res.Structured))
 	}
 	return out
 }

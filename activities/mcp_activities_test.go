@@ -24,10 +24,10 @@ import (
 	"github.com/planmode/planmode/outputs"
 )
 
-// mcpActivities returns Activities whose MCP manager reaches one loopback
+// mcpActivities returns activities whose MCP manager reaches one loopback
 // Streamable HTTP server, "srv", with the tools of add and the call
 // timeout given.
-func mcpActivities(t *testing.T, timeout time.Duration, add func(*sdk.Server)) *Activities {
+func mcpActivities(t *testing.T, timeout time.Duration, add func(*sdk.Server)) Set {
 	t.Helper()
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	add(s)
@@ -37,7 +37,7 @@ func mcpActivities(t *testing.T, timeout time.Duration, add func(*sdk.Server)) *
 		Servers: []mcp.Server{{Name: "srv", URL: h.URL + "/mcp", Timeout: timeout}}})
 	t.Cleanup(func() { m.Close() })
 	require.Empty(t, m.Catalogue().Problems)
-	return &Activities{MCP: m, Outputs: outputs.New(t.TempDir()), ToolOutputLimit: 1000}
+	return worker{MCP: m, Outputs: outputs.New(t.TempDir()), ToolOutputLimit: 1000}.set()
 }
 
 // mcpTool adds a tool to s that answers with answer.
@@ -78,7 +78,7 @@ func TestListMCPToolsRecordsTheCatalogue(t *testing.T) {
 	assert.True(t, cat.Tools[0].ReadOnly)
 	assert.NotEmpty(t, cat.Digest)
 
-	none, err := (&Activities{}).ListMCPTools(context.Background())
+	none, err := worker{}.set().ListMCPTools(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, none.Tools)
 }
@@ -97,7 +97,7 @@ func TestCallMCPToolBoundsOutputAndKeepsItWhole(t *testing.T) {
 			return r
 		})
 	})
-	a.HeartbeatInterval = 20 * time.Millisecond
+	a.Tools.HeartbeatInterval = 20 * time.Millisecond
 	digest := a.MCP.Catalogue().Digest
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()

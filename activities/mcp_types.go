@@ -1,20 +1,20 @@
 package activities
 
-import (
-	"encoding/json"
-
-	"github.com/planmode/planmode/mcp"
-)
+import "github.com/planmode/planmode/mcp"
 
 // The MCP catalogue a plan records when it plans: every tool of the
 // worker's MCP servers (public name, server, real name, description,
 // schema, readOnly and idempotent hints), the servers and tools left out
-// and why, and a digest that changes whenever any tool does. Their JSON
-// shapes are the mcp package's and do not change.
+// and why, and a digest that changes whenever any tool does; and one call
+// of a tool (MCPCallInput) and what it answered, bounded for history
+// (MCPCallOutput). Their JSON shapes are the mcp package's and do not
+// change.
 type (
-	MCPCatalogue = mcp.Catalogue
-	MCPTool      = mcp.Tool
-	MCPProblem   = mcp.Problem
+	MCPCatalogue  = mcp.Catalogue
+	MCPTool       = mcp.Tool
+	MCPProblem    = mcp.Problem
+	MCPCallInput  = mcp.CallInput
+	MCPCallOutput = mcp.CallOutput
 )
 
 // Types of the ApplicationErrors of CallMCPTool.
@@ -39,44 +39,3 @@ const (
 	// a call without the catalogue digest. Non-retryable.
 	ErrorTypeMCPUnknownTool = "MCPUnknownTool"
 )
-
-// MCPCallInput is one call of an MCP tool.
-type MCPCallInput struct {
-	PlanID string `json:"planId"`
-	StepID string `json:"stepId"`
-	// CallID names the call within the step (the model's tool call id),
-	// for the output store.
-	CallID string `json:"callId,omitempty"`
-	// Name is the tool's public name (mcp__<server>__<tool>).
-	Name string `json:"name"`
-	// Arguments is a JSON object; empty means none.
-	Arguments string `json:"arguments,omitempty"`
-	// CatalogueDigest is the digest of the catalogue the plan recorded;
-	// a call under another is refused (ErrorTypeMCPCatalogueChanged).
-	CatalogueDigest string `json:"catalogueDigest"`
-}
-
-// MCPCallOutput is what the tool answered, bounded for history.
-type MCPCallOutput struct {
-	// Output is the answer's text, its head and tail when longer than
-	// the tool output limit (OutputTruncated).
-	Output          string `json:"output"`
-	OutputTruncated bool   `json:"outputTruncated,omitempty"`
-	// OutputRef is the output store's file holding the whole text, when
-	// history holds only part of it.
-	OutputRef string `json:"outputRef,omitempty"`
-	// Structured is the answer's structured content, when there is some
-	// and it fits the tool output limit; StructuredOmitted is set when it
-	// did not (the whole of it is then in the file of StructuredRef).
-	Structured        json.RawMessage `json:"structured,omitempty"`
-	StructuredOmitted bool            `json:"structuredOmitted,omitempty"`
-	StructuredRef     string          `json:"structuredRef,omitempty"`
-	// IsError is set when the tool reported a failure, or the server
-	// refused the call; Output says why. The agent sees it and corrects.
-	IsError bool `json:"isError,omitempty"`
-	// OutcomeUnknown is set, in the details of an
-	// ErrorTypeMCPOutcomeUnknown error, when the call may have run but no
-	// answer came back; Error says why.
-	OutcomeUnknown bool   `json:"outcomeUnknown,omitempty"`
-	Error          string `json:"error,omitempty"`
-}

@@ -6,65 +6,150 @@ import (
 
 	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/prompts"
 	"go.opentelemetry.io/otel/attribute"
 )
+
+// DefaultOutputLimit bounds a step's output kept in workflow history when
+// Model.OutputLimit is zero.
+const DefaultOutputLimit = 4 << 10
+
+// Model carries what the LLM activities need.
+type Model struct {
+	// LLM is the model called, which the worker builds
+	// (worker/planworker); nil fails every call with a non-retryable
+	// LLMConfigError.
+	LLM llm.Client
+	// LLMConfig names the model of each phase, whose price costs usage
+	// the reply does not attribute and the estimates of planned steps.
+	LLMConfig llm.Config
+	// Pricing costs every call; nil means llm.DefaultPricing(). A model
+	// not in the table costs nothing: usage is still counted.
+	Pricing llm.Pricing
+	// Prompts are the templates rendered; nil means prompts.Default(). The
+	// worker loads an operator's folder into it (llm.promptDir).
+	Prompts *prompts.Set
+	// Offline marks outputs as the offline model's, so that results can
+	// say no real LLM was used.
+	Offline bool
+	// OutputLimit bounds StepResult.Output, in bytes; zero means
+	// DefaultOutputLimit (4 KiB).
+	OutputLimit int
+	// HeartbeatInterval is how often a running call heartbeats, at most a
+	// third of the activity's heartbeat timeout; zero means
+	// heartbeat.DefaultInterval (10s).
+	HeartbeatInterval time.Duration
+	// ToolSpecs hands out the specs offered to agent turns and planning
+	// prompts; nil means the specs of the tools Tools runs.
+	ToolSpecs phases.ToolSpecs
+	// Tools are the tools and workspaces the model looks at (the files
+	// listed, the read-only calls of an inspection) and keep its long
+	// replies whole; nil means a zero Tools.
+	Tools *Tools
+}
+
+// noTools are the tools of a Model without any.
+var noTools = &Tools{}
+
+// tools returns the tools the model looks at.
+func (m *Model) tools() *Tools {
+	if m.Tools == nil {
+		return noTools
+	}
+	return m.Tools
+}
+
+// specs returns where tool specs come from: ToolSpecs, else the tools
+// RunTool runs.
+func (m *Model) specs() phases.ToolSpecs {
+	if m.ToolSpecs != nil {
+		return m.ToolSpecs
+	}
+	return phases.ToolSpecsOf(m.tools().registry())
+}
+
+// prices returns the price table, llm.DefaultPricing when none was set.
+func (m *Model) prices() llm.Pricing {
+	if m.Pricing == nil {
+		return llm.DefaultPricing()
+	}
+	return m.Pricing
+}
+
+// outputLimit returns the step output limit.
+func (m *Model) outputLimit() int {
+	if m.OutputLimit > 0 {
+		return m.OutputLimit
+	}
+	return DefaultOutputLimit
+}
 
 // complete makes one LLM call: it heartbeats while the call runs inside an
 // activity, classifies errors, and returns the call's usage with its cost.
 // Errors are ApplicationErrors to return as they are: Temporal reads the
 // type and retryability of an activity error only at the top level, so
 // wrapping them would make every failure retryable.
-func (a *Activities) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
+func (m *Model) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
 	ctx, span := startSpan(ctx, "llm "+req.Phase, attribute.String("planmode.phase", req.Phase),
-		attribute.String("planmode.model", a.modelOf(req, llm.Response{})))
-	stop := heartbeat.Start(ctx, a.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
+		attribute.String("planmode.model", m.modelOf(req, llm.Response{})))
+	stop := heartbeat.Start(ctx, m.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
 	start := time.Now()
-	resp, err := a.model().Complete(ctx, req)
+	resp, err := m.call(ctx, req)
 	took := time.Since(start)
 	stop()
 	endSpan(span, err)
 	if err != nil {
-		metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: a.modelOf(req, resp), Duration: took})
+		metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: m.modelOf(req, resp), Duration: took})
 		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)
 	}
-	u := a.usage(req, resp)
-	metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: a.modelOf(req, resp), Duration: took,
+	u := m.usage(req, resp)
+	metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: m.modelOf(req, resp), Duration: took,
 		InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), CostUSD: u.CostUSD})
 	return resp, u, nil
 }
 
+// call asks the LLM, or says there is none.
+func (m *Model) call(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if m.LLM == nil {
+		return llm.Response{}, llm.Fail(llm.ErrorTypeConfig, nil, "no LLM is configured: set llm.baseURL, llm.apiKey and "+
+			"llm.model, or use the offline model")
+	}
+	return m.LLM.Complete(ctx, req)
+}
+
 // modelOf names the model that answered req: the reply's, else the one
 // asked for, else the phase's configured one.
-func (a *Activities) modelOf(req llm.Request, resp llm.Response) string {
+func (m *Model) modelOf(req llm.Request, resp llm.Response) string {
 	switch {
 	case resp.Model != "":
 		return resp.Model
 	case req.Model != "":
 		return req.Model
 	}
-	return a.LLMConfig.ModelFor(req.Phase)
+	return m.LLMConfig.ModelFor(req.Phase)
 }
 
 // usage returns a call's token counts, one call, and its cost.
-func (a *Activities) usage(req llm.Request, resp llm.Response) plan.Usage {
+func (m *Model) usage(req llm.Request, resp llm.Response) plan.Usage {
 	u := resp.Usage
 	u.Calls = 1
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
-	return a.prices().Price(a.modelOf(req, resp), u)
+	return m.prices().Price(m.modelOf(req, resp), u)
 }
 
 // completeStructured asks for a JSON reply of the given schema, decoded
 // into a T and checked with check (see llm.Structured). With a workspace
 // in ins the model may first inspect it through read-only tools (see
 // inspect); the one repair request offers no tools.
-func completeStructured[T any](ctx context.Context, a *Activities, req llm.Request, ins inspection,
+func completeStructured[T any](ctx context.Context, m *Model, req llm.Request, ins inspection,
 	schema *llm.JSONSchema, check func(*T) error) (T, plan.Usage, error) {
 	first := func(ctx context.Context, req llm.Request) (llm.Response, []llm.Message, plan.Usage, error) {
-		return a.inspect(ctx, req, ins)
+		return m.inspect(ctx, req, ins)
 	}
-	return llm.Structured(ctx, req, schema, first, a.complete, check)
+	return llm.Structured(ctx, req, schema, first, m.complete, check)
 }

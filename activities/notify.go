@@ -14,6 +14,17 @@ import (
 	"github.com/planmode/planmode/webhook"
 )
 
+// Notices carries what the activities that tell the world outside need.
+type Notices struct {
+	// Webhook delivers Notify's events: its URL is the receiver of plans
+	// that name none; see webhook.Sender for its defaults.
+	Webhook webhook.Sender
+	// GoalDigest, set on a worker that encrypts payloads, returns the
+	// keyed digest GoalAttr writes to PlanGoal in place of the goal
+	// (codec.Keyring.SearchDigest); nil writes the goal.
+	GoalDigest func(goal string) (string, error)
+}
+
 // NotifyEvent is what a webhook tells its receiver. The webhook package
 // owns the events and the body.
 type NotifyEvent = webhook.Event
@@ -87,8 +98,8 @@ type ReceiverOutput struct {
 // worker has one, so that a plan with no receiver starts no deliveries at
 // all rather than learning it from the first one. It reads only the
 // worker's configuration: the workflow asks it as a local activity.
-func (a *Activities) Receiver(context.Context) (ReceiverOutput, error) {
-	return ReceiverOutput{None: a.Webhook.URL == ""}, nil
+func (n *Notices) Receiver(context.Context) (ReceiverOutput, error) {
+	return ReceiverOutput{None: n.Webhook.URL == ""}, nil
 }
 
 // Notify POSTs the event to the plan's webhook, or the worker's when the
@@ -98,11 +109,11 @@ func (a *Activities) Receiver(context.Context) (ReceiverOutput, error) {
 // and 429 returns a non-retryable ErrorTypeWebhookRejected error, and a 5xx,
 // 408, 429 or network failure a retryable ErrorTypeWebhookFailed one (honouring
 // Retry-After). Errors never quote the URL, which may hold a token.
-func (a *Activities) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, error) {
-	if in.URL == "" && a.Webhook.URL == "" {
+func (n *Notices) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, error) {
+	if in.URL == "" && n.Webhook.URL == "" {
 		return NotifyOutput{NoReceiver: true}, nil
 	}
-	code, err := a.Webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
+	code, err := n.Webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
 	if err != nil {
 		metrics.WebhookDelivered(metricsHandler(ctx), metrics.OutcomeFailed)
 		return NotifyOutput{StatusCode: code}, deliveryError(err)

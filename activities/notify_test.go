@@ -25,7 +25,7 @@ import (
 const testSecret = "s3cret"
 
 // notify runs the Notify activity in a test activity environment.
-func notify(t *testing.T, a *activities.Activities, in activities.NotifyInput) (activities.NotifyOutput, error) {
+func notify(t *testing.T, a *activities.Notices, in activities.NotifyInput) (activities.NotifyOutput, error) {
 	t.Helper()
 	var suite sdktest.WorkflowTestSuite
 	suite.SetLogger(sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -54,7 +54,7 @@ func stepInput(url string) activities.NotifyInput {
 
 func TestNotifyPostsASignedBody(t *testing.T) {
 	r := testkit.NewReceiver(t)
-	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}}
+	a := &activities.Notices{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL + "/hooks/"}}}
 	out, err := notify(t, a, stepInput(r.URL+"/hooks/plan"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{Sent: true, StatusCode: http.StatusOK}, out)
@@ -74,7 +74,7 @@ func TestNotifyPostsASignedBody(t *testing.T) {
 
 func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 	r := testkit.NewReceiver(t)
-	a := &activities.Activities{Webhook: webhook.Sender{URL: r.URL}}
+	a := &activities.Notices{Webhook: webhook.Sender{URL: r.URL}}
 	in := stepInput("")
 	in.IdempotencyKey = ""
 	out, err := notify(t, a, in)
@@ -88,23 +88,23 @@ func TestNotifyUsesTheWorkerURLWhenThePlanNamesNone(t *testing.T) {
 }
 
 func TestNotifyWithoutURLDoesNothingAndSaysSo(t *testing.T) {
-	out, err := notify(t, &activities.Activities{}, stepInput(""))
+	out, err := notify(t, &activities.Notices{}, stepInput(""))
 	require.NoError(t, err)
 	assert.Equal(t, activities.NotifyOutput{NoReceiver: true}, out, "the workflow stops scheduling deliveries")
 }
 
 func TestReceiverSaysWhetherTheWorkerHasAWebhook(t *testing.T) {
-	none, err := (&activities.Activities{}).Receiver(context.Background())
+	none, err := (&activities.Notices{}).Receiver(context.Background())
 	require.NoError(t, err)
 	assert.True(t, none.None, "no webhook configured")
-	some, err := (&activities.Activities{Webhook: webhook.Sender{URL: "https://hooks.example.com/p"}}).Receiver(context.Background())
+	some, err := (&activities.Notices{Webhook: webhook.Sender{URL: "https://hooks.example.com/p"}}).Receiver(context.Background())
 	require.NoError(t, err)
 	assert.False(t, some.None)
 }
 
 func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 	r := testkit.NewReceiver(t, http.StatusServiceUnavailable, http.StatusTooManyRequests)
-	a := &activities.Activities{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL}}}
+	a := &activities.Notices{Webhook: webhook.Sender{Secret: testSecret, AllowedURLs: []string{r.URL}}}
 	in := stepInput(r.URL)
 
 	// The test environment does not retry: each call stands for one attempt.
@@ -131,7 +131,7 @@ func TestNotifyRetriesFailuresUnderOneKey(t *testing.T) {
 func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
 	r := testkit.NewReceiver(t, http.StatusBadRequest)
 	for _, url := range []string{r.URL, "ftp://127.0.0.1/x?token=topsecret"} {
-		out, err := notify(t, &activities.Activities{}, stepInput(url))
+		out, err := notify(t, &activities.Notices{}, stepInput(url))
 		ae := appErr(t, err)
 		assert.True(t, ae.NonRetryable(), url)
 		assert.Equal(t, activities.ErrorTypeWebhookRejected, ae.Type(), url)
@@ -145,7 +145,7 @@ func TestNotifyBodyDecodes(t *testing.T) {
 	in := stepInput(r.URL)
 	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
-	_, err := notify(t, &activities.Activities{Webhook: webhook.Sender{AllowedURLs: []string{r.URL}}}, in)
+	_, err := notify(t, &activities.Notices{Webhook: webhook.Sender{AllowedURLs: []string{r.URL}}}, in)
 	require.NoError(t, err)
 
 	var body webhook.Body

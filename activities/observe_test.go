@@ -44,7 +44,7 @@ func TestLLMCallsAndToolsAreSpans(t *testing.T) {
 	require.NoError(t, err)
 
 	ws := t.TempDir()
-	a.Workspace = workspace.Root{Dir: filepath.Dir(ws)}
+	a.Tools.Folders.Root = workspace.Root{Dir: filepath.Dir(ws)}
 	out, err := a.RunTool(ctx, ToolInput{PlanID: "p1", StepID: "s3", Workspace: ws, Call: ToolCall{ID: "c1", Name: plan.ToolListFiles, Arguments: `{}`}})
 	require.NoError(t, err)
 	require.True(t, out.Success, out.Error)

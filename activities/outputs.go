@@ -29,26 +29,27 @@ func outputNameFor(ctx context.Context, planID, stepID string, kind outputs.Kind
 // keepOutput saves the whole text of an output that history or the plan
 // holds only a head of, and returns its path, or "" when no store is configured or the file cannot be written:
 // the truncated output stands either way, and a failure is logged.
-func (a *Activities) keepOutput(ctx context.Context, n outputs.Name, text string) string {
-	if a.Outputs == nil {
+func (t *Tools) keepOutput(ctx context.Context, n outputs.Name, text string) string {
+	if t.Outputs == nil {
 		return ""
 	}
-	ref, err := a.Outputs.Save(n, text)
+	ref, err := t.Outputs.Save(n, text)
 	if err != nil {
 		logOutputError(ctx, err)
 		return ""
 	}
-	return a.share(ctx, ref)
+	return t.share(ctx, ref)
 }
 
 // share puts a kept output into the files store, so that any host reads
 // it (planmode output), and returns its key there; without a store, or
 // when the put fails (logged), the worker's own path stands.
-func (a *Activities) share(ctx context.Context, path string) string {
-	if a.Files == nil || a.Outputs == nil || path == "" {
+func (t *Tools) share(ctx context.Context, path string) string {
+	files := t.folders().Files
+	if files == nil || t.Outputs == nil || path == "" {
 		return path
 	}
-	key, err := a.Outputs.Share(ctx, a.Files.Store, path)
+	key, err := t.Outputs.Share(ctx, files.Store, path)
 	if err != nil {
 		logOutputError(ctx, err)
 		return path

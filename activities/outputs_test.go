@@ -54,7 +54,7 @@ func readRef(t *testing.T, ref string) string {
 func TestLLMStepOutputKeptWhole(t *testing.T) {
 	dir := t.TempDir()
 	long := "start " + strings.Repeat("x", 10_000) + " end"
-	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 1000, Outputs: outputs.New(dir)}
+	a := worker{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 1000, Outputs: outputs.New(dir)}.set()
 
 	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestLLMStepOutputKeptWhole(t *testing.T) {
 
 func TestLLMStepShortOutputKeepsNoFile(t *testing.T) {
 	dir := t.TempDir()
-	a := &Activities{LLM: &scriptLLM{replies: []scripted{text("short")}}, Outputs: outputs.New(dir)}
+	a := worker{LLM: &scriptLLM{replies: []scripted{text("short")}}, Outputs: outputs.New(dir)}.set()
 	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
 	require.NoError(t, err)
 	assert.Equal(t, "short", res.Output)
@@ -76,7 +76,7 @@ func TestLLMStepShortOutputKeepsNoFile(t *testing.T) {
 
 func TestNoOutputStoreNoRef(t *testing.T) {
 	long := strings.Repeat("y", 5000)
-	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 100}
+	a := worker{LLM: &scriptLLM{replies: []scripted{text(long)}}, OutputLimit: 100}.set()
 	res, err := a.ExecuteLLMStep(context.Background(), llmStepInput())
 	require.NoError(t, err)
 	assert.True(t, res.OutputTruncated)
@@ -86,7 +86,7 @@ func TestNoOutputStoreNoRef(t *testing.T) {
 // runLLMStepActivity runs ExecuteLLMStep as an activity of a fresh test
 // environment: each such run has the same workflow, run and activity ids,
 // as the attempts of one activity do.
-func runLLMStepActivity(t *testing.T, a *Activities) plan.StepResult {
+func runLLMStepActivity(t *testing.T, a Set) plan.StepResult {
 	t.Helper()
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
@@ -101,7 +101,7 @@ func runLLMStepActivity(t *testing.T, a *Activities) plan.StepResult {
 func TestRetryReplacesTheSameFile(t *testing.T) {
 	dir := t.TempDir()
 	first, second := strings.Repeat("1", 3000), strings.Repeat("2", 2500)
-	a := &Activities{LLM: &scriptLLM{replies: []scripted{text(first), text(second)}}, OutputLimit: 500, Outputs: outputs.New(dir)}
+	a := worker{LLM: &scriptLLM{replies: []scripted{text(first), text(second)}}, OutputLimit: 500, Outputs: outputs.New(dir)}.set()
 
 	res1 := runLLMStepActivity(t, a)
 	res2 := runLLMStepActivity(t, a)
@@ -135,7 +135,7 @@ func TestCommandOutputOverTheCapIsKeptWhole(t *testing.T) {
 	ws, content := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
+	a := worker{Tools: reg, Outputs: outputs.New(dir)}.set()
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt"]}`))
 	require.NoError(t, err)
@@ -152,7 +152,7 @@ func TestCommandOutputFileIsBounded(t *testing.T) {
 	ws, content := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
+	a := worker{Tools: reg, Outputs: outputs.New(dir)}.set()
 	a.Outputs.Limit = 4096
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt"]}`))
@@ -165,7 +165,7 @@ func TestCommandOutputFileIsBounded(t *testing.T) {
 func TestToolOutputCutByTheActivityIsKeptWhole(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"notes.txt": strings.Repeat("n", 3000)})
 	dir := t.TempDir()
-	a := &Activities{ToolOutputLimit: 200, Outputs: outputs.New(dir)}
+	a := worker{ToolOutputLimit: 200, Outputs: outputs.New(dir)}.set()
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "read_file", `{"path":"notes.txt"}`))
 	require.NoError(t, err)
@@ -181,17 +181,17 @@ func TestToolOutputsThatLeaveNoFile(t *testing.T) {
 	cmd := `{"command":"cat","args":["big.txt"]}`
 	cases := []struct {
 		name string
-		a    func(dir string) *Activities
+		a    func(dir string) Set
 		in   ToolInput
 	}{
-		{"short output", func(dir string) *Activities {
-			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}
+		{"short output", func(dir string) Set {
+			return worker{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}.set()
 		}, toolCall(ws, "run_command", `{"command":"cat","args":["short.txt"]}`)},
-		{"no store", func(string) *Activities {
-			return &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})}
+		{"no store", func(string) Set {
+			return worker{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})}.set()
 		}, toolCall(ws, "run_command", cmd)},
-		{"read-only inspection", func(dir string) *Activities {
-			return &Activities{ToolOutputLimit: 100, Outputs: outputs.New(dir)}
+		{"read-only inspection", func(dir string) Set {
+			return worker{ToolOutputLimit: 100, Outputs: outputs.New(dir)}.set()
 		}, ToolInput{PlanID: "p1", Workspace: ws, ReadOnly: true,
 			Call: ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
 	}
@@ -211,7 +211,7 @@ func TestFailedCommandKeepsItsOutput(t *testing.T) {
 	ws, _ := bigWorkspace(t)
 	dir := t.TempDir()
 	reg := tools.Builtin(tools.Config{AllowCommands: []string{"cat"}, MaxOutputBytes: 1000})
-	a := &Activities{Tools: reg, Outputs: outputs.New(dir)}
+	a := worker{Tools: reg, Outputs: outputs.New(dir)}.set()
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["big.txt","missing.txt"]}`))
 	require.NoError(t, err)
@@ -226,7 +226,7 @@ func TestToolOutputLongerThanThePlanKeepsIsKeptWhole(t *testing.T) {
 	long := strings.Repeat("k", plan.KeptOutputBytes+1)
 	ws := testkit.Workspace(t, map[string]string{"long.txt": long})
 	dir := t.TempDir()
-	a := &Activities{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}
+	a := worker{Tools: tools.Builtin(tools.Config{AllowCommands: []string{"cat"}}), Outputs: outputs.New(dir)}.set()
 
 	out, err := a.RunTool(context.Background(), toolCall(ws, "run_command", `{"command":"cat","args":["long.txt"]}`))
 	require.NoError(t, err)

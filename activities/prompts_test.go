@@ -23,28 +23,28 @@ func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
 		"clarifying": "P-clarifying", "planning": "P-planning", "executing": "P-executing",
 		"reflecting": "P-reflecting", "summarizing": "P-summarizing"}}
 	ctx := context.Background()
-	calls := map[string]func(a *Activities) error{
-		PhaseClarify: func(a *Activities) error {
+	calls := map[string]func(a Set) error{
+		PhaseClarify: func(a Set) error {
 			_, err := a.Clarify(ctx, ClarifyInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
-		PhasePlan: func(a *Activities) error {
+		PhasePlan: func(a Set) error {
 			_, err := a.GenerateOptions(ctx, OptionsInput{Task: plan.Task{Goal: "g"}, Prompts: custom})
 			return err
 		},
-		PhaseExecute: func(a *Activities) error {
+		PhaseExecute: func(a Set) error {
 			_, err := a.ExecuteLLMStep(ctx, StepInput{Prompts: custom})
 			return err
 		},
-		PhaseAgent: func(a *Activities) error {
+		PhaseAgent: func(a Set) error {
 			_, err := a.AgentTurn(ctx, AgentTurnInput{StepInput: StepInput{Prompts: custom}})
 			return err
 		},
-		PhaseReflect: func(a *Activities) error {
+		PhaseReflect: func(a Set) error {
 			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: custom})
 			return err
 		},
-		PhaseSummarize: func(a *Activities) error {
+		PhaseSummarize: func(a Set) error {
 			_, err := a.Summarize(ctx, SummarizeInput{Goal: "g", Prompts: custom})
 			return err
 		},
@@ -117,7 +117,7 @@ func TestLongCallHeartbeatsInsideAnActivity(t *testing.T) {
 			beats <- d
 		}
 	})
-	a := &Activities{LLM: slowLLM{delay: 200 * time.Millisecond}, HeartbeatInterval: 20 * time.Millisecond}
+	a := worker{LLM: slowLLM{delay: 200 * time.Millisecond}, HeartbeatInterval: 20 * time.Millisecond}.set()
 	env.RegisterActivity(a.Summarize)
 	val, err := env.ExecuteActivity(a.Summarize, SummarizeInput{Goal: "g"})
 	require.NoError(t, err)

@@ -10,14 +10,14 @@ import (
 // RecordTools returns what a plan records of its worker when it starts to
 // plan: the worker's approval policy with its defaults, and its MCP
 // catalogue (ListMCPTools) as the plan offers and gates it.
-func (a *Activities) RecordTools(ctx context.Context) (signals.RecordedTools, error) {
-	cat, err := a.ListMCPTools(ctx)
+func (t *Tools) RecordTools(ctx context.Context) (signals.RecordedTools, error) {
+	cat, err := t.ListMCPTools(ctx)
 	if err != nil {
 		return signals.RecordedTools{}, err
 	}
-	out := signals.RecordedTools{Approval: a.Approval.WithDefaults(signals.ApprovalPolicy{}), MCPDigest: cat.Digest,
+	out := signals.RecordedTools{Approval: t.Approval.WithDefaults(signals.ApprovalPolicy{}), MCPDigest: cat.Digest,
 		Schemas: map[string]json.RawMessage{}}
-	reg := a.registry()
+	reg := t.registry()
 	for _, spec := range reg.Specs(reg.Names()) {
 		out.Schemas[spec.Name] = spec.Parameters
 	}

@@ -16,7 +16,7 @@ import (
 // the input schema of each of its own tools, which approvals' edited
 // arguments are checked against.
 func TestRecordToolsRecordsThePolicyAndTheBuiltinSchemas(t *testing.T) {
-	got, err := (&Activities{}).RecordTools(context.Background())
+	got, err := worker{}.set().RecordTools(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, signals.DefaultApprovalOnTimeout, got.Approval.OnTimeout)
 	assert.Empty(t, got.MCP)

@@ -2,43 +2,28 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/folders"
 )
 
 // SnapshotWorkspace records the workspace, .git included, before
-// execution. With a files store it is a content-addressed manifest (the
-// folder first brought to in.Files.Manifest, a fork's files), its id
-// what SnapshotID holds; without one, a copy in the snapshot directory
-// under an id derived from the plan id and the workspace. A retry on the
-// same worker gives the same id. What it left out (hard-linked files, fifos,
-// symlinks leading outside) is listed in Skipped, at most
-// maxSkippedListed of them. A workspace over the limits is a
+// execution (folders.Folders.Snapshot): with a files store as a manifest,
+// its id what SnapshotID holds, else as a whole copy. A retry on the same
+// worker gives the same id. What it left out is listed in Skipped, at
+// most maxSkippedListed of them. A workspace over the limits is a
 // non-retryable ErrorTypeSnapshot error.
-func (a *Activities) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
-	if a.Files == nil {
-		snap, err := a.Workspace.Snapshot(ctx, in.PlanID, in.Workspace, heartbeat.Recorder(ctx))
-		if err != nil {
-			return SnapshotOutput{}, refusal(err)
-		}
-		return SnapshotOutput{SnapshotID: snap.ID, Files: snap.Files, Skipped: listSkipped(snap.Skipped)}, nil
-	}
-	f, err := a.enter(ctx, in.Workspace, in.Files, false)
+func (w *Workspaces) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
+	snap, err := w.folders().Snapshot(ctx, in.Workspace, in.Files.ref(), in.PlanID, pinFor(ctx, in.PlanID))
 	if err != nil {
-		return SnapshotOutput{}, err
+		return SnapshotOutput{}, refusal(err)
 	}
-	defer f.release()
-	rec, err := a.record(ctx, f, in.PlanID)
-	if err != nil {
-		return SnapshotOutput{}, err
-	}
-	return SnapshotOutput{SnapshotID: rec.ID, Manifest: rec.ID, Files: rec.Files, Skipped: listSkipped(rec.Skipped)}, nil
+	return SnapshotOutput{SnapshotID: snap.ID, Manifest: snap.Manifest, Files: snap.Files, Skipped: listSkipped(snap.Skipped)}, nil
 }
 
 // listSkipped lists skipped paths for history, at most maxSkippedListed.
@@ -59,58 +44,24 @@ func listSkipped(skipped []workspace.Skip) []string {
 const maxSkippedListed = 20
 
 // RestoreWorkspace makes the workspace equal to the snapshot or manifest
-// in.SnapshotID: files modified or deleted since are put back (Restored),
-// files created since are removed (Removed), both sorted. Running it again
-// changes nothing, so retries are safe. An unknown snapshot, or one of
-// another workspace, is a non-retryable ErrorTypeSnapshot error; a store
-// that is down or a stored file that fails its hash is retried, nothing
-// written meanwhile.
-func (a *Activities) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
-	if a.Files == nil || !workspace.ValidManifestID(in.SnapshotID) {
-		// A snapshot copied whole by an earlier version of the worker.
-		restored, removed, err := a.Workspace.Restore(ctx, in.SnapshotID, in.Workspace, heartbeat.Recorder(ctx))
-		if err != nil {
-			return RestoreOutput{}, refusal(err)
-		}
-		return RestoreOutput{Restored: restored, Removed: removed}, nil
+// in.SnapshotID (folders.Folders.Restore): files modified or deleted since
+// are put back (Restored), files created since are removed (Removed), both
+// sorted. Running it again changes nothing, so retries are safe. An
+// unknown snapshot, or one of another workspace, is a non-retryable
+// ErrorTypeSnapshot error; a folder that changed since the files in.Guard
+// names a non-retryable signals.ErrorTypeWorkspaceChanged whose details
+// list what changed; a store that is down or a stored file that fails its
+// hash is retried, nothing written meanwhile.
+func (w *Workspaces) RestoreWorkspace(ctx context.Context, in RestoreInput) (RestoreOutput, error) {
+	got, err := w.folders().Restore(ctx, folders.RestoreRequest{ID: in.SnapshotID, Workspace: in.Workspace,
+		IfMoved: in.IfMoved, Guard: in.Guard, Force: in.Force, MaxChanged: MaxChangedPaths})
+	var changed *folders.Changed
+	if errors.As(err, &changed) {
+		return RestoreOutput{}, temporal.NewNonRetryableApplicationError(changed.Error(), signals.ErrorTypeWorkspaceChanged,
+			nil, ChangedSinceOutput{Paths: changed.Paths, More: changed.More})
 	}
-	_, missing := a.Workspace.Resolve(in.Workspace, true)
-	f, err := a.open(ctx, in.Workspace, "", true, true)
 	if err != nil {
-		return RestoreOutput{}, err
+		return RestoreOutput{}, refusal(err)
 	}
-	defer f.release()
-	if in.IfMoved && a.Files.At(f.dir) == in.SnapshotID {
-		return RestoreOutput{}, nil
-	}
-	if in.Guard != "" && !in.Force && missing == nil {
-		if err := a.guard(ctx, f, in.Guard); err != nil {
-			return RestoreOutput{}, err
-		}
-	}
-	synced, err := a.Files.Sync(ctx, workspace.SyncRequest{Dir: f.dir, Owner: f.owner, ID: in.SnapshotID,
-		Beat: heartbeat.Recorder(ctx)})
-	if err != nil {
-		return RestoreOutput{}, filesError("restore the workspace", err)
-	}
-	return RestoreOutput{Restored: synced.Written, Removed: synced.Removed}, nil
-}
-
-// guard refuses to restore over a folder that differs from manifest id,
-// the files a plan left: whatever differs was changed after it ended.
-func (a *Activities) guard(ctx context.Context, f folder, id string) error {
-	paths, more, err := a.Files.Changed(ctx, f.dir, id, MaxChangedPaths)
-	if err != nil {
-		return filesError("compare the workspace with the plan's files", err)
-	}
-	if len(paths) == 0 {
-		return nil
-	}
-	list := strings.Join(paths, ", ")
-	if more > 0 {
-		list += fmt.Sprintf(" and %d more", more)
-	}
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("the workspace changed since the plan ended: %s; "+
-		"force the rollback to overwrite them", list), signals.ErrorTypeWorkspaceChanged, nil,
-		ChangedSinceOutput{Paths: paths, More: more})
+	return RestoreOutput{Restored: got.Written, Removed: got.Removed}, nil
 }

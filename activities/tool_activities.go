@@ -5,14 +5,56 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/planmode/planmode/internal/heartbeat"
+	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/tools"
-	"go.opentelemetry.io/otel/attribute"
+	"github.com/planmode/planmode/workspace/folders"
 )
+
+// Tools carries what the tool activities need.
+type Tools struct {
+	// Registry holds the tools RunTool runs; nil means
+	// tools.Builtin(tools.DefaultConfig()), which allows no command.
+	Registry *tools.Registry
+	// OutputLimit caps ToolOutput.Output, in bytes, keeping its head and
+	// tail; zero means tools.DefaultMaxOutputBytes.
+	OutputLimit int
+	// MCP reaches the tools of the worker's MCP servers; nil offers none.
+	MCP *mcp.Manager
+	// Approval is the worker's approval policy (approval.*), which plans
+	// record with RecordTools; zero decides by the defaults.
+	Approval signals.ApprovalPolicy
+	// HeartbeatInterval is how often a call of an MCP tool heartbeats
+	// while it waits, as Model's.
+	HeartbeatInterval time.Duration
+	// Folders are the plans' workspaces on this worker, shared with
+	// Workspaces; nil works in the folders as found, under no root.
+	Folders *folders.Folders
+	// Outputs keeps the whole of every output truncated for workflow
+	// history; nil keeps none. With a files store, each is put into the
+	// store too and the result's OutputRef is its key there, readable
+	// from any host; without, OutputRef is its path on this worker.
+	Outputs *outputs.Store
+}
+
+// registry returns the configured tools or the built-in default.
+func (t *Tools) registry() *tools.Registry {
+	if t.Registry == nil {
+		return defaultTools()
+	}
+	return t.Registry
+}
+
+// folders returns the workspaces the tools run in.
+func (t *Tools) folders() *folders.Folders { return orNoFolders(t.Folders) }
 
 // RunTool runs one tool call in the workspace. A tool that runs but fails
 // — a missing file, a non-zero exit, a path that leaves the workspace, bad
@@ -22,37 +64,62 @@ import (
 // ErrorTypeWorkspace error; other faults of the worker and cancellation are
 // activity errors. Output over the limit keeps its head and tail; with an
 // output store the whole of it is kept in a file named by OutputRef.
-func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, error) {
-	reg := a.registry()
+func (t *Tools) RunTool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	reg := t.registry()
 	tool, ok := reg.Get(in.Call.Name)
 	if !ok {
 		return ToolOutput{Error: fmt.Sprintf("unknown tool %s; available: %s", in.Call.Name,
-			strings.Join(a.usableTools(in.ReadOnly), ", "))}, nil
+			strings.Join(t.usableTools(in.ReadOnly), ", "))}, nil
 	}
 	if in.ReadOnly && !tool.ReadOnly {
 		return ToolOutput{Error: fmt.Sprintf("tool %s changes the workspace and is not available while "+
 			"planning or reflecting; read-only tools: %s", tool.Name, strings.Join(reg.ReadOnlyNames(), ", "))}, nil
 	}
-	f, err := a.enter(ctx, in.Workspace, in.Files, tool.ReadOnly)
+	var out ToolOutput
+	var full *outputs.File
+	var res tools.Result
+	// A call that changes the plan's files names the manifest they are
+	// left at (folders.Folders.Work); a failed record fails the call, whose
+	// retry brings the folder back to where it started and runs it again.
+	manifest, err := t.folders().Work(ctx, in.Workspace, in.Files.ref(), !tool.ReadOnly, pinFor(ctx, in.PlanID),
+		func(dir string) error {
+			sb, err := tools.NewSandbox(dir)
+			if err != nil {
+				return fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s: %v", dir, err))
+			}
+			full = t.fullToolOutput(ctx, in)
+			res, err = t.run(ctx, tool, in, sb, full)
+			out = t.toolOutput(res)
+			switch {
+			case err == nil:
+				out.Success = true
+			case ctx.Err() != nil:
+				return fmt.Errorf("run tool %s: %w", tool.Name, ctx.Err())
+			case tools.IsToolError(err):
+				out.Error = err.Error()
+			default:
+				return fmt.Errorf("run tool %s: %w", tool.Name, err)
+			}
+			return nil
+		})
 	if err != nil {
-		return ToolOutput{}, err
+		full.Discard()
+		return ToolOutput{}, refusal(err)
 	}
-	defer f.release()
-	sb, err := tools.NewSandbox(f.dir)
-	if err != nil {
-		return ToolOutput{}, fail(ErrorTypeWorkspace, err, fmt.Sprintf("workspace %s: %v", f.dir, err))
-	}
-	record := in.Files.Manifest != "" && a.Files != nil && !tool.ReadOnly
-	if record {
-		// Until the record below ends it, the folder may be half-way
-		// through this call: a retry brings it back first.
-		if err := a.Files.Begin(f.dir); err != nil {
-			return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
-		}
-	}
+	out.Manifest = manifest
+	// The plan keeps only a head of a done step's output
+	// (plan.Plan.CompactResult): a longer one is kept whole here.
+	out.OutputRef = t.keepToolOutput(ctx, full, out.OutputTruncated || len(out.Output) > plan.KeptOutputBytes, res.Output)
+	return out, nil
+}
+
+// run runs tool in sandbox sb, in a span of its own, heartbeating while
+// it runs, its whole output streamed to full when set, and counts the
+// commands it ran.
+func (t *Tools) run(ctx context.Context, tool tools.Tool, in ToolInput, sb *tools.Sandbox, full *outputs.File) (tools.Result,
+	error) {
 	env := tools.Env{Root: sb, Heartbeat: heartbeat.Recorder(ctx), PlanID: in.PlanID, StepID: in.StepID,
 		MaxHeartbeatInterval: heartbeat.Cap(ctx)}
-	full := a.fullToolOutput(ctx, in)
 	if full != nil {
 		env.FullOutput = full
 	}
@@ -62,43 +129,17 @@ func (a *Activities) RunTool(ctx context.Context, in ToolInput) (ToolOutput, err
 	span.SetAttributes(attribute.Int("planmode.commands", res.CommandsRun))
 	endSpan(span, err)
 	countCommands(ctx, res.CommandsRun, err)
-	out := a.toolOutput(res)
-	switch {
-	case err == nil:
-		out.Success = true
-	case ctx.Err() != nil:
-		full.Discard()
-		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, ctx.Err())
-	case tools.IsToolError(err):
-		out.Error = err.Error()
-	default:
-		full.Discard()
-		return ToolOutput{}, fmt.Errorf("run tool %s: %w", tool.Name, err)
-	}
-	if record {
-		// A failed record fails the call: its retry brings the folder back
-		// to the manifest it started from and runs the call again.
-		rec, err := a.record(ctx, f, in.PlanID)
-		if err != nil {
-			full.Discard()
-			return ToolOutput{}, err
-		}
-		out.Manifest = rec.ID
-	}
-	// The plan keeps only a head of a done step's output
-	// (plan.Plan.CompactResult): a longer one is kept whole here.
-	out.OutputRef = a.keepToolOutput(ctx, full, out.OutputTruncated || len(out.Output) > plan.KeptOutputBytes, res.Output)
-	return out, nil
+	return res, err
 }
 
 // fullToolOutput starts the file that keeps a call's whole output, or
 // returns nil when there is no output store or the call is read-only
 // workspace inspection, whose output never reaches workflow history.
-func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File {
-	if a.Outputs == nil || in.ReadOnly {
+func (t *Tools) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File {
+	if t.Outputs == nil || in.ReadOnly {
 		return nil
 	}
-	return a.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
+	return t.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
 }
 
 // keepToolOutput puts the whole output of a call in place when keep says
@@ -106,7 +147,7 @@ func (a *Activities) fullToolOutput(ctx context.Context, in ToolInput) *outputs.
 // later) and returns its path: what the command streamed, or the tool's
 // own output when nothing was streamed (a tool that is not a command).
 // Otherwise it leaves no file.
-func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, keep bool, output string) string {
+func (t *Tools) keepToolOutput(ctx context.Context, full *outputs.File, keep bool, output string) string {
 	if !keep {
 		full.Discard()
 		return ""
@@ -119,12 +160,12 @@ func (a *Activities) keepToolOutput(ctx context.Context, full *outputs.File, kee
 		logOutputError(ctx, err)
 		return ""
 	}
-	return a.share(ctx, ref)
+	return t.share(ctx, ref)
 }
 
 // toolOutput converts a tool's result, capping its output.
-func (a *Activities) toolOutput(res tools.Result) ToolOutput {
-	limit := a.ToolOutputLimit
+func (t *Tools) toolOutput(res tools.Result) ToolOutput {
+	limit := t.OutputLimit
 	if limit <= 0 {
 		limit = tools.DefaultMaxOutputBytes
 	}
@@ -140,11 +181,11 @@ func (a *Activities) toolOutput(res tools.Result) ToolOutput {
 }
 
 // usableTools names the tools a call may use.
-func (a *Activities) usableTools(readOnly bool) []string {
+func (t *Tools) usableTools(readOnly bool) []string {
 	if readOnly {
-		return a.registry().ReadOnlyNames()
+		return t.registry().ReadOnlyNames()
 	}
-	return a.registry().Names()
+	return t.registry().Names()
 }
 
 // countCommands records the commands a tool call ran, by outcome.

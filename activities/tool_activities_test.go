@@ -19,6 +19,7 @@ import (
 
 	"github.com/planmode/planmode/internal/testkit"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/workspace"
@@ -42,7 +43,7 @@ func requireAppError(t *testing.T, err error, typ string, msg string) {
 
 func TestRunToolWritesAndReads(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
-	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	a := worker{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}.set()
 	out, err := a.RunTool(context.Background(), toolCall(ws, "write_file", `{"path":"src/a.go","content":"package a\n"}`))
 	require.NoError(t, err)
 	assert.True(t, out.Success, out.Error)
@@ -56,7 +57,7 @@ func TestRunToolWritesAndReads(t *testing.T) {
 
 func TestRunToolFailuresAreOutputs(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
-	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	a := worker{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}.set()
 	tests := []struct {
 		name string
 		in   ToolInput
@@ -90,7 +91,7 @@ func TestRunToolFailuresAreOutputs(t *testing.T) {
 
 func TestRunToolReadOnlyRefusesChanges(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.txt": "a"})
-	a := &Activities{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}
+	a := worker{Workspace: workspace.Root{Dir: filepath.Dir(ws)}}.set()
 	for _, call := range []ToolCall{
 		{Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
 		{Name: "delete_file", Arguments: `{"path":"a.txt"}`},
@@ -116,7 +117,7 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 	root := testkit.Workspace(t, map[string]string{"proj/x.txt": "x", "file.txt": "f"})
 	outside := testkit.Workspace(t, map[string]string{"secret.txt": "s"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
-	a := &Activities{Workspace: workspace.Root{Dir: root}}
+	a := worker{Workspace: workspace.Root{Dir: root}}.set()
 
 	tests := []struct {
 		name, ws string
@@ -145,9 +146,9 @@ func TestRunToolWorkspaceResolution(t *testing.T) {
 		})
 	}
 
-	_, err := (&Activities{}).RunTool(context.Background(), toolCall("", "list_files", `{}`))
+	_, err := worker{}.set().RunTool(context.Background(), toolCall("", "list_files", `{}`))
 	requireAppError(t, err, ErrorTypeWorkspace, "no workspace")
-	out, err := (&Activities{}).RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
+	out, err := worker{}.set().RunTool(context.Background(), toolCall(outside, "list_files", `{}`))
 	require.NoError(t, err, "without a root any workspace is accepted")
 	assert.Equal(t, "secret.txt", out.Output)
 }
@@ -181,7 +182,7 @@ func customTools(t *testing.T) *tools.Registry {
 
 func TestRunToolErrorMapping(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
-	a := &Activities{Tools: customTools(t), ToolOutputLimit: 100}
+	a := worker{Tools: customTools(t), ToolOutputLimit: 100}.set()
 
 	_, err := a.RunTool(context.Background(), toolCall(ws, "fault", ``))
 	require.Error(t, err, "a worker fault fails the activity")
@@ -205,7 +206,7 @@ func TestRunToolErrorMapping(t *testing.T) {
 
 func TestRunToolHeartbeatsInActivity(t *testing.T) {
 	ws := testkit.Workspace(t, nil)
-	a := &Activities{Tools: customTools(t)}
+	a := worker{Tools: customTools(t)}.set()
 	var suite sdktest.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(a.RunTool)
@@ -231,7 +232,7 @@ func TestRunToolHeartbeatsInActivity(t *testing.T) {
 
 func TestToolsAreOfferedAsSpecs(t *testing.T) {
 	reg := tools.Builtin(tools.DefaultConfig())
-	a := &Activities{Tools: reg}
+	a := worker{Tools: reg}.set()
 	offered := a.specs()
 	require.NotNil(t, offered)
 	specs := offered.Specs([]string{"read_file", "nope"})
@@ -243,23 +244,23 @@ func TestToolsAreOfferedAsSpecs(t *testing.T) {
 	require.True(t, ok)
 	assert.Len(t, ro.ReadOnlySpecs(), 4)
 
-	custom := &Activities{ToolSpecs: ToolSpecsOf(tools.NewRegistry()), Tools: reg}
+	custom := worker{ToolSpecs: phases.ToolSpecsOf(tools.NewRegistry()), Tools: reg}.set()
 	assert.Empty(t, custom.specs().Specs(nil), "ToolSpecs keeps precedence")
 }
 
 func TestSnapshotActivitiesAndTheirRefusals(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"big.bin": strings.Repeat("x", 4096)})
 	ctx := context.Background()
-	_, err := (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}).
+	_, err := (worker{Workspace: workspace.Root{SnapshotDir: t.TempDir(), SnapshotLimit: 1024}}.set()).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrorTypeSnapshot, "over the 0 MiB snapshot limit")
-	_, err = (&Activities{Workspace: workspace.Root{Dir: testkit.Workspace(t, nil), SnapshotDir: t.TempDir()}}).
+	_, err = (worker{Workspace: workspace.Root{Dir: testkit.Workspace(t, nil), SnapshotDir: t.TempDir()}}.set()).
 		SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	requireAppError(t, err, ErrorTypeWorkspace, "outside the workspace root")
-	_, err = (&Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
+	_, err = (worker{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}.set()).RestoreWorkspace(ctx, RestoreInput{SnapshotID: "../etc", Workspace: ws})
 	requireAppError(t, err, ErrorTypeSnapshot, "invalid snapshot id")
 
-	a := &Activities{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}
+	a := worker{Workspace: workspace.Root{SnapshotDir: t.TempDir()}}.set()
 	snap, err := a.SnapshotWorkspace(ctx, SnapshotInput{PlanID: "p", Workspace: ws})
 	require.NoError(t, err)
 	assert.Equal(t, 1, snap.Files)

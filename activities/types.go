@@ -2,6 +2,7 @@ package activities
 
 import (
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
 )
@@ -75,13 +76,9 @@ type OptionsInput struct {
 	Files FilesRef `json:"files,omitzero"`
 }
 
-// PlanTool is a recorded MCP tool as the plan prompt lists it.
-type PlanTool struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Asks is set when a call of it waits for a person's approval.
-	Asks bool `json:"asks,omitempty"`
-}
+// PlanTool is a recorded MCP tool as the plan prompt lists it. The phases
+// package owns its shape.
+type PlanTool = phases.PlanTool
 
 // MCPInspect names the read-only MCP tools planning or reflection may
 // call while it inspects, with the digest of the catalogue the plan

@@ -15,7 +15,7 @@ import (
 // a is the method-reference receiver for activities: the workflow never
 // calls an activity by a string name, so a renamed method or a changed
 // input type breaks the build, not a running workflow.
-var a *activities.Activities
+var a activities.Set
 
 // Activity timeouts and retries.
 const (

@@ -115,7 +115,7 @@ func newFakes() *fakes {
 		},
 		// The activity of a worker that does not encrypt.
 		goalAttr: func(in activities.GoalAttrInput) (activities.GoalAttrOutput, error) {
-			return (&activities.Activities{}).GoalAttr(context.Background(), in)
+			return (&activities.Notices{}).GoalAttr(context.Background(), in)
 		},
 		// A worker with a webhook of its own: every event is delivered.
 		receiver: func() (activities.ReceiverOutput, error) { return activities.ReceiverOutput{}, nil },

@@ -13,6 +13,7 @@ import (
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/llm/openai"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/tools"
 )
@@ -29,16 +30,15 @@ func demoWorkspace(t *testing.T) string {
 	return dst
 }
 
-func offlineActivities(t *testing.T) (*activities.Activities, *offline.Server) {
+func offlineActivities(t *testing.T) (activities.Set, *offline.Server) {
 	t.Helper()
 	srv := offline.New()
 	t.Cleanup(srv.Close)
-	a := &activities.Activities{
-		LLMConfig: llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel},
-		Tools:     tools.Builtin(tools.DefaultConfig()),
-		Offline:   true,
-	}
-	return a, srv
+	cfg := llm.Config{BaseURL: srv.URL(), APIKey: "offline", Model: offline.DefaultModel}
+	model, err := openai.New(cfg)
+	require.NoError(t, err)
+	tl := &activities.Tools{Registry: tools.Builtin(tools.DefaultConfig())}
+	return activities.Set{Model: &activities.Model{LLM: model, LLMConfig: cfg, Offline: true, Tools: tl}, Tools: tl}, srv
 }
 
 func TestOfflineClarifyThroughAdapter(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 const bareWorkflowType = "BenchBare"
 
 // a is the method-reference receiver of the activities.
-var a *activities.Activities
+var a activities.Set
 
 // bareInput is what the bare workflow runs: a goal and its plan.
 type bareInput struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/tools"
 	"github.com/planmode/planmode/worker/planworker"
 )
@@ -16,7 +15,7 @@ import (
 // read-only ones. A tool goes through the registry's bounds.
 func ExampleAddTools() {
 	// In a real worker: acts := planworker.NewActivities(cfg, model, offline)
-	acts := &activities.Activities{}
+	acts := &planworker.Activities{}
 	ticket := tools.Tool{
 		Spec: tools.Spec{
 			Name:        "lookup_ticket",

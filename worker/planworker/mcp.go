@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sort"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/tools"
@@ -53,7 +52,7 @@ func MCPConfig(c config.MCP, sbx tools.CommandSandbox, logger *slog.Logger) mcp.
 // with mcp__, a JSON Schema object of at most tools.MaxSchemaBytes, a Run
 // function. Read-only tools are also offered while planning and
 // reflecting. It stops at the first tool refused and says which and why.
-func AddTools(a *activities.Activities, ts ...tools.Tool) error {
+func AddTools(a *Activities, ts ...tools.Tool) error {
 	if a.Tools == nil {
 		a.Tools = tools.Builtin(tools.DefaultConfig())
 	}

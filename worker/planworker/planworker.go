@@ -1,10 +1,12 @@
 // Package planworker puts a planmode worker together from its
-// configuration: the activities and the registrations. The worker command
-// and the in-process workers of the end-to-end tests and benchmarks share
-// it, so that the tests run what the worker runs.
+// configuration: the model (the go-openai adapter of llm/openai), the
+// activities and the registrations. The worker command and the in-process
+// workers of the end-to-end tests and benchmarks share it, so that the
+// tests run what the worker runs.
 package planworker
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/openai"
+	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/prompts"
 	"github.com/planmode/planmode/signals"
@@ -22,11 +26,13 @@ import (
 	"github.com/planmode/planmode/workflows"
 	"github.com/planmode/planmode/workspace"
 	"github.com/planmode/planmode/workspace/filesconfig"
+	"github.com/planmode/planmode/workspace/folders"
 )
 
 // Register registers on w the PlanMode workflow under the contract's type
 // name, its PlanNotify, PlanRollback and PlanWorkspaces companions under
-// theirs, and the activities of a (see NewActivities).
+// theirs, and the activities built from a (see NewActivities; nil builds
+// them from a zero Activities), each type side by side.
 //
 // Each workflow has its versioning behaviour, which only a versioned worker
 // (worker.versioning) uses:
@@ -42,7 +48,7 @@ import (
 //     build's workers were stopped. Plans of the old and the new build
 //     call it side by side during a rollout anyway, so its code must stay
 //     compatible both ways (changes behind workflow.GetVersion).
-func Register(w sdkworker.Registry, a *activities.Activities) {
+func Register(w sdkworker.Registry, a *Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType,
 		VersioningBehavior: workflow.VersioningBehaviorPinned})
 	w.RegisterWorkflowWithOptions(workflows.PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType,
@@ -51,18 +57,105 @@ func Register(w sdkworker.Registry, a *activities.Activities) {
 		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
 	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType,
 		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
-	w.RegisterActivity(a)
+	set := a.Set()
+	for _, part := range []any{set.Model, set.Tools, set.Workspaces, set.Notices} {
+		w.RegisterActivity(part)
+	}
 }
 
-// NewActivities builds the activities from the configuration: the LLM side
-// on model (offline when the offline model answers) with the configured
-// prices, the built-in tools confined to workspace.root with the
-// configured command allowlist and limits, the snapshot folder, the
-// webhooks, and the store that keeps the whole of truncated outputs within
-// its caps (none when outputs.dir is empty). A caller may change the
-// result (a test's snapshot folder) before registering it.
-func NewActivities(cfg config.Config, model llm.Config, offline bool) *activities.Activities {
-	a := &activities.Activities{
+// Activities is what a worker's activities are built from: the
+// dependencies of every type of activities.Set, each named once. Register
+// builds them, so a caller may change these (a test's snapshot folder)
+// until then.
+type Activities struct {
+	// LLM is the model the activities call; nil means the go-openai
+	// adapter built from LLMConfig (NewLLM).
+	LLM llm.Client
+	// LLMConfig configures that adapter and names the model of each
+	// phase, whose price costs usage and estimates.
+	LLMConfig llm.Config
+	Pricing   llm.Pricing
+	Prompts   *prompts.Set
+	Offline   bool
+
+	// Tools are the tools plans run; ToolOutputLimit caps their output
+	// in history.
+	Tools           *tools.Registry
+	ToolOutputLimit int
+	MCP             *mcp.Manager
+	Approval        signals.ApprovalPolicy
+
+	// Workspace confines the plans' workspaces and keeps their whole-copy
+	// snapshots; Files keeps their files in a blob store; Outputs keeps
+	// outputs whole.
+	Workspace workspace.Root
+	Files     *workspace.Files
+	Outputs   *outputs.Store
+
+	Webhook    webhook.Sender
+	GoalDigest func(goal string) (string, error)
+}
+
+// Set builds the activities from a: one of each type, the tools and the
+// workspace activities sharing this worker's folders, the model looking
+// at the workspaces through those tools.
+func (a *Activities) Set() activities.Set {
+	if a == nil {
+		a = &Activities{}
+	}
+	model := a.LLM
+	if model == nil {
+		model = NewLLM(a.LLMConfig)
+	}
+	fs := &folders.Folders{Root: a.Workspace, Files: a.Files}
+	t := &activities.Tools{Registry: a.Tools, OutputLimit: a.ToolOutputLimit, MCP: a.MCP, Approval: a.Approval,
+		Folders: fs, Outputs: a.Outputs}
+	return activities.Set{
+		Model: &activities.Model{LLM: model, LLMConfig: a.LLMConfig, Pricing: a.Pricing, Prompts: a.Prompts,
+			Offline: a.Offline, Tools: t},
+		Tools:      t,
+		Workspaces: &activities.Workspaces{Folders: fs},
+		Notices:    &activities.Notices{Webhook: a.Webhook, GoalDigest: a.GoalDigest},
+	}
+}
+
+// NewLLM builds the go-openai adapter from cfg, or a model that fails
+// every call with a non-retryable LLMConfigError saying why there is none:
+// no model, base URL or key configured, or a configuration the adapter
+// refuses.
+func NewLLM(cfg llm.Config) llm.Client {
+	if cfg.BaseURL == "" && cfg.APIKey == "" && cfg.Model == "" {
+		return brokenLLM{msg: "no LLM is configured: set llm.baseURL, llm.apiKey and llm.model, or use the " +
+			"offline model"}
+	}
+	o, err := openai.New(cfg)
+	if err != nil {
+		return brokenLLM{err: err, msg: fmt.Sprintf("the LLM is misconfigured: %v", err)}
+	}
+	return o
+}
+
+// brokenLLM fails every call with the configuration error that made it.
+type brokenLLM struct {
+	err error
+	msg string
+}
+
+// Complete returns the configuration error, non-retryable.
+func (b brokenLLM) Complete(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, llm.Fail(llm.ErrorTypeConfig, b.err, b.msg)
+}
+
+// NewActivities builds what the activities are built from out of the
+// configuration: the LLM side on model (offline when the offline model
+// answers) with the configured prices, the built-in tools confined to
+// workspace.root with the configured command allowlist and limits, the
+// snapshot folder, the webhooks, and the store that keeps the whole of
+// truncated outputs within its caps (none when outputs.dir is empty). A
+// caller may change the result (a test's snapshot folder) before
+// registering it.
+func NewActivities(cfg config.Config, model llm.Config, offline bool) *Activities {
+	a := &Activities{
 		LLMConfig:       model,
 		Pricing:         pricing(cfg.LLM),
 		Offline:         offline,

@@ -12,7 +12,6 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/llm"
 	"github.com/planmode/planmode/outputs"
@@ -179,12 +178,12 @@ func (r *registry) RegisterActivity(any) { r.activities++ }
 
 func TestRegisterGivesEveryWorkflowItsVersioningBehaviour(t *testing.T) {
 	r := &registry{behaviours: map[string]workflow.VersioningBehavior{}}
-	Register(r, &activities.Activities{})
+	Register(r, &Activities{})
 	assert.Equal(t, map[string]workflow.VersioningBehavior{
 		signals.WorkflowType:           workflow.VersioningBehaviorPinned,
 		signals.NotifyWorkflowType:     workflow.VersioningBehaviorAutoUpgrade,
 		signals.RollbackWorkflowType:   workflow.VersioningBehaviorAutoUpgrade,
 		signals.WorkspacesWorkflowType: workflow.VersioningBehaviorAutoUpgrade,
 	}, r.behaviours, "plans stay on their build; the short workflows and the lease registry follow the current one")
-	assert.Equal(t, 1, r.activities)
+	assert.Equal(t, 4, r.activities, "the model, the tools, the workspaces and the notices, side by side")
 }
