@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,7 +23,7 @@ func TestStartDevServerIsSharedAndReady(t *testing.T) {
 	assert.True(t, strings.HasPrefix(srv.Address(), "127.0.0.1:"), srv.Address())
 	assert.Equal(t, devserver.DefaultNamespace, srv.Namespace)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	_, err := srv.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
 	require.NoError(t, err)
@@ -52,7 +51,7 @@ func TestDevServerServesTheUI(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 100*time.Millisecond)
+	}, loadedWait, 100*time.Millisecond)
 }
 
 func TestTaskQueueIsUnique(t *testing.T) {
@@ -62,7 +61,7 @@ func TestTaskQueueIsUnique(t *testing.T) {
 }
 
 func TestStartAndStopAPrivateServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	srv, err := devserver.Start(ctx, devserver.Options{})
 	require.NoError(t, err)

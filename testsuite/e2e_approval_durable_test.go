@@ -1,11 +1,9 @@
 package testsuite
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +22,7 @@ func TestApprovalSurvivesAWorkerKill(t *testing.T) {
 	srv, bin, env, queue, workspace := workerRig(t, nil)
 	first := startWorkerProcess(t, bin, env)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-gate-kill-" + queue

@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,7 +21,7 @@ func TestTemporalCLIApprovesAGatedCall(t *testing.T) {
 	t.Parallel()
 	g := startGateRig(t, nil)
 	srv, id := g.srv, "plan-tcli-approve-"+g.queue
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	req := gatedRequest("Write out.txt once someone says so", g.workspace,
 		signals.ApprovalPolicy{Rules: askWriteFile}, writeOut("write"))
@@ -38,7 +37,7 @@ func TestTemporalCLIApprovesAGatedCall(t *testing.T) {
 		}
 		gated = p.Approvals[0]
 		return p.Awaiting == signals.AwaitingApproval
-	}, 30*time.Second, 50*time.Millisecond, "the temporal CLI's pending query shows the gated call")
+	}, loadedWait, 50*time.Millisecond, "the temporal CLI's pending query shows the gated call")
 	assert.Equal(t, "write", gated.StepID)
 	assertNotWritten(t, g.workspace, "out.txt")
 

@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ import (
 func TestGatedCallHoldsOnlyItsStepUntilApproved(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-approve-" + r.queue
 	req := gatedRequest("Write out.txt once someone agrees", r.workspace, signals.ApprovalPolicy{Rules: askWriteFile},
@@ -50,11 +49,11 @@ func TestGatedCallHoldsOnlyItsStepUntilApproved(t *testing.T) {
 		}
 		s := v.Plan.StepByID("read")
 		return s != nil && s.Status == plan.StepCompleted
-	}, 20*time.Second, 20*time.Millisecond, "the independent step completes while the write waits")
+	}, loadedWait, 20*time.Millisecond, "the independent step completes while the write waits")
 	assertNotWritten(t, r.workspace, "out.txt")
 	require.Eventually(t, func() bool {
 		return strings.Contains(strings.Join(hookEvents(r.hooks), " "), string(webhook.EventApprovalRequested))
-	}, 20*time.Second, 20*time.Millisecond, "the approval-requested event is sent")
+	}, loadedWait, 20*time.Millisecond, "the approval-requested event is sent")
 	details := currentDetails(ctx, t, r.srv.Client, id)
 	for _, want := range []string{a.RequestID, plan.ToolWriteFile, "planmode approve " + id + " " + a.RequestID} {
 		assert.Contains(t, details, want, "the Web UI details show the request")
@@ -80,7 +79,7 @@ func TestGatedCallHoldsOnlyItsStepUntilApproved(t *testing.T) {
 func TestGatedCallDeniedNeverRuns(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-deny-" + r.queue
 	_, err := r.pc.Start(ctx, id, gatedRequest("Write out.txt unless someone objects", r.workspace,
@@ -105,7 +104,7 @@ func TestGatedCallDeniedNeverRuns(t *testing.T) {
 func TestGatedCallTimesOutDenied(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-timeout-" + r.queue
 	req := gatedRequest("Write out.txt if someone agrees in time", r.workspace,
@@ -126,7 +125,7 @@ func TestGatedCallTimesOutDenied(t *testing.T) {
 	require.Eventually(t, func() bool {
 		decided = hookDecisions(t, r.hooks)
 		return len(decided) > 0
-	}, 20*time.Second, 20*time.Millisecond, "the approval-decided event is sent; events: %v", hookEvents(r.hooks))
+	}, loadedWait, 20*time.Millisecond, "the approval-decided event is sent; events: %v", hookEvents(r.hooks))
 	d := decided[0]
 	assert.Equal(t, a.RequestID, d.RequestID)
 	assert.Contains(t, []signals.Decision{signals.DecisionTimedOut, signals.DecisionDenied}, d.Decision)
@@ -140,7 +139,7 @@ func TestGatedCallTimesOutDenied(t *testing.T) {
 func TestApprovalAfterAnEditIsStale(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-stale-" + r.queue
 	_, err := r.pc.Start(ctx, id, gatedRequest("Write out.txt once approved", r.workspace,
@@ -174,7 +173,7 @@ func TestApprovalAfterAnEditIsStale(t *testing.T) {
 func TestDenyRuleRefusesAtOnce(t *testing.T) {
 	t.Parallel()
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-denyrule-" + r.queue
 	rules := plan.ApprovalRules{{Match: plan.ToolWriteFile, Action: plan.ApprovalDeny}}
@@ -190,7 +189,7 @@ func TestDenyRuleRefusesAtOnce(t *testing.T) {
 	require.Eventually(t, func() bool {
 		events := hookEvents(r.hooks)
 		return slices.Contains(events, string(webhook.EventStepFailed)) || slices.Contains(events, string(webhook.EventStepCompleted))
-	}, 20*time.Second, 20*time.Millisecond, "the step's end reaches the receiver")
+	}, loadedWait, 20*time.Millisecond, "the step's end reaches the receiver")
 	for _, a := range hookApprovals(t, r.hooks) {
 		assert.NotEqual(t, "write", a.StepID, "nobody was asked about the denied call")
 	}
@@ -203,7 +202,7 @@ func TestDenyRuleRefusesAtOnce(t *testing.T) {
 func TestCLIListsAndApprovesAGatedCall(t *testing.T) {
 	isolate(t)
 	r := startGateRig(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gate-cli-" + r.queue
 	_, err := r.pc.Start(ctx, id, gatedRequest("Write out.txt once approved from the CLI", r.workspace,
@@ -232,7 +231,7 @@ func TestCLIListsAndApprovesAGatedCall(t *testing.T) {
 			}
 		}
 		return false
-	}, 20*time.Second, 100*time.Millisecond, "the inbox lists the plan's request")
+	}, loadedWait, 100*time.Millisecond, "the inbox lists the plan's request")
 
 	approve := r.cli(t, "approve", id, a.RequestID, "--reason", "looks right")
 	require.Equal(t, 0, approve.code, approve.errOut)

@@ -61,7 +61,7 @@ func TestCLIDrivesAPlanToTheEnd(t *testing.T) {
 	require.Eventually(t, func() bool {
 		res := pw.cli(t, "list", "--awaiting", string(signals.AwaitingSelection))
 		return res.code == 0 && strings.Contains(res.out, id) && strings.Contains(res.out, "Add a percentage discount")
-	}, 20*time.Second, 100*time.Millisecond, "list finds the plan by what it waits for")
+	}, loadedWait, 100*time.Millisecond, "list finds the plan by what it waits for")
 
 	show := pw.cli(t, "show", id)
 	require.Equal(t, 0, show.code, show.errOut)

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -120,7 +119,7 @@ func TestNoPlaintextInHistoryWithCodecKey(t *testing.T) {
 	assert.Contains(t, failed.out, "Status: "+string(signals.StatusFailed))
 	assert.Contains(t, failed.out, "notes-"+marker, "the CLI with the key prints the failed step's error")
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	runs := closedRuns(ctx, t, pw.srv.Client, pw.srv.Namespace, pw.queue, 2)
 	texts := historyTexts(ctx, t, pw.srv.Client, runs, true)

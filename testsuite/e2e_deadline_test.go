@@ -1,11 +1,9 @@
 package testsuite
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +28,7 @@ func TestDeadlineCancelsARunningCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "Makefile"), []byte("all:\n\tsleep 10\n\techo made > made.txt\n"), 0o644))
 	w := startWorkerProcess(t, bin, env)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-deadline-" + queue

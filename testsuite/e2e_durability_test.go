@@ -123,7 +123,7 @@ func startWorkerProcess(t *testing.T, bin string, env []string, args ...string) 
 		default:
 			return strings.Contains(wp.out.String(), "worker started")
 		}
-	}, 30*time.Second, 20*time.Millisecond, "the worker starts")
+	}, loadedWait, 20*time.Millisecond, "the worker starts")
 	select {
 	case <-wp.exited:
 		t.Fatalf("the worker exited: %v\n%s", wp.err, wp.out)
@@ -174,7 +174,7 @@ func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 	srv, bin, env, queue, workspace := workerRig(t, map[string]string{config.KeyOfflineLatency: offlineLatency})
 	first := startWorkerProcess(t, bin, env)
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-kill-" + queue
@@ -187,7 +187,7 @@ func TestKilledWorkerDoesNotLoseThePlan(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p, err := pc.Progress(ctx, id)
 		return err == nil && p.Totals.Completed >= 1
-	}, 20*time.Second, 10*time.Millisecond, "a first step completes")
+	}, loadedWait, 10*time.Millisecond, "a first step completes")
 	holdAtStepBoundary(ctx, t, pc, id)
 	before, err := pc.Plan(ctx, id)
 	require.NoError(t, err)
@@ -250,7 +250,7 @@ func holdAtStepBoundary(ctx context.Context, t *testing.T, pc *planclient.Client
 		}
 		d, err := pc.Temporal().DescribeWorkflow(ctx, id, "")
 		return err == nil && len(d.RawResponse.GetPendingActivities()) == 0
-	}, 20*time.Second, 20*time.Millisecond, "the run holds at a step boundary")
+	}, loadedWait, 20*time.Millisecond, "the run holds at a step boundary")
 }
 
 // assertRanOnceAcrossWorkers reads the history of run id: both worker
@@ -302,7 +302,7 @@ func TestWorkerKilledMidActivityResumesOnAnother(t *testing.T) {
 	})
 	first := startWorkerProcess(t, bin, env)
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-failover-" + queue
@@ -361,7 +361,7 @@ func awaitRunningActivity(ctx context.Context, t *testing.T, pc *planclient.Clie
 		}
 		running = a
 		return true
-	}, 30*time.Second, 5*time.Millisecond, "an LLM activity runs after a first step completed")
+	}, loadedWait, 5*time.Millisecond, "an LLM activity runs after a first step completed")
 	return running
 }
 

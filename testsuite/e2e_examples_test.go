@@ -170,7 +170,7 @@ func (r *exampleRig) await(t *testing.T, what string, cond func(ctx context.Cont
 	require.Eventually(t, func() bool {
 		ok, err := cond(context.Background())
 		return err == nil && ok
-	}, 30*time.Second, 50*time.Millisecond, "the fixture is ready: %s", what)
+	}, loadedWait, 50*time.Millisecond, "the fixture is ready: %s", what)
 }
 
 // prepare puts a fresh plan with id in state f.
@@ -179,7 +179,7 @@ func (r *exampleRig) prepare(t *testing.T, f fixture, id string) {
 	if id != "" {
 		r.terminate(t, id)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	req := signals.StartRequest{Goal: "Add a percentage discount to the cart total", Workspace: r.fixtureWorkspace(t, id)}
 	switch f {
@@ -249,7 +249,7 @@ var followUps = map[string]func(r *exampleRig, t *testing.T, id string){
 // runsEveryStep resumes plan id and requires every step of it, the edited
 // ones included, to complete.
 func (r *exampleRig) runsEveryStep(t *testing.T, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	_, err := r.pc.Resume(ctx, id, signals.ControlRequest{})
 	require.NoError(t, err)

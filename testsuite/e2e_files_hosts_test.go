@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -58,7 +57,7 @@ func TestTwoWorkersOnSeparateRootsFinishOnePlan(t *testing.T) {
 	envB := workerEnv(t, settings)
 	first := startWorkerProcess(t, bin, envA)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-hosts-" + queue
@@ -79,7 +78,7 @@ func TestTwoWorkersOnSeparateRootsFinishOnePlan(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p, err := pc.Progress(ctx, id)
 		return err == nil && p.Totals.Completed >= 2
-	}, time.Minute, 10*time.Millisecond, "two steps complete on the first worker")
+	}, loadedWait, 10*time.Millisecond, "two steps complete on the first worker")
 	first.kill()
 	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
 	second := startWorkerProcess(t, bin, envB)

@@ -156,7 +156,7 @@ func threeWrites() []plan.Step {
 func TestEveryStepRecordsItsFilesAndRollbackReachesAnyOfThem(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-files-" + r.queue
 	res := r.runToEnd(ctx, t, id, 1, threeWrites()...)
@@ -200,7 +200,7 @@ func TestEveryStepRecordsItsFilesAndRollbackReachesAnyOfThem(t *testing.T) {
 func TestForkGoesOnFromAStepsFiles(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	parent := "plan-parent-" + r.queue
 	res := r.runToEnd(ctx, t, parent, 1, threeWrites()...)
@@ -241,7 +241,7 @@ func TestForkGoesOnFromAStepsFiles(t *testing.T) {
 func TestStepsSideBySideMergeOrRunAgain(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-side-" + r.queue
 	res := r.runToEnd(ctx, t, id, 2,
@@ -283,7 +283,7 @@ func TestStepsSideBySideMergeOrRunAgain(t *testing.T) {
 func TestKeptOutputsAreReadFromTheStore(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	long := strings.Repeat("a line of the output, over and over\n", 200)
 	id := "plan-output-" + r.queue
@@ -307,7 +307,7 @@ func TestKeptOutputsAreReadFromTheStore(t *testing.T) {
 func TestGCRemovesOnlyWhatNoPlanNeeds(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-gc-" + r.queue
 	res := r.runToEnd(ctx, t, id, 1, threeWrites()...)
@@ -357,7 +357,7 @@ func TestGCRemovesOnlyWhatNoPlanNeeds(t *testing.T) {
 func TestRollbackToAStepWhileOpenIsWhatTheNextStepsStartFrom(t *testing.T) {
 	isolate(t)
 	r := startFilesRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-open-rollback-" + r.queue
 	del := toolStep("s3", plan.ToolDeleteFile, map[string]any{"path": "gone.txt"})

@@ -113,7 +113,7 @@ func awaitApproval(ctx context.Context, t *testing.T, pc *planclient.Client, id,
 		d, err := pc.Temporal().DescribeWorkflow(ctx, id, "")
 		ended = err == nil && d.RawResponse.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 		return ended
-	}, 30*time.Second, 20*time.Millisecond, "plan %s never listed an approval for step %s", id, stepID)
+	}, loadedWait, 20*time.Millisecond, "plan %s never listed an approval for step %s", id, stepID)
 	if found.RequestID == "" {
 		require.Fail(t, "the plan ended without asking for approval",
 			"step %s of plan %s was never gated; last %s; the plan ended as:\n%s", stepID, id, last, endState(ctx, pc, id))
@@ -190,7 +190,7 @@ func awaitStepEnd(ctx context.Context, t *testing.T, pc *planclient.Client, id, 
 		}
 		step = *s
 		return true
-	}, time.Minute, 20*time.Millisecond, "step %s of plan %s ends", stepID, id)
+	}, loadedWait, 20*time.Millisecond, "step %s of plan %s ends", stepID, id)
 	return step
 }
 

@@ -57,7 +57,7 @@ func TestNoPlaintextGoalInVisibilityWithCodecKey(t *testing.T) {
 	external, planFile := twoStepPlan(t, titles...)
 
 	pw, c := startEncryptingWorker(t, keyFile)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	byCLI, bySDK := "plan-secret-cli-"+pw.queue, "plan-secret-sdk-"+pw.queue
 	started := pw.cli(t, "start", goal, "--plan", planFile, "--id", byCLI)
@@ -90,7 +90,7 @@ func TestNoPlaintextGoalInVisibilityWithCodecKey(t *testing.T) {
 		res := pw.cli(t, "list", "--goal", spaced)
 		found = res.out + res.errOut
 		return res.code == 0 && strings.Contains(res.out, byCLI) && strings.Contains(res.out, bySDK)
-	}, visibilityWait, 100*time.Millisecond, "list --goal finds both plans: %s", found)
+	}, loadedWait, 100*time.Millisecond, "list --goal finds both plans: %s", found)
 	assert.Contains(t, lineOf(found, byCLI), goalWord, "the memo's goal, decrypted with the key")
 	assert.Contains(t, lineOf(found, bySDK), "(encrypted)", "a plan without a memo has only the digest")
 	other := pw.cli(t, "list", "--goal", goal+" twice")
@@ -240,10 +240,10 @@ func TestListGoalWithoutCodecKeyMatchesWords(t *testing.T) {
 			r := pw.cli(t, "list", "--goal", q)
 			out = r.out + r.errOut
 			return r.code == 0 && strings.Contains(r.out, id)
-		}, visibilityWait, 100*time.Millisecond, "list --goal %q: %s", q, out)
+		}, loadedWait, 100*time.Millisecond, "list --goal %q: %s", q, out)
 		assert.Contains(t, lineOf(out, id), "Add a percentage discount")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	assert.Equal(t, goal, planGoal(ctx, t, pw, id), "PlanGoal holds the goal")
 	other := pw.cli(t, "list", "--goal", "Platypus"+hex.EncodeToString(tag))

@@ -108,7 +108,7 @@ func (pw *planWorker) cli(t *testing.T, args ...string) cliResult {
 // types stdin.
 func (pw *planWorker) cliWith(t *testing.T, interactive bool, stdin string, args ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	args = append(args, "--address", pw.srv.Address(), "--namespace", pw.srv.Namespace, "--task-queue", pw.queue)
@@ -134,4 +134,22 @@ func isolate(t *testing.T) {
 	for _, k := range []string{config.KeyAddress, config.KeyNamespace, config.KeyTaskQueue, config.KeyTemporalAPIKey} {
 		t.Setenv(config.EnvName(k), "")
 	}
+}
+
+// loadedWait bounds a wait for a condition an end-to-end test expects
+// (require.Eventually): long enough for a 2-core machine running the whole
+// suite at once, since the condition, not the time it took, is what the
+// test asserts.
+const loadedWait = 5 * time.Minute
+
+// testContext returns the context an end-to-end test works in: it ends a
+// minute before the test binary's own deadline (go test -timeout), so a
+// test that hangs fails with its name and its state rather than with the
+// binary's panic, and it allows whatever a loaded machine takes until
+// then; without a deadline it ends after loadedWait.
+func testContext(t *testing.T) (context.Context, context.CancelFunc) {
+	if dl, ok := t.Deadline(); ok {
+		return context.WithDeadline(context.Background(), dl.Add(-time.Minute))
+	}
+	return context.WithTimeout(context.Background(), loadedWait)
 }

@@ -43,7 +43,7 @@ func costOf(ctx context.Context, t *testing.T, pw *planWorker, id string) histor
 			runs = append(runs, e.GetExecution().GetRunId())
 		}
 		return len(runs) > 0
-	}, 30*time.Second, 50*time.Millisecond)
+	}, loadedWait, 50*time.Millisecond)
 	var c historyCost
 	for _, run := range runs {
 		c.runs++
@@ -70,7 +70,7 @@ func runLongPlan(t *testing.T, pw *planWorker, n int) historyCost {
 		steps[i] = plan.Step{Title: fmt.Sprintf("Write part %d of the notes", i+1), Action: plan.ActionLLM,
 			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Write a short paragraph about the discount rule."}}}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := fmt.Sprintf("long-%d-%s", n, pw.queue)
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))

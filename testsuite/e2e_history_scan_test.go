@@ -63,7 +63,7 @@ func closedRuns(ctx context.Context, t *testing.T, c client.Client, namespace, q
 			}
 		}
 		return closed >= want
-	}, 30*time.Second, 50*time.Millisecond, "%d closed runs on %s are listed", want, queue)
+	}, loadedWait, 50*time.Millisecond, "%d closed runs on %s are listed", want, queue)
 	return runs
 }
 

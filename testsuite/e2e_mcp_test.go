@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -77,7 +76,7 @@ func TestMCPReferenceServerCallGatedThenReadAllowed(t *testing.T) {
 	wp := startWorkerProcess(t, bin, env, "--"+config.FlagConfig, memoryConfig(t, cache))
 	require.Regexp(t, `mcpTools=[1-9]`, wp.out.String(), "the worker connected the memory server and listed its tools")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-mcp-memory-" + queue
@@ -141,7 +140,7 @@ func TestMCPHTTPCallDeniedNeverReachesTheServer(t *testing.T) {
 	_, ok := r.servers.Catalogue().Tool("mcp__tickets__close_ticket")
 	require.True(t, ok, "the worker offers the server's tool: %+v", r.servers.Catalogue())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-mcp-http-" + r.queue
 	_, err := r.pc.Start(ctx, id, gatedRequest("Close ticket T-1", r.workspace, signals.ApprovalPolicy{},

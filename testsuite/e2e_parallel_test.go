@@ -94,7 +94,7 @@ func TestIndependentStepsRunSideBySide(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	pc := startLatencyWorker(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 
 	wide := runParts(ctx, t, pc, root, "parallel-4-"+pc.TaskQueue(), 4)

@@ -1,9 +1,7 @@
 package testsuite
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,7 +20,7 @@ import (
 func TestTasksCarryThePlansPriorityAndTenant(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-priority-" + pw.queue

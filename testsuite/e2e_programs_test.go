@@ -1,13 +1,11 @@
 package testsuite
 
 import (
-	"context"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,7 +42,7 @@ func TestGoClientProgramRuns(t *testing.T) {
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	bin := buildProgram(t, "./starter/goclient")
 	id := "plan-goclient-" + pw.queue
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-address", pw.srv.Address(), "-namespace", pw.srv.Namespace,
 		"-task-queue", pw.queue, "-id", id)

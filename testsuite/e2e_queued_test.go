@@ -51,7 +51,7 @@ func TestCLIShowsAQueuedPlanAndWatchWaitsForItsWorker(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := testContext(t)
 		defer cancel()
 		var errOut strings.Builder
 		code := cli.Run(ctx, []string{"watch", id, "--address", srv.Address(), "--namespace", srv.Namespace,

@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -80,7 +79,7 @@ func TestFileToolsCannotBeRacedOut(t *testing.T) {
 	wp := startWorkerProcess(t, bin, env)
 	require.Contains(t, wp.out.String(), "commands run isolated")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-race-" + queue

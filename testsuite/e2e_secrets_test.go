@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,7 +155,7 @@ func startAttackRig(t *testing.T) *attackRig {
 func TestNoSecretReachesHistory(t *testing.T) {
 	t.Parallel()
 	r := startAttackRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	toolPlan, runs := r.runAttacks(ctx, t)
 	assertAttacksRan(t, toolPlan, r.brain, r.wp.cmd.Process.Pid, r.store)

@@ -86,7 +86,7 @@ func startSideFxPlans(ctx context.Context, t *testing.T, pc *planclient.Client, 
 			}
 			require.NoError(t, last, "edit %s", id)
 			return true
-		}, 3*time.Minute, 50*time.Millisecond, "plan %s takes the edit: %v", id, last)
+		}, loadedWait, 50*time.Millisecond, "plan %s takes the edit: %v", id, last)
 	}
 	return ids
 }
@@ -128,7 +128,7 @@ func TestStepsAppendingToOneLogSideBySideAllComplete(t *testing.T) {
 	srv, bin, env, queue, _ := workerRig(t, map[string]string{config.KeyOfflineLatency: offlineLatency})
 	root := envValue(env, config.KeyWorkspaceRoot)
 	w := startWorkerProcess(t, bin, env)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	wss := sideFxWorkspaces(t, root, sideFxPlans)
@@ -143,7 +143,7 @@ func TestStepsAppendingToOneLogSurviveAWorkerKill(t *testing.T) {
 	srv, bin, env, queue, _ := workerRig(t, map[string]string{config.KeyOfflineLatency: offlineLatency})
 	root := envValue(env, config.KeyWorkspaceRoot)
 	first := startWorkerProcess(t, bin, env)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	wss := sideFxWorkspaces(t, root, sideFxPlans)
@@ -161,7 +161,7 @@ func TestStepsAppendingToOneLogSurviveAWorkerKill(t *testing.T) {
 // and starts it again on the same state and address: the worker finds it
 // again and every plan completes, each log whole.
 func TestStepsAppendingToOneLogSurviveAServerRestart(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	port, err := devserver.FreePort()
 	require.NoError(t, err)
@@ -205,6 +205,6 @@ func awaitSideFxStarted(ctx context.Context, t *testing.T, pc *planclient.Client
 			}
 		}
 		return ctx.Err() != nil
-	}, 5*time.Minute, 100*time.Millisecond, "a make step ran")
+	}, loadedWait, 100*time.Millisecond, "a make step ran")
 	require.NoError(t, ctx.Err())
 }

@@ -35,7 +35,7 @@ const serverSignalLimit = signals.MaxSignalsPerRun + 500
 // refuses every signal past its limit), and the selection runs the plan.
 func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	srv, err := devserver.Start(ctx, devserver.Options{DynamicConfig: map[string]string{
 		"history.maximumSignalsPerExecution": strconv.Itoa(serverSignalLimit),
@@ -60,7 +60,7 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	require.Eventually(t, func() bool {
 		desc, err := srv.Client.DescribeWorkflow(ctx, id, "")
 		return err == nil && desc.RawResponse.GetWorkflowExecutionInfo().GetFirstRunId() != desc.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
-	}, time.Minute, 100*time.Millisecond, "the plan continues as new once it has seen its share of signals")
+	}, loadedWait, 100*time.Millisecond, "the plan continues as new once it has seen its share of signals")
 
 	flood(ctx, t, srv, id, 600)
 	require.NoError(t, signals.SelectOption.Signal(ctx, srv.Client, id, signals.SelectOptionRequest{Rank: 1}))

@@ -143,7 +143,7 @@ func TestTemporalCLIDrivesAPlanByContractNames(t *testing.T) {
 		var err error
 		options, err = tryCLIQuery(t, srv, id, signals.OptionsQuery)
 		return err == nil && len(options.Options) > 0
-	}, 20*time.Second, 50*time.Millisecond, "the options query answers the generated options")
+	}, loadedWait, 50*time.Millisecond, "the options query answers the generated options")
 	assert.Equal(t, 1, options.Revision)
 	require.NotEmpty(t, options.RecommendedID)
 
@@ -187,7 +187,7 @@ func pauseResumeByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 	require.Eventually(t, func() bool {
 		p, err := tryCLIQuery(t, srv, id, signals.PendingQuery)
 		return err == nil && p.Paused
-	}, 10*time.Second, 50*time.Millisecond, "the pause signal pauses the run")
+	}, loadedWait, 50*time.Millisecond, "the pause signal pauses the run")
 	progress := cliQuery(t, srv, id, signals.ProgressQuery)
 	assert.Equal(t, plan.ModePaused, progress.Mode)
 	assert.Equal(t, plan.PhaseAwaitingSelection, progress.Phase, "a pause does not move the run on")
@@ -196,7 +196,7 @@ func pauseResumeByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 	require.Eventually(t, func() bool {
 		p, err := tryCLIQuery(t, srv, id, signals.PendingQuery)
 		return err == nil && !p.Paused
-	}, 10*time.Second, 50*time.Millisecond, "the resume signal resumes the run")
+	}, loadedWait, 50*time.Millisecond, "the resume signal resumes the run")
 	pending := cliQuery(t, srv, id, signals.PendingQuery)
 	assert.Empty(t, pending.Rejected, "pause and resume were accepted")
 	assert.Equal(t, signals.AwaitingSelection, pending.Awaiting)
@@ -227,7 +227,7 @@ func refuseByCLI(t *testing.T, srv *devserver.DevServer, id string) {
 	require.Eventually(t, func() bool {
 		p, err := tryCLIQuery(t, srv, id, signals.PendingQuery)
 		return err == nil && len(p.Rejected) == 1
-	}, 10*time.Second, 50*time.Millisecond, "a malformed signal is listed as rejected")
+	}, loadedWait, 50*time.Millisecond, "a malformed signal is listed as rejected")
 	pending := cliQuery(t, srv, id, signals.PendingQuery)
 	assert.Equal(t, signals.SelectOption.Name, pending.Rejected[0].Name)
 	assert.Contains(t, pending.Rejected[0].Reason, "optionId")
@@ -252,7 +252,7 @@ func TestTemporalCLIStartWithAnUnknownFieldIsRefused(t *testing.T) {
 		"--workflow-id", id, "--input", `{"goal":"Add a percentage discount to the cart total","worksapce":"workspace"}`)
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	err = srv.Client.GetWorkflow(ctx, id, "").Get(ctx, nil)
 	var app *temporal.ApplicationError
@@ -268,6 +268,6 @@ func TestTemporalCLIStartWithAnUnknownFieldIsRefused(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p, err := tryCLIQuery(t, srv, ok, signals.PendingQuery)
 		return err == nil && p.Awaiting == signals.AwaitingSelection
-	}, 30*time.Second, 50*time.Millisecond, "the request spelt right runs to its selection")
+	}, loadedWait, 50*time.Millisecond, "the request spelt right runs to its selection")
 	require.NoError(t, srv.Client.TerminateWorkflow(ctx, ok, "", "test over"))
 }

@@ -23,7 +23,7 @@ import (
 func startTruthWorker(t *testing.T, opts ...offline.ServerOption) *planWorker {
 	t.Helper()
 	srv := StartDevServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	require.NoError(t, signals.EnsureSearchAttributes(ctx, srv.Client, srv.Namespace))
 	pw := newPlanWorker(t, srv, offline.New(opts...))
@@ -46,7 +46,7 @@ func requireListed(ctx context.Context, t *testing.T, pw *planWorker, q, id stri
 		l, ok, err := listedIn(ctx, pw.srv, pw.queue, q, id)
 		found = l
 		return err == nil && ok
-	}, visibilityWait, 50*time.Millisecond, "%s lists %s", q, id)
+	}, loadedWait, 50*time.Millisecond, "%s lists %s", q, id)
 	return found
 }
 
@@ -56,7 +56,7 @@ func requireListed(ctx context.Context, t *testing.T, pw *planWorker, q, id stri
 func TestRefusedPlanIsFoundFailed(t *testing.T) {
 	t.Parallel()
 	pw := startTruthWorker(t, refusingModel)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-failed-" + pw.queue
@@ -89,7 +89,7 @@ func TestRefusedPlanIsFoundFailed(t *testing.T) {
 func TestCancelledPlansAreFoundCanceled(t *testing.T) {
 	t.Parallel()
 	pw := startTruthWorker(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	goal := "Add a percentage discount to the cart total"

@@ -38,7 +38,7 @@ func TestPlansStayOnTheirBuildAndMoveAtContinueAsNew(t *testing.T) {
 	t.Parallel()
 	deployment := "planmode-" + TaskQueue(t)
 	srv, bin, env, queue, workspace := workerRig(t, map[string]string{config.KeyDeploymentName: deployment})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	c := srv.Client
 
@@ -121,7 +121,7 @@ func TestUnversionedWorkerRunsAPlan(t *testing.T) {
 	assert.Contains(t, wp.out.String(), "versioning=false")
 	assert.NotContains(t, wp.out.String(), "deployment's current version")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	id := "plan-unversioned-" + queue

@@ -20,10 +20,6 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// visibilityWait bounds how long a test waits for visibility, which the
-// server updates shortly after the run changes.
-const visibilityWait = 10 * time.Second
-
 // listed is a run as a visibility query lists it.
 type listed struct {
 	id       string
@@ -96,7 +92,7 @@ func findPlan(runs []listed, id string) (listed, bool) {
 func TestVisibilityFollowsASelection(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-vis-" + pw.queue
@@ -118,7 +114,7 @@ func TestVisibilityFollowsASelection(t *testing.T) {
 		l, ok, err := listedIn(ctx, pw.srv, pw.queue, awaitingSelection, id)
 		found = l
 		return err == nil && ok
-	}, visibilityWait, 50*time.Millisecond, "the plan is listed as awaiting selection")
+	}, loadedWait, 50*time.Millisecond, "the plan is listed as awaiting selection")
 	assert.Equal(t, string(plan.PhaseAwaitingSelection), found.phase)
 	assert.Equal(t, string(signals.AwaitingSelection), found.awaiting)
 	assert.Zero(t, found.progress)
@@ -128,11 +124,11 @@ func TestVisibilityFollowsASelection(t *testing.T) {
 	require.Eventually(t, func() bool {
 		_, ok, err := listedIn(ctx, pw.srv, pw.queue, awaitingSelection, id)
 		return err == nil && !ok
-	}, visibilityWait, 50*time.Millisecond, "a selected plan leaves the awaiting-selection list")
+	}, loadedWait, 50*time.Millisecond, "a selected plan leaves the awaiting-selection list")
 	require.Eventually(t, func() bool {
 		_, ok, err := listedIn(ctx, pw.srv, pw.queue, movedOn, id)
 		return err == nil && ok
-	}, visibilityWait, 50*time.Millisecond, "PlanPhase shows the plan executing or done")
+	}, loadedWait, 50*time.Millisecond, "PlanPhase shows the plan executing or done")
 
 	res, err := pc.Result(ctx, id)
 	require.NoError(t, err)
@@ -140,5 +136,5 @@ func TestVisibilityFollowsASelection(t *testing.T) {
 	require.Eventually(t, func() bool {
 		l, ok, err := listedIn(ctx, pw.srv, pw.queue, finished, id)
 		return err == nil && ok && l.progress == 100
-	}, visibilityWait, 50*time.Millisecond, "the completed plan is listed at 100 percent")
+	}, loadedWait, 50*time.Millisecond, "the completed plan is listed at 100 percent")
 }

@@ -1,7 +1,6 @@
 package testsuite
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ func TestWebUIShowsCurrentDetails(t *testing.T) {
 	pw := startPlanWorker(t)
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-webui-" + pw.queue
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 
 	req := signals.StartRequest{
@@ -37,7 +36,7 @@ func TestWebUIShowsCurrentDetails(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p, err := pc.Progress(ctx, id)
 		return err == nil && p.Awaiting == signals.AwaitingSelection
-	}, time.Minute, 100*time.Millisecond, "the run never waited for a selection")
+	}, loadedWait, 100*time.Millisecond, "the run never waited for a selection")
 
 	ui := &webUI{t: t, tab: tab, base: pw.srv.UIAddress(), ns: pw.srv.Namespace, dir: artifactDir(t)}
 	waiting := ui.currentDetails(id, signals.SelectOption.Name)

@@ -78,7 +78,7 @@ func requireRefused(ctx context.Context, t *testing.T, pc *planclient.Client, id
 func TestWireRefusesBadInputs(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	id := "plan-wire-" + pw.queue
@@ -96,7 +96,7 @@ func TestWireRefusesBadInputs(t *testing.T) {
 	require.Eventually(t, func() bool {
 		v, err := pc.Plan(ctx, id)
 		return err == nil && v.Plan != nil && v.Plan.Status == plan.PlanPaused
-	}, 20*time.Second, 20*time.Millisecond, "the run holds before its first step")
+	}, loadedWait, 20*time.Millisecond, "the run holds before its first step")
 	progress, err := pc.Progress(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, plan.PhaseExecuting, progress.Phase)
@@ -137,7 +137,7 @@ func requireSignalsRefused(ctx context.Context, t *testing.T, pc *planclient.Cli
 		var err error
 		pending, err = pc.Pending(ctx, id)
 		return err == nil && len(pending.Rejected) == len(bad)
-	}, 10*time.Second, 20*time.Millisecond, "the pending query lists the refused signals")
+	}, loadedWait, 20*time.Millisecond, "the pending query lists the refused signals")
 	for i, want := range []string{"cannot unmarshal number", `unknown field "option"`} {
 		assert.Equal(t, signals.SelectOption.Name, pending.Rejected[i].Name)
 		assert.Contains(t, pending.Rejected[i].Reason, want)

@@ -49,7 +49,7 @@ func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	a := filepath.Join(pw.root, "a")
 	require.NoError(t, os.MkdirAll(filepath.Join(a, "sub"), 0o755))
@@ -103,7 +103,7 @@ func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 	require.Eventually(t, func() bool {
 		p, err := signals.PendingQuery.Get(ctx, pw.srv.Client, id("G"))
 		return err == nil && p.Awaiting == signals.AwaitingWorkspace && p.Workspace != nil
-	}, 30*time.Second, 50*time.Millisecond, "G waits for the workspace")
+	}, loadedWait, 50*time.Millisecond, "G waits for the workspace")
 	require.NoError(t, pw.srv.Client.CancelWorkflow(ctx, id("A"), ""))
 	g, err := pc.Result(ctx, id("G"))
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestStaleLeaseOfATerminatedPlanIsCleared(t *testing.T) {
 	t.Parallel()
 	pw := startPlanWorker(t)
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	first, second := "stale-1-"+pw.queue, "stale-2-"+pw.queue
 
