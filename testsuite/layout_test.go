@@ -116,6 +116,10 @@ func TestImportDirection(t *testing.T) {
 				bad(p, imp, "the client imports only the contract")
 			case to == "planclient" && (from == "subsystem" || from == "activities" || from == "workflows"):
 				bad(p, imp, "only the commands use the client: the worker's side never sends to a plan through it")
+			case under(p.path, "llm") && !under(p.path, "llm/phases") && under(target, "prompts"):
+				// llm/phases, the rules of each phase, builds on the
+				// prompts; the client and the models below them do not.
+				bad(p, imp, "the prompts build on the model's client: llm and the offline model do not import them")
 			case from == "subsystem" && (to == "activities" || to == "workflows" || to == "worker" || to == "starter"):
 				bad(p, imp, "a subsystem does not know the Temporal face or the commands above it")
 			case from == "activities" && (to == "workflows" || to == "worker" || to == "starter"):
