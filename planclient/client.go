@@ -90,7 +90,7 @@ func (c *Client) Start(ctx context.Context, id string, req signals.StartRequest)
 	if id == "" {
 		id = "plan-" + uuid.NewString()
 	}
-	opts, err := c.startOptions(id, req)
+	opts, err := c.startWorkflow(id, req)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 	if id == "" {
 		return out, errors.New("start plan: a workflow id is required to wait for the options")
 	}
-	opts, err := c.startOptions(id, req)
+	opts, err := c.startWorkflow(id, req)
 	if err != nil {
 		return out, err
 	}
@@ -142,7 +142,7 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 // startOptions validates req, its size as JSON included, and returns the
 // options to start it under id: a request the workflow would refuse, or
 // one so large the server would, is refused before anything starts.
-func (c *Client) startOptions(id string, req signals.StartRequest) (client.StartWorkflowOptions, error) {
+func (c *Client) startWorkflow(id string, req signals.StartRequest) (client.StartWorkflowOptions, error) {
 	if err := req.Validate(); err != nil {
 		return client.StartWorkflowOptions{}, wrap(id, fmt.Errorf("start: %w", err))
 	}

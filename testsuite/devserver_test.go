@@ -63,7 +63,7 @@ func TestTaskQueueIsUnique(t *testing.T) {
 func TestStartAndStopAPrivateServer(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
-	srv, err := devserver.Start(ctx, devserver.Options{})
+	srv, err := devserver.Start(ctx, devserver.Config{})
 	require.NoError(t, err)
 	assert.NotEqual(t, StartDevServer(t).Address(), srv.Address())
 	_, err = srv.Client.CheckHealth(ctx, &client.CheckHealthRequest{})

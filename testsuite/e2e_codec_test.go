@@ -149,7 +149,7 @@ func runWithCLI(t *testing.T, pw *planWorker, id, goal string) cliResult {
 }
 
 // startCodecWorker starts an in-process worker whose client encrypts
-// with the key file, as config.Config.ClientOptions builds it, on a
+// with the key file, as config.Config.ClientConfig builds it, on a
 // queue of its own with the marking offline model.
 func startCodecWorker(t *testing.T, keyFile, marker string) *planWorker {
 	t.Helper()
@@ -158,7 +158,7 @@ func startCodecWorker(t *testing.T, keyFile, marker string) *planWorker {
 		Temporal: config.Temporal{Address: srv.Address(), Namespace: srv.Namespace},
 		Codec:    config.Codec{KeyFile: keyFile},
 	}
-	opts, err := cfg.ClientOptions(nil)
+	opts, err := cfg.ClientConfig(nil)
 	require.NoError(t, err)
 	require.NotNil(t, opts.DataConverter, "the key file turns the codec on")
 	c, err := client.Dial(opts)

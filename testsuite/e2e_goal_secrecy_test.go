@@ -137,7 +137,7 @@ func startEncryptingWorker(t *testing.T, keyFile string) (*planWorker, client.Cl
 		Workspace: config.Workspace{Root: pw.root},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
-	opts, err := cfg.ClientOptions(nil)
+	opts, err := cfg.ClientConfig(nil)
 	require.NoError(t, err)
 	c, err := client.Dial(opts)
 	require.NoError(t, err)

@@ -165,7 +165,7 @@ func TestStepsAppendingToOneLogSurviveAServerRestart(t *testing.T) {
 	defer cancel()
 	port, err := devserver.FreePort()
 	require.NoError(t, err)
-	opts := devserver.Options{Address: fmt.Sprintf("127.0.0.1:%d", port), DBFile: filepath.Join(t.TempDir(), "temporal.db")}
+	opts := devserver.Config{Address: fmt.Sprintf("127.0.0.1:%d", port), DBFile: filepath.Join(t.TempDir(), "temporal.db")}
 	srv, err := devserver.Start(ctx, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Stop() })

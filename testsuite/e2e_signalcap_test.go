@@ -37,7 +37,7 @@ func TestLegitimateSignalLandsAfterAFlood(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := testContext(t)
 	defer cancel()
-	srv, err := devserver.Start(ctx, devserver.Options{DynamicConfig: map[string]string{
+	srv, err := devserver.Start(ctx, devserver.Config{DynamicConfig: map[string]string{
 		"history.maximumSignalsPerExecution": strconv.Itoa(serverSignalLimit),
 	}})
 	require.NoError(t, err)

@@ -43,14 +43,14 @@ func StartDevServer(t testing.TB) *devserver.DevServer {
 	t.Helper()
 	if shared.enabled {
 		shared.once.Do(func() {
-			shared.srv, shared.err = devserver.Start(context.Background(), devserver.Options{})
+			shared.srv, shared.err = devserver.Start(context.Background(), devserver.Config{})
 		})
 		if shared.err != nil {
 			t.Fatalf("dev server: %v", shared.err)
 		}
 		return shared.srv
 	}
-	srv, err := devserver.Start(context.Background(), devserver.Options{})
+	srv, err := devserver.Start(context.Background(), devserver.Config{})
 	if err != nil {
 		t.Fatalf("dev server: %v", err)
 	}

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	logger := cfg.Log.NewLogger(stdout)
 	checkSandbox(cfg, logger)
 
-	opts, err := cfg.ClientOptions(logger)
+	opts, err := cfg.ClientConfig(logger)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerOptions(cfg.Worker, sdkworker.SetStickyWorkflowCacheSize))
+	w := sdkworker.New(c, cfg.Temporal.TaskQueue, workerSettings(cfg.Worker, sdkworker.SetStickyWorkflowCacheSize))
 	acts := planworker.NewActivities(cfg, model.cfg, model.offline)
 	acts.Files = files
 	acts.Prompts = promptSet

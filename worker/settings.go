@@ -15,7 +15,7 @@ import (
 // Heartbeats are sent at least every planworker.HeartbeatThrottle, so
 // that a cancellation (a run's deadline, a cancelled run) reaches a
 // running activity at its next beat.
-func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
+func workerSettings(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 	setCacheSize(w.StickyCacheSize)
 	return sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:     w.MaxConcurrentActivities,
@@ -23,7 +23,7 @@ func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 		MaxConcurrentWorkflowTaskPollers:       w.WorkflowPollers,
 		MaxConcurrentActivityTaskPollers:       w.ActivityPollers,
 		StickyScheduleToStartTimeout:           w.StickyTimeout,
-		DeploymentOptions:                      deploymentOptions(w),
+		DeploymentOptions:                      deploymentSettings(w),
 		MaxHeartbeatThrottleInterval:           planworker.HeartbeatThrottle,
 	}
 }
@@ -33,7 +33,7 @@ func workerOptions(w config.Worker, setCacheSize func(int)) sdkworker.Options {
 // worker.versioning is off. Every workflow is registered with its own
 // versioning behaviour (planworker.Register), so there is no default: the
 // SDK refuses to register a workflow that has none.
-func deploymentOptions(w config.Worker) sdkworker.DeploymentOptions {
+func deploymentSettings(w config.Worker) sdkworker.DeploymentOptions {
 	if !w.Versioning {
 		return sdkworker.DeploymentOptions{}
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestWorkerOptionsApplyEverySetting(t *testing.T) {
 	cacheSize := -1
-	got := workerOptions(config.Worker{
+	got := workerSettings(config.Worker{
 		MaxConcurrentActivities: 16, MaxConcurrentWorkflowTasks: 8, WorkflowPollers: 4, ActivityPollers: 6,
 		StickyCacheSize: 500, StickyTimeout: 2 * time.Second,
 	}, func(n int) { cacheSize = n })
@@ -29,7 +29,7 @@ func TestWorkerOptionsApplyEverySetting(t *testing.T) {
 
 func TestWorkerOptionsDefaultsAreTheSDKsButTheCache(t *testing.T) {
 	cacheSize := -1
-	got := workerOptions(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(n int) { cacheSize = n })
+	got := workerSettings(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(n int) { cacheSize = n })
 	assert.Equal(t, config.DefaultStickyCacheSize, cacheSize)
 	assert.Equal(t, sdkworker.Options{MaxHeartbeatThrottleInterval: time.Second}, got,
 		"zero options are the SDK's defaults, but for the heartbeats' throttle")
@@ -43,18 +43,18 @@ func TestWorkerOptionsDefaultsAreTheSDKsButTheCache(t *testing.T) {
 // recorded it completed (README: "at the deadline running steps are
 // cancelled").
 func TestWorkerSendsHeartbeatsSoonEnoughToHearACancellation(t *testing.T) {
-	got := workerOptions(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(int) {})
+	got := workerSettings(config.Worker{StickyCacheSize: config.DefaultStickyCacheSize}, func(int) {})
 	assert.NotZero(t, got.MaxHeartbeatThrottleInterval, "the SDK's default holds heartbeats back for 24 s")
 	assert.LessOrEqual(t, got.MaxHeartbeatThrottleInterval, time.Second)
 }
 
 func TestWorkerOptionsMakeTheWorkerABuildOfItsDeployment(t *testing.T) {
-	got := workerOptions(config.Worker{StickyCacheSize: 1, Versioning: true, DeploymentName: "planmode", BuildID: "0.2.0+abc"}, func(int) {})
+	got := workerSettings(config.Worker{StickyCacheSize: 1, Versioning: true, DeploymentName: "planmode", BuildID: "0.2.0+abc"}, func(int) {})
 	assert.Equal(t, sdkworker.DeploymentOptions{
 		UseVersioning: true,
 		Version:       sdkworker.WorkerDeploymentVersion{DeploymentName: "planmode", BuildID: "0.2.0+abc"},
 	}, got.DeploymentOptions)
 
-	off := workerOptions(config.Worker{StickyCacheSize: 1, Versioning: false, DeploymentName: "planmode", BuildID: "x"}, func(int) {})
+	off := workerSettings(config.Worker{StickyCacheSize: 1, Versioning: false, DeploymentName: "planmode", BuildID: "x"}, func(int) {})
 	assert.Equal(t, sdkworker.DeploymentOptions{}, off.DeploymentOptions, "worker.versioning: false is unversioned")
 }

@@ -186,7 +186,7 @@ func recordServer(t *testing.T, dc map[string]string) (client.Client, context.Co
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	srv, err := devserver.Start(ctx, devserver.Options{DynamicConfig: dc})
+	srv, err := devserver.Start(ctx, devserver.Config{DynamicConfig: dc})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, srv.Stop()) })
 	return srv.Client, ctx

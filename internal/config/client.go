@@ -15,8 +15,8 @@ import (
 	"github.com/planmode/planmode/codec"
 )
 
-// ClientOptions returns the options every planmode client dials Temporal
-// with: the connection of c.Temporal (see [Temporal.ClientOptions]) and,
+// ClientConfig returns the client configuration every planmode client dials Temporal
+// with: the connection of c.Temporal (see [Temporal.ClientConfig]) and,
 // when codec.keyFile is set, a data converter that encrypts every payload
 // (workflow inputs and results, signals, updates, queries, memos, details)
 // and a failure converter that encrypts failures' details, messages and
@@ -26,8 +26,8 @@ import (
 // client and the typed client planclient.New use both converters too.
 // It returns an error when a TLS file or the key file cannot be read; the
 // key file's errors name the line, never a key.
-func (c Config) ClientOptions(logger *slog.Logger) (client.Options, error) {
-	opts, err := c.Temporal.ClientOptions(logger)
+func (c Config) ClientConfig(logger *slog.Logger) (client.Options, error) {
+	opts, err := c.Temporal.ClientConfig(logger)
 	if err != nil {
 		return opts, err
 	}
@@ -58,12 +58,12 @@ func (c Codec) PayloadCodec() (*codec.Codec, error) {
 	return codec.New(keys), nil
 }
 
-// ClientOptions returns the connection options to dial Temporal with:
+// ClientConfig returns the connection settings to dial Temporal with:
 // address, namespace, TLS when configured, and the API key as credentials
 // (which turns TLS on by itself). logger may be nil. It sets no data
-// converter: programs dial with [Config.ClientOptions], which adds the
+// converter: programs dial with [Config.ClientConfig], which adds the
 // payload codec. It returns an error when a TLS file cannot be read.
-func (t Temporal) ClientOptions(logger *slog.Logger) (client.Options, error) {
+func (t Temporal) ClientConfig(logger *slog.Logger) (client.Options, error) {
 	opts := client.Options{HostPort: t.Address, Namespace: t.Namespace}
 	if logger != nil {
 		opts.Logger = sdklog.NewStructuredLogger(logger)

@@ -61,7 +61,7 @@ func TestClientOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts, err := tc.temporal.ClientOptions(nil)
+			opts, err := tc.temporal.ClientConfig(nil)
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				return

@@ -97,13 +97,13 @@ func TestListenFlagSetsTheCodecServerAddress(t *testing.T) {
 }
 
 func TestClientOptionsEncryptWithTheKeyFile(t *testing.T) {
-	plain, err := Config{Temporal: Temporal{Address: "127.0.0.1:7233", Namespace: "default"}}.ClientOptions(nil)
+	plain, err := Config{Temporal: Temporal{Address: "127.0.0.1:7233", Namespace: "default"}}.ClientConfig(nil)
 	require.NoError(t, err)
 	assert.Nil(t, plain.DataConverter, "no key file: the SDK's default converter")
 
 	c := Config{Temporal: Temporal{Address: "127.0.0.1:7233", Namespace: "default"},
 		Codec: Codec{KeyFile: writeKeyFile(t, "k7")}}
-	opts, err := c.ClientOptions(nil)
+	opts, err := c.ClientConfig(nil)
 	require.NoError(t, err)
 	require.NotNil(t, opts.DataConverter)
 	assert.Equal(t, "127.0.0.1:7233", opts.HostPort)
@@ -119,11 +119,11 @@ func TestClientOptionsEncryptWithTheKeyFile(t *testing.T) {
 func TestClientOptionsNameABadKeyFile(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "keys")
 	require.NoError(t, os.WriteFile(bad, []byte("# keys\nk1:c2hvcnQ=\n"), 0o600))
-	_, err := Config{Codec: Codec{KeyFile: bad}}.ClientOptions(nil)
+	_, err := Config{Codec: Codec{KeyFile: bad}}.ClientConfig(nil)
 	require.ErrorContains(t, err, "codec.keyFile: key file "+bad+": line 2:")
 	assert.NotContains(t, err.Error(), "c2hvcnQ")
 
-	_, err = Config{Codec: Codec{KeyFile: bad + ".missing"}}.ClientOptions(nil)
+	_, err = Config{Codec: Codec{KeyFile: bad + ".missing"}}.ClientConfig(nil)
 	require.ErrorContains(t, err, "codec.keyFile")
 }
 

@@ -33,9 +33,9 @@ const DefaultNamespace = "default"
 // startTimeout bounds how long a dev server may take to accept clients.
 const startTimeout = 2 * time.Minute
 
-// Options configures [Start]. The zero value starts an in-memory server on
+// Config configures [Start]. The zero value starts an in-memory server on
 // free loopback ports with the UI enabled.
-type Options struct {
+type Config struct {
 	// Address is the host:port to serve the frontend on; empty picks a free
 	// port on 127.0.0.1.
 	Address string
@@ -132,7 +132,7 @@ func dynamicConfigArgs(kv map[string]string) []string {
 // Start starts a dev server as opts says and returns it once a client has
 // connected. It returns an error when the dev server cannot be found or
 // built, or when the server does not come up within two minutes.
-func Start(ctx context.Context, opts Options) (*DevServer, error) {
+func Start(ctx context.Context, opts Config) (*DevServer, error) {
 	bin := opts.Binary
 	if bin == "" {
 		var err error
@@ -195,7 +195,7 @@ func (q *quietOnStop) Write(p []byte) (int, error) {
 
 // ports resolves the frontend address and UI port, picking free loopback
 // ports where opts leaves them open.
-func ports(opts Options) (string, int, error) {
+func ports(opts Config) (string, int, error) {
 	addr := opts.Address
 	if addr == "" {
 		p, err := FreePort()

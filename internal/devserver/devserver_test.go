@@ -71,7 +71,7 @@ func TestStartKeepsStateInTheDBFileAndTakesDynamicConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var stderr bytes.Buffer // written only until Stop returns
-	opts := Options{DBFile: filepath.Join(t.TempDir(), "temporal.db"), Stderr: &stderr,
+	opts := Config{DBFile: filepath.Join(t.TempDir(), "temporal.db"), Stderr: &stderr,
 		DynamicConfig: map[string]string{"limit.maxIDLength": "200"}}
 	srv, err := Start(ctx, opts)
 	require.NoError(t, err)

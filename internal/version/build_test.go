@@ -101,7 +101,7 @@ func TestWorkerStartLineNamesTheBuild(t *testing.T) {
 	bin := build(t, "./worker")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := devserver.Start(ctx, devserver.Options{})
+	srv, err := devserver.Start(ctx, devserver.Config{})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, srv.Stop()) })
 

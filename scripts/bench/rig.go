@@ -52,7 +52,7 @@ func startRig(ctx context.Context, keep bool, logw io.Writer) (*rig, error) {
 	}
 	r := &rig{dir: dir, keep: keep, logw: logw, start: time.Now(), runs: map[int]planRun{}}
 	r.logf("starting a Temporal dev server")
-	if r.srv, err = devserver.Start(ctx, devserver.Options{}); err != nil {
+	if r.srv, err = devserver.Start(ctx, devserver.Config{}); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}

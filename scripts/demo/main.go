@@ -56,7 +56,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	// looked at again with `make dev-server` after the demo ends.
 	db := filepath.Join(cache, "temporal.db")
 	fmt.Fprintln(out, "Starting a Temporal dev server…")
-	srv, err := devserver.Start(ctx, devserver.Options{DBFile: db})
+	srv, err := devserver.Start(ctx, devserver.Config{DBFile: db})
 	if err != nil {
 		return err
 	}

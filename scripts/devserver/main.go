@@ -37,7 +37,7 @@ func run(ctx context.Context, addr string, uiPort int, db string) error {
 			return fmt.Errorf("db folder: %w", err)
 		}
 	}
-	srv, err := devserver.Start(ctx, devserver.Options{Address: addr, UIPort: uiPort, DBFile: db})
+	srv, err := devserver.Start(ctx, devserver.Config{Address: addr, UIPort: uiPort, DBFile: db})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func (d *deps) temporal(ctx context.Context) (client.Client, error) {
 	if d.client != nil {
 		return d.client, nil
 	}
-	opts, err := d.cfg.ClientOptions(d.cfg.Log.NewLogger(io.Discard))
+	opts, err := d.cfg.ClientConfig(d.cfg.Log.NewLogger(io.Discard))
 	if err != nil {
 		return nil, err
 	}
