@@ -87,19 +87,45 @@ func (c *Client) TaskQueue() string { return c.taskQueue }
 // error, changing nothing, when req is invalid or a run with id is open
 // (errors.As finds a *serviceerror.WorkflowExecutionAlreadyStarted).
 func (c *Client) Start(ctx context.Context, id string, req signals.StartRequest) (client.WorkflowRun, error) {
+	checked, err := CheckStart(req)
+	if err != nil {
+		return nil, wrap(id, err)
+	}
+	return c.StartChecked(ctx, id, checked)
+}
+
+// StartChecked is Start for a request CheckStart validated already, so
+// that a caller who refuses bad input before it dials (the CLI) does not
+// validate it twice.
+func (c *Client) StartChecked(ctx context.Context, id string, req Checked) (client.WorkflowRun, error) {
 	if id == "" {
 		id = "plan-" + uuid.NewString()
 	}
-	opts, err := c.startWorkflow(id, req)
-	if err != nil {
-		return nil, err
-	}
+	opts := c.startWorkflow(id, req.req)
 	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
-	run, err := c.c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req)
+	run, err := c.c.ExecuteWorkflow(ctx, opts, signals.WorkflowType, req.req)
 	if err != nil {
 		return nil, wrap(id, fmt.Errorf("start: %w", err))
 	}
 	return run, nil
+}
+
+// Checked is a start request CheckStart validated: the client side's one
+// check, before anything dials. The workflow checks it again when it
+// starts, since other clients may send anything.
+type Checked struct{ req signals.StartRequest }
+
+// Request returns the checked request.
+func (c Checked) Request() signals.StartRequest { return c.req }
+
+// CheckStart validates req, its size as JSON included: a request the
+// workflow would refuse, or one so large the server would, is refused
+// before anything starts. Its error is marked signals.ErrRejected.
+func CheckStart(req signals.StartRequest) (Checked, error) {
+	if err := req.Validate(); err != nil {
+		return Checked{}, fmt.Errorf("start: %w: %w", signals.ErrRejected, err)
+	}
+	return Checked{req: req}, nil
 }
 
 // StartAndGetOptions starts a plan for req under workflow id id and waits
@@ -116,10 +142,10 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 	if id == "" {
 		return out, errors.New("start plan: a workflow id is required to wait for the options")
 	}
-	opts, err := c.startWorkflow(id, req)
-	if err != nil {
-		return out, err
+	if _, err := CheckStart(req); err != nil {
+		return out, wrap(id, err)
 	}
+	opts := c.startWorkflow(id, req)
 	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
 	start := c.c.NewWithStartWorkflowOperation(opts, signals.WorkflowType, req)
 	h, err := c.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -139,13 +165,9 @@ func (c *Client) StartAndGetOptions(ctx context.Context, id string, req signals.
 	return out, nil
 }
 
-// startOptions validates req, its size as JSON included, and returns the
-// options to start it under id: a request the workflow would refuse, or
-// one so large the server would, is refused before anything starts.
-func (c *Client) startWorkflow(id string, req signals.StartRequest) (client.StartWorkflowOptions, error) {
-	if err := req.Validate(); err != nil {
-		return client.StartWorkflowOptions{}, wrap(id, fmt.Errorf("start: %w", err))
-	}
+// startWorkflow returns the settings to start the checked request req
+// under id.
+func (c *Client) startWorkflow(id string, req signals.StartRequest) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:            id,
 		TaskQueue:     c.taskQueue,
@@ -156,7 +178,7 @@ func (c *Client) startWorkflow(id string, req signals.StartRequest) (client.Star
 		// get theirs from the request): the tenant, else this client's
 		// identity, is the fairness key (docs/operations.md).
 		Priority: signals.TaskPriority(req, c.identity),
-	}, nil
+	}
 }
 
 // Select picks an option of plan id and answers the selected option.

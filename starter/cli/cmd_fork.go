@@ -32,7 +32,10 @@ only read, open or ended, and never changed. Other services start the same with 
 			if strings.TrimSpace(from) == "" {
 				return rejectf("fork: --from names the step whose files the new plan starts from")
 			}
-			req := signals.StartRequest{Goal: goal, Fork: &signals.ForkRef{PlanID: args[0], StepID: from}}
+			req, err := planclient.CheckStart(signals.StartRequest{Goal: goal, Fork: &signals.ForkRef{PlanID: args[0], StepID: from}})
+			if err != nil {
+				return rejectf(err.Error())
+			}
 			return start(cmd.Context(), d, req, id, watch)
 		},
 	}

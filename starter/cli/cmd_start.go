@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
 )
 
@@ -123,18 +124,18 @@ func (f *startFlags) register(fl *pflag.FlagSet) {
 // request maps the flags onto a StartRequest and validates it, bounds and
 // size as JSON included, so that a request the workflow or the server
 // would refuse is refused here before anything is dialled or started.
-func (f startFlags) request(goal string) (signals.StartRequest, error) {
+func (f startFlags) request(goal string) (planclient.Checked, error) {
 	ranking, err := parseRanking(f.rankBy)
 	if err != nil {
-		return signals.StartRequest{}, err
+		return planclient.Checked{}, err
 	}
 	history, err := readHistory(f.history)
 	if err != nil {
-		return signals.StartRequest{}, err
+		return planclient.Checked{}, err
 	}
 	external, err := readPlan(f.plan)
 	if err != nil {
-		return signals.StartRequest{}, err
+		return planclient.Checked{}, err
 	}
 	req := signals.StartRequest{
 		Goal:         strings.TrimSpace(goal),
@@ -172,15 +173,16 @@ func (f startFlags) request(goal string) (signals.StartRequest, error) {
 	switch req.Priority {
 	case "", plan.PriorityLow, plan.PriorityMedium, plan.PriorityHigh, plan.PriorityCritical:
 	default:
-		return req, rejectf(fmt.Sprintf("--priority %q: want low, medium, high or critical", f.priority))
+		return planclient.Checked{}, rejectf(fmt.Sprintf("--priority %q: want low, medium, high or critical", f.priority))
 	}
 	if f.selectTimeout < 0 || f.confirmTimeout < 0 || f.heartbeat < 0 {
-		return req, rejectf("timeouts must not be negative")
+		return planclient.Checked{}, rejectf("timeouts must not be negative")
 	}
-	if err := req.Validate(); err != nil {
-		return req, rejectf(err.Error())
+	checked, err := planclient.CheckStart(req)
+	if err != nil {
+		return checked, rejectf(err.Error())
 	}
-	return req, nil
+	return checked, nil
 }
 
 // parseRanking reads --rank-by's "name[=weight]" items (weight 1 when
@@ -219,7 +221,7 @@ func criterionNames() string {
 // through the contract's client (goal as static summary, request as static
 // details, goal in the memo) and prints how to follow it, or, with watch
 // and text output, watches it.
-func start(ctx context.Context, d *deps, req signals.StartRequest, id string, watch bool) error {
+func start(ctx context.Context, d *deps, req planclient.Checked, id string, watch bool) error {
 	pc, err := d.plans(ctx)
 	if err != nil {
 		return err
@@ -227,7 +229,7 @@ func start(ctx context.Context, d *deps, req signals.StartRequest, id string, wa
 	if err := signals.EnsureSearchAttributes(ctx, pc.Temporal(), d.cfg.Temporal.Namespace); err != nil {
 		return err
 	}
-	run, err := pc.Start(ctx, id, req)
+	run, err := pc.StartChecked(ctx, id, req)
 	if err != nil {
 		return err
 	}

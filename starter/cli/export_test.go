@@ -59,9 +59,9 @@ func TestExportRoundTripsThroughStartPlan(t *testing.T) {
 			f := parseStart(t, "--plan", file)
 			req, err := f.request("Fix the cart again")
 			require.NoError(t, err)
-			require.NotNil(t, req.Plan)
-			assert.Equal(t, "Fix the cart", req.Plan.Title)
-			assert.Equal(t, planSteps(p), req.Plan.Steps)
+			require.NotNil(t, req.Request().Plan)
+			assert.Equal(t, "Fix the cart", req.Request().Plan.Title)
+			assert.Equal(t, planSteps(p), req.Request().Plan.Steps)
 		})
 	}
 }
@@ -84,5 +84,5 @@ func TestStartPlanRefusesAnInvalidOrEmptyPlan(t *testing.T) {
 	require.NoError(t, os.WriteFile(list, []byte(`[{"title": "Only", "action": "llm", "config": {"llm": {"prompt": "go"}}}]`), 0o600))
 	req, err := parseStart(t, "--plan", list).request("goal")
 	require.NoError(t, err, "a bare list of steps is a plan too")
-	assert.Len(t, req.Plan.Steps, 1)
+	assert.Len(t, req.Request().Plan.Steps, 1)
 }

@@ -33,7 +33,7 @@ func TestStartHistoryFileMapsOntoTheRequest(t *testing.T) {
 		{Role: plan.MessageSystem, Content: "You help with the shop."},
 		{Role: plan.MessageUser, Content: "The cart total ignores discounts."},
 		{Role: plan.MessageAssistant, Content: "Shall I plan a fix?"},
-	}, req.History)
+	}, req.Request().History)
 }
 
 func TestStartHistoryFileRejectsBadInput(t *testing.T) {

@@ -66,5 +66,5 @@ func TestStartHistoryFileIsBounded(t *testing.T) {
 func TestStartMaxIterationsMapsOntoTheRequest(t *testing.T) {
 	req, err := parseStart(t, "--max-iterations", "8").request("g")
 	require.NoError(t, err)
-	assert.Equal(t, 8, req.Execution.MaxIterationsPerStep)
+	assert.Equal(t, 8, req.Request().Execution.MaxIterationsPerStep)
 }

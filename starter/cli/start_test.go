@@ -49,7 +49,7 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 		Budget:       signals.Budget{MaxTokens: 5000, MaxCostUSD: 1.5},
 		Notify:       signals.NotifyPolicy{WebhookURL: "https://hooks.example.com/plan"},
 		SystemPrompt: "be brief",
-	}, req)
+	}, req.Request())
 	assert.Equal(t, "plan-x", f.id)
 	assert.True(t, f.watch)
 }
@@ -57,7 +57,7 @@ func TestStartFlagsMapOntoTheRequest(t *testing.T) {
 func TestStartFlagsDefaultsLeaveTheRequestZero(t *testing.T) {
 	req, err := parseStart(t).request("Fix the cart")
 	require.NoError(t, err)
-	assert.Equal(t, signals.StartRequest{Goal: "Fix the cart"}, req, "the workflow fills defaults")
+	assert.Equal(t, signals.StartRequest{Goal: "Fix the cart"}, req.Request(), "the workflow fills defaults")
 }
 
 func TestStartFlagsRejectBadInput(t *testing.T) {
@@ -108,7 +108,7 @@ func TestStartRankByMapsOntoTheRanking(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := parseStart(t, tc.args...).request("Migrate the orders table")
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, req.Ranking)
+			assert.Equal(t, tc.want, req.Request().Ranking)
 		})
 	}
 }
