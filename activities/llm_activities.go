@@ -107,7 +107,7 @@ func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResu
 	res.Output, res.OutputTruncated = phases.Bound(content, m.outputLimit())
 	if len(content) > plan.KeptOutputBytes {
 		// The plan keeps only a head once the step is done (plan.Plan.CompactResult).
-		res.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, ""), content)
+		res.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.FromModel, ""), content)
 	}
 	if empty {
 		res.Success, res.Error = false, "the model returned an empty reply"
@@ -136,7 +136,7 @@ func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutp
 	if len(out.ToolCalls) == 0 && len(out.Content) > plan.KeptOutputBytes {
 		// The step's answer: the plan keeps only its head once the step is
 		// done (plan.Plan.CompactResult).
-		out.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.KindLLM, fmt.Sprint(in.Iteration)),
+		out.OutputRef = m.tools().keepOutput(ctx, outputNameFor(ctx, in.PlanID, step.ID, outputs.FromModel, fmt.Sprint(in.Iteration)),
 			out.Content)
 	}
 	return out, nil

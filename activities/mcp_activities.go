@@ -73,7 +73,7 @@ func (t *Tools) mcpOutput(ctx context.Context, in MCPCallInput, res mcp.Result) 
 		limit = tools.DefaultMaxOutputBytes
 	}
 	out := mcp.Bound(res, limit)
-	name := outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.CallID)
+	name := outputNameFor(ctx, in.PlanID, in.StepID, outputs.FromTool, in.CallID)
 	if out.OutputTruncated || len(res.Text) > plan.KeptOutputBytes {
 		out.OutputRef = t.keepOutput(ctx, name, res.Text)
 	}

@@ -13,8 +13,8 @@ import (
 // start of the run id, which a retry keeps and a later activity or run
 // does not share, so a retry replaces the same file; outside one (a direct
 // call) the folder is planID and the sequence fallbackSeq.
-func outputNameFor(ctx context.Context, planID, stepID string, kind outputs.Kind, fallbackSeq string) outputs.Name {
-	n := outputs.Name{Run: planID, Step: stepID, Kind: kind, Seq: fallbackSeq}
+func outputNameFor(ctx context.Context, planID, stepID string, origin outputs.Origin, fallbackSeq string) outputs.Name {
+	n := outputs.Name{Run: planID, Step: stepID, Origin: origin, Seq: fallbackSeq}
 	if activity.IsActivity(ctx) {
 		info := activity.GetInfo(ctx)
 		n.Run = info.WorkflowExecution.ID

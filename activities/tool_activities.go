@@ -139,7 +139,7 @@ func (t *Tools) fullToolOutput(ctx context.Context, in ToolInput) *outputs.File 
 	if t.Outputs == nil || in.ReadOnly {
 		return nil
 	}
-	return t.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.KindTool, in.Call.ID))
+	return t.Outputs.Begin(outputNameFor(ctx, in.PlanID, in.StepID, outputs.FromTool, in.Call.ID))
 }
 
 // keepToolOutput puts the whole output of a call in place when keep says

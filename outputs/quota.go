@@ -129,7 +129,7 @@ func (s *Store) seedLocked() {
 
 // outputFile matches the names of a store's files and of their temporary
 // files (see Store.path and File.open).
-var outputFile = regexp.MustCompile(`^\.?[A-Za-z0-9_][A-Za-z0-9._-]*-(` + string(KindLLM) + `|` + string(KindTool) +
+var outputFile = regexp.MustCompile(`^\.?[A-Za-z0-9_][A-Za-z0-9._-]*-(` + string(FromModel) + `|` + string(FromTool) +
 	`)-[A-Za-z0-9._-]+\.txt(\.[0-9]+\.tmp)?$`)
 
 // isPlanFolder reports whether dir holds nothing but output files, so

@@ -43,7 +43,7 @@ func TestHostilePlanStopsAtItsCap(t *testing.T) {
 	s.Limit, s.MaxPlanBytes = 1000, 2500
 	chunk := []byte(strings.Repeat("x", 100))
 	for i := range 20 {
-		f := s.Begin(Name{Run: "hostile", Step: "s", Kind: KindTool, Seq: fmt.Sprint(i)})
+		f := s.Begin(Name{Run: "hostile", Step: "s", Origin: FromTool, Seq: fmt.Sprint(i)})
 		for range 50 {
 			n, err := f.Write(chunk)
 			require.NoError(t, err, "a command streaming into a full store sees no error")
@@ -60,7 +60,7 @@ func TestHostilePlanStopsAtItsCap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 3, "no file, not even a temporary one, once the plan is full")
 
-	ref, err := s.Save(Name{Run: "another", Step: "s", Kind: KindLLM}, "another plan has its own cap")
+	ref, err := s.Save(Name{Run: "another", Step: "s", Origin: FromModel}, "another plan has its own cap")
 	require.NoError(t, err)
 	assert.FileExists(t, ref)
 }
@@ -68,7 +68,7 @@ func TestHostilePlanStopsAtItsCap(t *testing.T) {
 func TestPlanCapNotesTheCutAndKeepsEarlierFiles(t *testing.T) {
 	s := New(t.TempDir())
 	s.MaxPlanBytes = 100
-	name := func(seq string) Name { return Name{Run: "wf", Step: "s1", Kind: KindLLM, Seq: seq} }
+	name := func(seq string) Name { return Name{Run: "wf", Step: "s1", Origin: FromModel, Seq: seq} }
 	first, err := s.Save(name("1"), strings.Repeat("a", 60))
 	require.NoError(t, err)
 
@@ -91,12 +91,12 @@ func TestPlanCapNotesTheCutAndKeepsEarlierFiles(t *testing.T) {
 
 func TestPlanCapCountsWhatEarlierRunsLeft(t *testing.T) {
 	dir := t.TempDir()
-	_, err := New(dir).Save(Name{Run: "wf", Step: "s", Kind: KindTool, Seq: "1"}, strings.Repeat("a", 80))
+	_, err := New(dir).Save(Name{Run: "wf", Step: "s", Origin: FromTool, Seq: "1"}, strings.Repeat("a", 80))
 	require.NoError(t, err)
 
 	s := New(dir) // a restarted worker
 	s.MaxPlanBytes = 100
-	ref, err := s.Save(Name{Run: "wf", Step: "s", Kind: KindTool, Seq: "2"}, strings.Repeat("b", 50))
+	ref, err := s.Save(Name{Run: "wf", Step: "s", Origin: FromTool, Seq: "2"}, strings.Repeat("b", 50))
 	require.NoError(t, err)
 	data, err := os.ReadFile(ref)
 	require.NoError(t, err)
@@ -107,7 +107,7 @@ func TestPlanCapCountsWhatEarlierRunsLeft(t *testing.T) {
 func TestReplacingAFileFreesTheOldOne(t *testing.T) {
 	s := New(t.TempDir())
 	s.MaxPlanBytes = 100
-	n := Name{Run: "wf", Step: "s", Kind: KindTool, Seq: "retry"}
+	n := Name{Run: "wf", Step: "s", Origin: FromTool, Seq: "retry"}
 	for i := range 5 {
 		ref, err := s.Save(n, strings.Repeat(fmt.Sprint(i), 60))
 		require.NoError(t, err, "attempt %d", i)
@@ -115,11 +115,11 @@ func TestReplacingAFileFreesTheOldOne(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, strings.Repeat(fmt.Sprint(i), 60), string(data), "a retry replaces, it does not add")
 	}
-	f := s.Begin(Name{Run: "wf", Step: "s", Kind: KindTool, Seq: "dropped"})
+	f := s.Begin(Name{Run: "wf", Step: "s", Origin: FromTool, Seq: "dropped"})
 	_, err := f.Write([]byte(strings.Repeat("d", 40)))
 	require.NoError(t, err)
 	f.Discard()
-	_, err = s.Save(Name{Run: "wf", Step: "s2", Kind: KindTool}, strings.Repeat("e", 40))
+	_, err = s.Save(Name{Run: "wf", Step: "s2", Origin: FromTool}, strings.Repeat("e", 40))
 	require.NoError(t, err, "a discarded file frees what it held")
 }
 
@@ -127,7 +127,7 @@ func TestTotalCapEvictsTheOldestOtherPlan(t *testing.T) {
 	s := New(t.TempDir())
 	s.MaxBytes = 100
 	save := func(run string, size int) string {
-		ref, err := s.Save(Name{Run: run, Step: "s", Kind: KindTool}, strings.Repeat("x", size))
+		ref, err := s.Save(Name{Run: run, Step: "s", Origin: FromTool}, strings.Repeat("x", size))
 		require.NoError(t, err)
 		return ref
 	}
@@ -148,15 +148,15 @@ func TestTotalCapEvictsTheOldestOtherPlan(t *testing.T) {
 func TestTotalCapSparesFoldersBeingWrittenThenRefuses(t *testing.T) {
 	s := New(t.TempDir())
 	s.MaxBytes = 100
-	busy := s.Begin(Name{Run: "busy", Step: "s", Kind: KindTool})
+	busy := s.Begin(Name{Run: "busy", Step: "s", Origin: FromTool})
 	_, err := busy.Write([]byte(strings.Repeat("b", 40)))
 	require.NoError(t, err)
 	age(t, s, "busy", 3*time.Hour)
-	_, err = s.Save(Name{Run: "idle", Step: "s", Kind: KindTool}, strings.Repeat("i", 40))
+	_, err = s.Save(Name{Run: "idle", Step: "s", Origin: FromTool}, strings.Repeat("i", 40))
 	require.NoError(t, err)
 	age(t, s, "idle", time.Hour)
 
-	_, err = s.Save(Name{Run: "new", Step: "s", Kind: KindTool}, strings.Repeat("n", 50))
+	_, err = s.Save(Name{Run: "new", Step: "s", Origin: FromTool}, strings.Repeat("n", 50))
 	require.NoError(t, err)
 	assert.NoDirExists(t, filepath.Join(s.Dir(), "idle"), "the idle folder goes")
 	busyRef, err := busy.Commit("")
@@ -167,12 +167,12 @@ func TestTotalCapSparesFoldersBeingWrittenThenRefuses(t *testing.T) {
 
 	// Every other folder is being written: none can go, so little is kept.
 	for _, run := range []string{"busy", "new"} {
-		hold := s.Begin(Name{Run: run, Step: "s2", Kind: KindTool})
+		hold := s.Begin(Name{Run: run, Step: "s2", Origin: FromTool})
 		_, err = hold.Write([]byte("h"))
 		require.NoError(t, err)
 		defer hold.Discard()
 	}
-	ref, err := s.Save(Name{Run: "third", Step: "s", Kind: KindTool}, strings.Repeat("t", 30))
+	ref, err := s.Save(Name{Run: "third", Step: "s", Origin: FromTool}, strings.Repeat("t", 30))
 	require.NoError(t, err)
 	data, err = os.ReadFile(ref)
 	require.NoError(t, err)
@@ -181,7 +181,7 @@ func TestTotalCapSparesFoldersBeingWrittenThenRefuses(t *testing.T) {
 		string(data))
 	assert.DirExists(t, filepath.Join(s.Dir(), "busy"))
 	assert.DirExists(t, filepath.Join(s.Dir(), "new"))
-	_, err = s.Save(Name{Run: "third", Step: "s2", Kind: KindTool}, "x")
+	_, err = s.Save(Name{Run: "third", Step: "s2", Origin: FromTool}, "x")
 	require.ErrorIs(t, err, ErrFull)
 	assert.Contains(t, err.Error(), "outputs.maxBytes")
 }
@@ -190,12 +190,12 @@ func TestPruneRemovesOnlyExpiredFolders(t *testing.T) {
 	s := New(t.TempDir())
 	s.MaxBytes = 100
 	for _, run := range []string{"expired", "recent", "writing"} {
-		_, err := s.Save(Name{Run: run, Step: "s", Kind: KindTool}, strings.Repeat("x", 30))
+		_, err := s.Save(Name{Run: run, Step: "s", Origin: FromTool}, strings.Repeat("x", 30))
 		require.NoError(t, err)
 	}
 	age(t, s, "expired", 200*time.Hour)
 	age(t, s, "recent", 100*time.Hour)
-	open := s.Begin(Name{Run: "writing", Step: "s2", Kind: KindTool})
+	open := s.Begin(Name{Run: "writing", Step: "s2", Origin: FromTool})
 	_, err := open.Write([]byte("w"))
 	require.NoError(t, err)
 	age(t, s, "writing", 300*time.Hour)
@@ -208,7 +208,7 @@ func TestPruneRemovesOnlyExpiredFolders(t *testing.T) {
 	assert.DirExists(t, filepath.Join(s.Dir(), "writing"), "a folder being written is never pruned")
 	open.Discard()
 
-	ref, err := s.Save(Name{Run: "next", Step: "s", Kind: KindTool}, strings.Repeat("y", 35))
+	ref, err := s.Save(Name{Run: "next", Step: "s", Origin: FromTool}, strings.Repeat("y", 35))
 	require.NoError(t, err)
 	data, err := os.ReadFile(ref)
 	require.NoError(t, err)
@@ -230,7 +230,7 @@ func TestOutputsAreTheWorkersOnly(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 
 	s := New(dir)
-	ref, err := s.Save(Name{Run: "wf", Step: "s", Kind: KindTool}, "secret-ish output")
+	ref, err := s.Save(Name{Run: "wf", Step: "s", Origin: FromTool}, "secret-ish output")
 	require.NoError(t, err)
 	mode := func(p string) fs.FileMode {
 		fi, err := os.Stat(p)
@@ -244,7 +244,7 @@ func TestOutputsAreTheWorkersOnly(t *testing.T) {
 	assert.Equal(t, fs.FileMode(0o600), mode(filepath.Join(legacy, "s-tool-1.txt")))
 
 	fresh := New(filepath.Join(t.TempDir(), "new", "outputs"))
-	ref, err = fresh.Save(Name{Run: "wf", Step: "s", Kind: KindTool}, "x")
+	ref, err = fresh.Save(Name{Run: "wf", Step: "s", Origin: FromTool}, "x")
 	require.NoError(t, err)
 	assert.Equal(t, fs.FileMode(0o700), mode(fresh.Dir()), "a store made here is closed from the start")
 	assert.Equal(t, fs.FileMode(0o600), mode(ref))
@@ -257,7 +257,7 @@ func TestConcurrentPlansStayWithinTheCaps(t *testing.T) {
 	for p := range 8 {
 		wg.Go(func() {
 			for i := range 10 {
-				f := s.Begin(Name{Run: fmt.Sprint("plan-", p), Step: "s", Kind: KindTool, Seq: fmt.Sprint(i)})
+				f := s.Begin(Name{Run: fmt.Sprint("plan-", p), Step: "s", Origin: FromTool, Seq: fmt.Sprint(i)})
 				for range 5 {
 					_, _ = f.Write([]byte(strings.Repeat("z", 100)))
 				}
@@ -287,7 +287,7 @@ func TestForeignFoldersAreNeverRemoved(t *testing.T) {
 	for _, name := range []string{"notes", "snapshots", "photos"} {
 		age(t, s, name, 1000*time.Hour)
 	}
-	ref, err := s.Save(Name{Run: "wf", Step: "s", Kind: KindTool}, strings.Repeat("x", 90))
+	ref, err := s.Save(Name{Run: "wf", Step: "s", Origin: FromTool}, strings.Repeat("x", 90))
 	require.NoError(t, err)
 	data, err := os.ReadFile(ref)
 	require.NoError(t, err)

@@ -15,7 +15,7 @@ import (
 func TestShareOutputsIntoAStoreAndPruneThem(t *testing.T) {
 	ctx := context.Background()
 	s := New(t.TempDir())
-	path, err := s.Save(Name{Run: "plan-1", Step: "s1", Kind: KindTool, Seq: "7"}, "the whole output")
+	path, err := s.Save(Name{Run: "plan-1", Step: "s1", Origin: FromTool, Seq: "7"}, "the whole output")
 	require.NoError(t, err)
 	mem := blobstore.NewMemory()
 	then := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

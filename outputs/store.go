@@ -13,19 +13,19 @@ import (
 // in a closing note.
 const DefaultFileLimit int64 = 64 << 20
 
-// Kind names what a kept output came from; it is part of the file name.
-type Kind string
+// Origin names what a kept output came from; it is part of the file name.
+type Origin string
 
-// Output kinds.
+// Origins of kept outputs.
 const (
-	KindLLM  Kind = "llm"
-	KindTool Kind = "tool"
+	FromModel Origin = "llm"
+	FromTool  Origin = "tool"
 )
 
 // maxNamePart bounds one sanitized part of an output file's path.
 const maxNamePart = 96
 
-// Store keeps full outputs as files named <dir>/<run>/<step>-<kind>-<seq>.txt
+// Store keeps full outputs as files named <dir>/<run>/<step>-<origin>-<seq>.txt
 // (see Name). Every file is written beside its final name and renamed
 // into place, so a reader never sees half a file and writing the same
 // name again replaces the whole. Folders are 0700 and files 0600: an
@@ -66,14 +66,14 @@ func New(dir string) *Store {
 func (s *Store) Dir() string { return s.dir }
 
 // Name is where one output goes: the run's folder (a workflow or plan id)
-// and the file name's parts, the step, the kind and a sequence that tells
+// and the file name's parts, the step, the origin and a sequence that tells
 // apart the outputs of one step. Each part is made a harmless path
 // element; an empty part gets a default.
 type Name struct {
-	Run  string
-	Step string
-	Kind Kind
-	Seq  string
+	Run    string
+	Step   string
+	Origin Origin
+	Seq    string
 }
 
 // limit returns the file size limit.
@@ -101,7 +101,7 @@ func (s *Store) path(n Name) string {
 	if seq == "" {
 		seq = "1"
 	}
-	file := fmt.Sprintf("%s-%s-%s.txt", safeName(step), safeName(string(n.Kind)), safeName(seq))
+	file := fmt.Sprintf("%s-%s-%s.txt", safeName(step), safeName(string(n.Origin)), safeName(seq))
 	return filepath.Join(s.dir, folder(n), file)
 }
 

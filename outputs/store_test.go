@@ -34,7 +34,7 @@ func TestSafeName(t *testing.T) {
 func TestPathsStayInside(t *testing.T) {
 	s := New("relative/outputs")
 	require.True(t, filepath.IsAbs(s.Dir()))
-	p := s.path(Name{Run: "../../etc", Step: "../passwd", Kind: KindTool, Seq: "/x"})
+	p := s.path(Name{Run: "../../etc", Step: "../passwd", Origin: FromTool, Seq: "/x"})
 	rel, err := filepath.Rel(s.Dir(), p)
 	require.NoError(t, err)
 	assert.False(t, strings.HasPrefix(rel, ".."), "path %s leaves the store", p)
@@ -43,7 +43,7 @@ func TestPathsStayInside(t *testing.T) {
 
 func TestSaveReplacesTheWholeFile(t *testing.T) {
 	s := New(t.TempDir())
-	n := Name{Run: "wf-1", Step: "s1", Kind: KindLLM, Seq: "7"}
+	n := Name{Run: "wf-1", Step: "s1", Origin: FromModel, Seq: "7"}
 	ref, err := s.Save(n, "first, and longer")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(s.Dir(), "wf-1", "s1-llm-7.txt"), ref)
@@ -54,14 +54,14 @@ func TestSaveReplacesTheWholeFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "second", string(data))
 
-	defaults := s.path(Name{Kind: KindTool})
+	defaults := s.path(Name{Origin: FromTool})
 	assert.Equal(t, filepath.Join(s.Dir(), "plan", "step-tool-1.txt"), defaults, "empty parts get defaults")
 }
 
 func TestFileStopsAtTheLimit(t *testing.T) {
 	s := New(t.TempDir())
 	s.Limit = 10
-	f := s.Begin(Name{Run: "r", Step: "s", Kind: KindTool, Seq: "c1"})
+	f := s.Begin(Name{Run: "r", Step: "s", Origin: FromTool, Seq: "c1"})
 	for _, chunk := range []string{"0123456", "789abc", "def"} {
 		n, err := f.Write([]byte(chunk))
 		require.NoError(t, err)
@@ -79,17 +79,17 @@ func TestFileStopsAtTheLimit(t *testing.T) {
 
 func TestFileFallbackAndDiscard(t *testing.T) {
 	s := New(t.TempDir())
-	ref, err := s.Begin(Name{Run: "r", Step: "s", Kind: KindTool}).Commit("the tool's own output")
+	ref, err := s.Begin(Name{Run: "r", Step: "s", Origin: FromTool}).Commit("the tool's own output")
 	require.NoError(t, err)
 	data, err := os.ReadFile(ref)
 	require.NoError(t, err)
 	assert.Equal(t, "the tool's own output", string(data), "nothing streamed: the fallback is kept")
 
-	f := s.Begin(Name{Run: "r", Step: "s2", Kind: KindTool})
+	f := s.Begin(Name{Run: "r", Step: "s2", Origin: FromTool})
 	_, err = f.Write([]byte("partial"))
 	require.NoError(t, err)
 	f.Discard()
-	_, err = os.Stat(s.path(Name{Run: "r", Step: "s2", Kind: KindTool}))
+	_, err = os.Stat(s.path(Name{Run: "r", Step: "s2", Origin: FromTool}))
 	assert.True(t, errors.Is(err, os.ErrNotExist))
 	entries, err := os.ReadDir(filepath.Join(s.Dir(), "r"))
 	require.NoError(t, err)

@@ -101,7 +101,7 @@ func TestStartPruningWithoutRetentionStartsNothing(t *testing.T) {
 func TestPrunerRemovesExpiredOutputs(t *testing.T) {
 	store := outputs.New(t.TempDir())
 	save := func(run string, age time.Duration) string {
-		ref, err := store.Save(outputs.Name{Run: run, Step: "s", Kind: outputs.KindTool}, "output")
+		ref, err := store.Save(outputs.Name{Run: run, Step: "s", Origin: outputs.FromTool}, "output")
 		require.NoError(t, err)
 		at := time.Now().Add(-age)
 		require.NoError(t, os.Chtimes(filepath.Dir(ref), at, at))

@@ -138,7 +138,7 @@ func TestNewActivitiesWiresTheStoresAndTheirCaps(t *testing.T) {
 	require.NotNil(t, a.Outputs)
 	assert.Equal(t, int64(10), a.Outputs.MaxPlanBytes)
 	assert.Equal(t, int64(1000), a.Outputs.MaxBytes)
-	ref, err := a.Outputs.Save(outputs.Name{Run: "p", Step: "s", Kind: outputs.KindTool}, "more than ten bytes")
+	ref, err := a.Outputs.Save(outputs.Name{Run: "p", Step: "s", Origin: outputs.FromTool}, "more than ten bytes")
 	require.NoError(t, err)
 	data, err := os.ReadFile(ref)
 	require.NoError(t, err)
