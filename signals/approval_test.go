@@ -181,17 +181,18 @@ func TestCheckpointCarriesApprovalsWhole(t *testing.T) {
 	remind := since.Add(time.Hour)
 	args, preview, size := ApprovalArgs(json.RawMessage(`{"title":"Fix the bug"}`))
 	cp := Checkpoint{
-		Plan: &plan.Plan{ID: "p", Version: 2},
-		Approvals: []ToolApproval{{
-			RequestID: "approval-3", StepID: "s2", Tool: "mcp__github__create_issue", Args: args, ArgsPreview: preview,
-			ArgsBytes: size, ArgsDigest: digest, PlanVersion: 2, Why: "worker rule 1 (mcp__github__* -> ask)",
-			Since: since, RemindAt: &remind, Reminded: true, Deadline: since.Add(24 * time.Hour), OnTimeout: ApprovalTimeoutPause,
-		}},
-		ApprovalSeq: 3,
-		ApprovalDecisions: []ApprovalDecision{{RequestID: "approval-1", Decision: DecisionTimedOut, By: "timeout",
-			Reason: "no decision in 24h: deny", At: since, Auto: true}},
-		ApprovalDecisionsDropped: 1,
-		Budget:                   &Budget{MaxTokens: 9000},
+		ExecutionState: ExecutionState{Plan: &plan.Plan{ID: "p", Version: 2}, Budget: &Budget{MaxTokens: 9000}},
+		ApprovalState: ApprovalState{
+			Approvals: []ToolApproval{{
+				RequestID: "approval-3", StepID: "s2", Tool: "mcp__github__create_issue", Args: args, ArgsPreview: preview,
+				ArgsBytes: size, ArgsDigest: digest, PlanVersion: 2, Why: "worker rule 1 (mcp__github__* -> ask)",
+				Since: since, RemindAt: &remind, Reminded: true, Deadline: since.Add(24 * time.Hour), OnTimeout: ApprovalTimeoutPause,
+			}},
+			ApprovalSeq: 3,
+			ApprovalDecisions: []ApprovalDecision{{RequestID: "approval-1", Decision: DecisionTimedOut, By: "timeout",
+				Reason: "no decision in 24h: deny", At: since, Auto: true}},
+			ApprovalDecisionsDropped: 1,
+		},
 	}
 	b, err := json.Marshal(cp)
 	require.NoError(t, err)

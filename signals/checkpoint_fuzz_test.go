@@ -13,9 +13,11 @@ import (
 // accepted one survives the JSON round trip continue-as-new puts it
 // through, whole.
 func FuzzCheckpoint(f *testing.F) {
-	full, err := json.Marshal(StartRequest{Goal: "g", Checkpoint: &Checkpoint{Runs: 2, Goal: "g", Phase: plan.PhaseExecuting,
-		Plan:    &plan.Plan{ID: "p", Steps: []plan.Step{{ID: "s1", Title: "t", Action: plan.ActionLLM, Status: plan.StepCompleted}}},
-		SkipSeq: 3, NotifySeq: 4, Paused: true, PauseReason: "lunch"}})
+	full, err := json.Marshal(StartRequest{Goal: "g", Checkpoint: &Checkpoint{
+		CycleState: CycleState{Runs: 2, Goal: "g", Phase: plan.PhaseExecuting},
+		ExecutionState: ExecutionState{SkipSeq: 3,
+			Plan: &plan.Plan{ID: "p", Steps: []plan.Step{{ID: "s1", Title: "t", Action: plan.ActionLLM, Status: plan.StepCompleted}}}},
+		NotifyState: NotifyState{NotifySeq: 4}, InputState: InputState{Paused: true, PauseReason: "lunch"}}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -28,8 +28,8 @@ func selectingRun() *Run {
 	}
 	opts[0].Recommended = true
 	r := &Run{WorkflowID: "plan-42", Namespace: "default", Selecting: true, Request: &signals.StartRequest{}}
-	r.State = &signals.Checkpoint{Phase: plan.PhaseAwaitingSelection, Goal: "Add JWT authentication",
-		Options: signals.OptionsView{Revision: 1, Options: opts, Comparison: plan.Compare(opts)}}
+	r.State = &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseAwaitingSelection, Goal: "Add JWT authentication",
+		Options: signals.OptionsView{Revision: 1, Options: opts, Comparison: plan.Compare(opts)}}}
 	return r
 }
 
@@ -112,7 +112,7 @@ func TestDetailsWhileRefining(t *testing.T) {
 }
 
 func TestDetailsWhileAwaitingClarification(t *testing.T) {
-	r := &Run{WorkflowID: "plan 7", Namespace: "team-a", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseClarifying, Goal: "Add auth"}}
+	r := &Run{WorkflowID: "plan 7", Namespace: "team-a", Request: &signals.StartRequest{}, State: &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseClarifying, Goal: "Add auth"}}}
 	r.Clarify = Clarification{
 		Questions: []string{"Which provider?", "Keep | sessions?", "Refresh tokens?"},
 		Answers:   map[string]string{"Which provider?": "ours"},
@@ -134,10 +134,11 @@ func TestDetailsWhileAwaitingClarification(t *testing.T) {
 
 func TestDetailsSkipConfirmations(t *testing.T) {
 	dl := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
-	r := &Run{WorkflowID: "plan-9", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseReflecting, Goal: "g", Plan: &plan.Plan{Title: "P", Steps: []plan.Step{
-		{ID: "s1", Number: 1, Title: "One", Status: plan.StepCompleted},
-		{ID: "s2", Number: 2, Title: "Two", Status: plan.StepPending},
-	}}}}
+	r := &Run{WorkflowID: "plan-9", Request: &signals.StartRequest{}, State: &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseReflecting, Goal: "g"},
+		ExecutionState: signals.ExecutionState{Plan: &plan.Plan{Title: "P", Steps: []plan.Step{
+			{ID: "s1", Number: 1, Title: "One", Status: plan.StepCompleted},
+			{ID: "s2", Number: 2, Title: "Two", Status: plan.StepPending},
+		}}}}}
 	r.State.SkipConfirmations = []signals.SkipConfirmation{
 		{RequestID: "skip-1", StepIDs: []string{"s2"}, Reason: "already done", Confidence: 0.55, Deadline: &dl, DefaultApprove: true},
 		{RequestID: "skip-2", StepIDs: []string{"s2", "s3"}, Reason: "not needed", Confidence: 0.3},
@@ -154,7 +155,7 @@ func TestDetailsSkipConfirmations(t *testing.T) {
 }
 
 func TestDetailsPaused(t *testing.T) {
-	r := &Run{WorkflowID: "plan-3", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "g"}}
+	r := &Run{WorkflowID: "plan-3", Request: &signals.StartRequest{}, State: &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseExecuting, Goal: "g"}}}
 	r.State.Paused, r.State.PauseReason = true, "budget: 1200 tokens of 1000"
 	got := Details(*r)
 
@@ -169,7 +170,7 @@ func TestDetailsPaused(t *testing.T) {
 func TestDetailsSayWhichPlanHoldsTheWorkspace(t *testing.T) {
 	since := time.Date(2026, 3, 4, 5, 6, 0, 0, time.UTC)
 	r := Run{WorkflowID: "plan-B", Namespace: "default", Request: &signals.StartRequest{},
-		State:         &signals.Checkpoint{Phase: plan.PhaseAwaitingWorkspace, Goal: "Take turns"},
+		State:         &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseAwaitingWorkspace, Goal: "Take turns"}},
 		WorkspaceWait: &signals.WorkspaceWait{Workspace: "a", HeldBy: `plan plan-A (workspace "a")`, Since: since}}
 
 	md := Details(r)
@@ -180,17 +181,18 @@ func TestDetailsSayWhichPlanHoldsTheWorkspace(t *testing.T) {
 }
 
 func TestDetailsStepsTable(t *testing.T) {
-	r := &Run{WorkflowID: "plan-1", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "Ship it", Plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
-		{ID: "s1", Number: 1, Title: "First", Action: plan.ActionLLM, Status: plan.StepCompleted,
-			Result: &plan.StepResult{Success: true, Output: "wrote main.go\nand more", Attempts: 1, Duration: plan.Duration(1234 * time.Millisecond)}},
-		{ID: "s2", Number: 2, Title: "Second", Action: plan.ActionTool, Status: plan.StepFailed,
-			Result: &plan.StepResult{Error: "exit status 1 | boom", Attempts: 3, Duration: plan.Duration(2 * time.Minute)}},
-		{ID: "s3", Number: 3, Title: "Third", Action: plan.ActionAgent, Status: plan.StepSkipped, Note: "covered by s1"},
-		{ID: "s4", Number: 4, Title: "Fourth", Action: plan.ActionAgent, Status: plan.StepRunning},
-		{ID: "s5", Number: 5, Title: "Fifth", Action: plan.ActionLLM, Status: plan.StepPending, Estimated: plan.Duration(3 * time.Minute)},
-		{ID: "s6", Number: 6, Title: "Sixth", Action: plan.ActionLLM, Status: plan.StepCompleted, Note: "rescued by fallback s7 after: boom",
-			Result: &plan.StepResult{Success: true, Output: "done", FallbackUsed: "s7", Attempts: 1}},
-	}}}}
+	r := &Run{WorkflowID: "plan-1", Request: &signals.StartRequest{}, State: &signals.Checkpoint{
+		CycleState: signals.CycleState{Phase: plan.PhaseExecuting, Goal: "Ship it"}, ExecutionState: signals.ExecutionState{Plan: &plan.Plan{Title: "Plan A", Steps: []plan.Step{
+			{ID: "s1", Number: 1, Title: "First", Action: plan.ActionLLM, Status: plan.StepCompleted,
+				Result: &plan.StepResult{Success: true, Output: "wrote main.go\nand more", Attempts: 1, Duration: plan.Duration(1234 * time.Millisecond)}},
+			{ID: "s2", Number: 2, Title: "Second", Action: plan.ActionTool, Status: plan.StepFailed,
+				Result: &plan.StepResult{Error: "exit status 1 | boom", Attempts: 3, Duration: plan.Duration(2 * time.Minute)}},
+			{ID: "s3", Number: 3, Title: "Third", Action: plan.ActionAgent, Status: plan.StepSkipped, Note: "covered by s1"},
+			{ID: "s4", Number: 4, Title: "Fourth", Action: plan.ActionAgent, Status: plan.StepRunning},
+			{ID: "s5", Number: 5, Title: "Fifth", Action: plan.ActionLLM, Status: plan.StepPending, Estimated: plan.Duration(3 * time.Minute)},
+			{ID: "s6", Number: 6, Title: "Sixth", Action: plan.ActionLLM, Status: plan.StepCompleted, Note: "rescued by fallback s7 after: boom",
+				Result: &plan.StepResult{Success: true, Output: "done", FallbackUsed: "s7", Attempts: 1}},
+		}}}}}
 	got := Details(*r)
 
 	for _, want := range []string{
@@ -210,9 +212,10 @@ func TestDetailsStepsTable(t *testing.T) {
 }
 
 func TestDetailsFooter(t *testing.T) {
-	r := &Run{WorkflowID: "p", Request: &signals.StartRequest{}, State: &signals.Checkpoint{Phase: plan.PhaseCompleted, Goal: "g", Offline: true, LastError: "skip s3: no such step",
-		Usage:    plan.Usage{PromptTokens: 100, CompletionTokens: 23, TotalTokens: 123, CostUSD: 0.0042, Calls: 4},
-		Rejected: []signals.Rejection{{Name: "pause", Reason: "old"}, {Name: "select-option", Reason: "no option has rank 9"}}}}
+	r := &Run{WorkflowID: "p", Request: &signals.StartRequest{}, State: &signals.Checkpoint{
+		CycleState: signals.CycleState{Phase: plan.PhaseCompleted, Goal: "g", Offline: true, LastError: "skip s3: no such step",
+			Usage: plan.Usage{PromptTokens: 100, CompletionTokens: 23, TotalTokens: 123, CostUSD: 0.0042, Calls: 4}},
+		InputState: signals.InputState{Rejected: []signals.Rejection{{Name: "pause", Reason: "old"}, {Name: "select-option", Reason: "no option has rank 9"}}}}}
 	got := Details(*r)
 
 	assert.Contains(t, got, "**Last error:** skip s3: no such step")
@@ -335,8 +338,8 @@ func TestDetailsText(t *testing.T) {
 }
 
 func TestDetailsNameTheParentOfAFork(t *testing.T) {
-	r := Run{State: &signals.Checkpoint{Goal: "g", ForkedFrom: &signals.ForkRef{PlanID: "plan-42", StepID: "s2"}},
+	r := Run{State: &signals.Checkpoint{CycleState: signals.CycleState{Goal: "g", ForkedFrom: &signals.ForkRef{PlanID: "plan-42", StepID: "s2"}}},
 		Request: &signals.StartRequest{}}
 	assert.Contains(t, Details(r), "**Forked from:** plan-42 after step s2")
-	assert.NotContains(t, Details(Run{State: &signals.Checkpoint{Goal: "g"}, Request: &signals.StartRequest{}}), "Forked from")
+	assert.NotContains(t, Details(Run{State: &signals.Checkpoint{CycleState: signals.CycleState{Goal: "g"}}, Request: &signals.StartRequest{}}), "Forked from")
 }

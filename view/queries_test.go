@@ -13,8 +13,9 @@ import (
 )
 
 func TestAwaitingMostPressingFirst(t *testing.T) {
-	st := &signals.Checkpoint{Phase: plan.PhaseAwaitingSelection, Paused: true,
-		SkipConfirmations: []signals.SkipConfirmation{{RequestID: "skip-1"}}}
+	st := &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseAwaitingSelection},
+		InputState:     signals.InputState{Paused: true},
+		ExecutionState: signals.ExecutionState{SkipConfirmations: []signals.SkipConfirmation{{RequestID: "skip-1"}}}}
 	r := Run{State: st, Request: &signals.StartRequest{}, Selecting: true,
 		Clarify: Clarification{Waiting: true}, WorkspaceWait: &signals.WorkspaceWait{Workspace: "a"}}
 	for _, want := range []signals.Awaiting{signals.AwaitingWorkspace, signals.AwaitingClarification,
@@ -44,9 +45,10 @@ func TestProgressCountsRunningTimeApartFromPausedTime(t *testing.T) {
 	pausedAt := start.Add(40 * time.Minute)
 	steps := llmSteps(4)
 	steps[0].Status, steps[1].Status = plan.StepCompleted, plan.StepRunning
-	st := &signals.Checkpoint{Phase: plan.PhaseExecuting, StartedAt: start, PausedFor: plan.Duration(5 * time.Minute),
-		PausedAt: &pausedAt, Paused: true, MaxConcurrent: 2, Usage: plan.Usage{TotalTokens: 42, CostUSD: 0.5},
-		Plan: &plan.Plan{Steps: steps}}
+	st := &signals.Checkpoint{
+		CycleState:     signals.CycleState{Phase: plan.PhaseExecuting, StartedAt: start, Usage: plan.Usage{TotalTokens: 42, CostUSD: 0.5}},
+		InputState:     signals.InputState{PausedFor: plan.Duration(5 * time.Minute), PausedAt: &pausedAt, Paused: true},
+		ExecutionState: signals.ExecutionState{MaxConcurrent: 2, Plan: &plan.Plan{Steps: steps}}}
 	p := Progress(Run{State: st, Request: &signals.StartRequest{}}, start.Add(time.Hour))
 
 	assert.Equal(t, plan.Duration(25*time.Minute), p.PausedFor, "5 minutes before and 20 since the pause")
@@ -83,7 +85,7 @@ func TestPendingListsWhatTheRunWaitsFor(t *testing.T) {
 }
 
 func TestPlanValidatesAgainstTheRunsLimits(t *testing.T) {
-	st := &signals.Checkpoint{Plan: &plan.Plan{Steps: llmSteps(3)}}
+	st := &signals.Checkpoint{ExecutionState: signals.ExecutionState{Plan: &plan.Plan{Steps: llmSteps(3)}}}
 	assert.Equal(t, signals.PlanView{}, Plan(Run{State: &signals.Checkpoint{}}))
 	assert.True(t, Plan(Run{State: st}).Validation.Valid)
 	assert.False(t, Plan(Run{State: st, Limits: plan.Limits{MaxSteps: 2}}).Validation.Valid, "3 steps over a limit of 2")
@@ -97,7 +99,8 @@ func longRun(n int) Run {
 		steps[i].Result = &plan.StepResult{Success: true, Output: fmt.Sprintf("output of step %d\nmore", i), Attempts: 1}
 	}
 	return Run{WorkflowID: "plan-bench", Request: &signals.StartRequest{},
-		State: &signals.Checkpoint{Phase: plan.PhaseExecuting, Goal: "g", Plan: &plan.Plan{Title: "P", Steps: steps}}}
+		State: &signals.Checkpoint{CycleState: signals.CycleState{Phase: plan.PhaseExecuting, Goal: "g"},
+			ExecutionState: signals.ExecutionState{Plan: &plan.Plan{Title: "P", Steps: steps}}}}
 }
 
 // BenchmarkDetails measures the Web UI details of a plan of 10, 100 and

@@ -149,7 +149,7 @@ func TestCheckpointWithoutPlanIsRefusedNotAPanic(t *testing.T) {
 	h := newHarness(t)
 	h.register()
 	req := autoReq()
-	req.Checkpoint = &signals.Checkpoint{Runs: 1, Phase: plan.PhaseExecuting}
+	req.Checkpoint = &signals.Checkpoint{CycleState: signals.CycleState{Runs: 1, Phase: plan.PhaseExecuting}}
 	h.env.ExecuteWorkflow(PlanMode, req)
 
 	err := h.env.GetWorkflowError()
@@ -168,7 +168,8 @@ func carriedReq() signals.StartRequest {
 	p.Steps[0].Status = plan.StepCompleted
 	p.Steps[0].Result = &plan.StepResult{Success: true}
 	req := autoReq()
-	req.Checkpoint = &signals.Checkpoint{Runs: 1, Phase: plan.PhaseExecuting, Goal: req.Goal, Plan: &p}
+	req.Checkpoint = &signals.Checkpoint{CycleState: signals.CycleState{Runs: 1, Phase: plan.PhaseExecuting, Goal: req.Goal},
+		ExecutionState: signals.ExecutionState{Plan: &p}}
 	return req
 }
 

@@ -18,7 +18,7 @@ import (
 func selectedNotWoken() *controls {
 	r := wire(&run{
 		sel: selectionState{waiting: true},
-		st: signals.Checkpoint{
+		st: signals.Checkpoint{CycleState: signals.CycleState{
 			Phase: plan.PhaseAwaitingSelection,
 			Options: signals.OptionsView{
 				Revision: 1,
@@ -28,7 +28,7 @@ func selectedNotWoken() *controls {
 				},
 				SelectedID: "r1-o1",
 			},
-		},
+		}},
 	})
 	return r.ctl
 }

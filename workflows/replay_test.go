@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,4 +124,30 @@ func TestReplayBaselineCoversTheWorker(t *testing.T) {
 	}
 	slices.Sort(files)
 	assert.Equal(t, files, onDisk, "testdata holds the baseline, nothing else")
+}
+
+// TestRecordedCheckpointEncodesAsRecorded decodes the checkpoint a
+// recorded run handed its continuation and encodes it again: the bytes are
+// the recorded ones, whichever part of the run owns which field now.
+func TestRecordedCheckpointEncodesAsRecorded(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "planmode-continued.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	hist, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	events := hist.GetEvents()
+	input := events[len(events)-1].GetWorkflowExecutionContinuedAsNewEventAttributes().GetInput().GetPayloads()
+	require.Len(t, input, 1)
+	var raw struct {
+		Checkpoint json.RawMessage `json:"checkpoint"`
+	}
+	require.NoError(t, json.Unmarshal(input[0].GetData(), &raw))
+	require.NotEmpty(t, raw.Checkpoint)
+
+	var cp signals.Checkpoint
+	require.NoError(t, json.Unmarshal(raw.Checkpoint, &cp))
+	require.NotNil(t, cp.Plan, "the recorded run continued while executing")
+	again, err := json.Marshal(cp)
+	require.NoError(t, err)
+	assert.Equal(t, string(raw.Checkpoint), string(again))
 }

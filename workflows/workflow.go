@@ -177,7 +177,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		namespace:  info.Namespace,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
 		lim:        plan.Limits{MaxSteps: req.Execution.MaxSteps, Tools: plan.BuiltinTools()},
-		st:         signals.Checkpoint{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
+		st:         signals.Checkpoint{CycleState: signals.CycleState{Goal: req.Goal, StartedAt: workflow.Now(ctx)}},
 	}
 	wire(r)
 	r.task = plan.Task{
