@@ -76,7 +76,7 @@ func (e *executor) act(ctx workflow.Context) error {
 				}
 				continue
 			}
-			if err := r.chain.maybeContinueAsNew(ctx); err != nil {
+			if err := e.boundary(ctx); err != nil {
 				return err
 			}
 		}
@@ -96,6 +96,26 @@ func (e *executor) act(ctx workflow.Context) error {
 			return err
 		}
 	}
+}
+
+// boundary continues as new at a step boundary when the chain says so: a
+// step is ready to start, and the run received its share of signals or,
+// once it finished a step here, its history asks for it (a run that has
+// not finished a step yet never continues for its history, so a standing
+// suggestion cannot loop). Something that holds the run (a pause, a skip
+// confirmation, a halt) keeps it here. It returns nil when the run goes on
+// here, or the continue-as-new error.
+func (e *executor) boundary(ctx workflow.Context) error {
+	r := e.r
+	if e.nextReady() == "" {
+		return nil
+	}
+	if !r.chain.spent() && (e.stepsThisRun == 0 || !r.chain.suggested(ctx)) {
+		return nil
+	}
+	return r.chain.continueAsNew(ctx, func() bool {
+		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || e.halted()
+	})
 }
 
 // halted reports whether no new step may start: a budget stop or a

@@ -66,3 +66,16 @@ func (r *run) adoptExternal(ctx workflow.Context) error {
 	})
 	return nil
 }
+
+// snapshotFirst returns what the snapshot before execution takes when the
+// lease can take it too: for a plan handed in with the request, which
+// runs once leased, with nothing between that changes the folder (a fork
+// brings its parent's files after the lease, so it snapshots after). Its
+// plan id is the one adoptExternal gives the plan.
+func (r *run) snapshotFirst() *activities.SnapshotInput {
+	if r.req.Plan == nil || r.req.Fork != nil {
+		return nil
+	}
+	return &activities.SnapshotInput{PlanID: externalPlanID(r.workflowID), Workspace: r.req.Workspace,
+		Files: activities.FilesRef{Manifest: r.st.Manifest}}
+}

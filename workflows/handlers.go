@@ -135,10 +135,15 @@ func (c *controls) idle() bool {
 	return true
 }
 
-// signalCapReached reports whether this run received its share of
-// signals (runOptions.signalLimit).
-func (c *controls) signalCapReached() bool {
+// spent reports whether this run received its share of signals
+// (runOptions.signalLimit).
+func (c *controls) spent() bool {
 	return c.r.opts.signalLimit > 0 && c.signalsThisRun >= c.r.opts.signalLimit
+}
+
+// received is how many signals this run received.
+func (c *controls) received() int {
+	return c.signalsThisRun
 }
 
 // signalsBetweenYields is how many signals a handler coroutine serves

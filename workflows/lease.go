@@ -30,19 +30,32 @@ func (e *errWorkspaceRefused) Error() string { return e.msg }
 // workspaceLease is the run's hold on its workspace: it asks the task
 // queue's PlanWorkspaces registry for it before anything touches it,
 // waits while another plan holds it, and gives it back however the run
-// ends. It writes the lease the checkpoint carries (st.Lease) and the
-// wait the run shows.
+// ends. It owns the lease the checkpoint carries (signals.LeaseState) and
+// the wait the run shows; while it waits it moves the run to
+// awaiting-workspace (run) and continues as new when the chain says so.
 type workspaceLease struct {
-	r *run
+	st    signals.LeaseState
+	run   phaser
+	chain continuer
+	// planID is the plan's (the workflow id) and workspace its
+	// workspace; wait says whether a busy workspace is waited for.
+	planID, workspace string
+	waitBusy          bool
 	// wait is the busy workspace the run waits for, if any.
 	wait *signals.WorkspaceWait
 	// snapshot is the snapshot before execution the lease brought, for
-	// prepare to take (see snapshotFirst).
+	// prepare to take (see run.snapshotFirst).
 	snapshot *activities.SnapshotOutput
 }
 
+// phaser moves the run to a phase.
+type phaser interface {
+	setPhase(ctx workflow.Context, phase plan.Phase)
+}
+
 // acquire leases the run's workspace before anything touches it
-// (once per chain: a continuation carries the lease in st.Lease). A
+// (once per chain: a continuation carries the lease in its state),
+// taking snapshot with it when it is not nil (see run.snapshotFirst). A
 // workspace another open plan holds is refused with an
 // errWorkspaceRefused naming that plan, or waited for when the request
 // says onBusy wait: a durable timer with backoff up to leaseMaxWait, the
@@ -50,9 +63,8 @@ type workspaceLease struct {
 // continue as new. The workspace root itself, one outside it and a
 // missing one are refused too. Other failures (no registry answered) are
 // returned as they are.
-func (l *workspaceLease) acquire(ctx workflow.Context) error {
-	r := l.r
-	if r.st.Lease != nil {
+func (l *workspaceLease) acquire(ctx workflow.Context, snapshot *activities.SnapshotInput) error {
+	if l.st.Lease != nil {
 		return nil
 	}
 	info := workflow.GetInfo(ctx)
@@ -61,48 +73,34 @@ func (l *workspaceLease) acquire(ctx workflow.Context) error {
 		first = info.WorkflowExecution.RunID
 	}
 	in := activities.AcquireWorkspaceInput{
-		PlanID: r.workflowID, RunID: first, Workspace: r.req.Workspace,
-		Own:      r.req.Workspace == plan.DefaultWorkspace(r.workflowID),
+		PlanID: l.planID, RunID: first, Workspace: l.workspace,
+		Own:      l.workspace == plan.DefaultWorkspace(l.planID),
 		Registry: signals.WorkspacesWorkflowID(info.TaskQueueName), TaskQueue: info.TaskQueueName,
-		Snapshot: l.snapshotFirst(),
+		Snapshot: snapshot,
 	}
 	wait := leaseFirstWait
 	for {
 		out, err := acquireLease(ctx, in)
 		if err == nil {
-			r.st.Lease = &out.Lease
+			l.st.Lease = &out.Lease
 			l.wait, l.snapshot = nil, out.Snapshot
 			return nil
 		}
 		holder, busy := signals.BusyHolder(err)
-		if !busy || r.req.OnBusy != signals.OnBusyWait {
+		if !busy || !l.waitBusy {
 			return refusedWorkspace(err)
 		}
 		l.await(ctx, holder)
-		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return r.chain.due(ctx) }); err != nil {
+		if _, err := workflow.AwaitWithTimeout(ctx, wait, func() bool { return l.chain.due(ctx) }); err != nil {
 			return err
 		}
-		if r.chain.due(ctx) {
-			if err := r.chain.continueAsNew(ctx, func() bool { return false }); err != nil {
+		if l.chain.due(ctx) {
+			if err := l.chain.continueAsNew(ctx, func() bool { return false }); err != nil {
 				return err
 			}
 		}
 		wait = min(2*wait, leaseMaxWait)
 	}
-}
-
-// snapshotFirst returns what the snapshot before execution takes when the
-// lease can take it too: for a plan handed in with the request, which
-// runs once leased, with nothing between that changes the folder (a fork
-// brings its parent's files after the lease, so it snapshots after). Its
-// plan id is the one adoptExternal gives the plan.
-func (l *workspaceLease) snapshotFirst() *activities.SnapshotInput {
-	r := l.r
-	if r.req.Plan == nil || r.req.Fork != nil {
-		return nil
-	}
-	return &activities.SnapshotInput{PlanID: externalPlanID(r.workflowID), Workspace: r.req.Workspace,
-		Files: activities.FilesRef{Manifest: r.st.Manifest}}
 }
 
 // await shows that the run waits for holder's plan to end.
@@ -111,9 +109,9 @@ func (l *workspaceLease) await(ctx workflow.Context, holder signals.WorkspaceLea
 	if l.wait != nil {
 		since = l.wait.Since
 	}
-	l.wait = &signals.WorkspaceWait{Workspace: l.r.req.Workspace, Since: since,
+	l.wait = &signals.WorkspaceWait{Workspace: l.workspace, Since: since,
 		HeldBy: fmt.Sprintf("plan %s (workspace %q)", holder.PlanID, holder.Key)}
-	l.r.setPhase(ctx, plan.PhaseAwaitingWorkspace)
+	l.run.setPhase(ctx, plan.PhaseAwaitingWorkspace)
 }
 
 // refusedWorkspace turns the activity's refusal of the workspace (busy,
@@ -135,12 +133,11 @@ func refusedWorkspace(err error) error {
 // lease is stale then, and the next plan that needs the workspace finds
 // this one closed and clears it.
 func (l *workspaceLease) release(ctx workflow.Context) (wait func(workflow.Context)) {
-	st := &l.r.st
-	if st.Lease == nil {
+	if l.st.Lease == nil {
 		return func(workflow.Context) {}
 	}
-	held := *st.Lease
-	st.Lease = nil
+	held := *l.st.Lease
+	l.st.Lease = nil
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	id := signals.WorkspacesWorkflowID(workflow.GetInfo(ctx).TaskQueueName)
 	sent := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, held.Request())

@@ -13,14 +13,25 @@ import (
 )
 
 // notifier sends the run's webhook events, each as a PlanNotify child the
-// run does not wait for. It writes the sequence of events and whether a
-// receiver exists (st.NotifySeq, st.NoReceiver) and counts the deliveries
-// not yet handed off; the rest it reads from the run.
+// run does not wait for. It owns the sequence of events and whether a
+// receiver exists (signals.NotifyState) and counts the deliveries not yet
+// handed off; what an event says of the run it reads through about.
 type notifier struct {
-	r *run
+	st    signals.NotifyState
+	about about
+	// url is the request's webhook, "" for the worker's.
+	url        string
+	workflowID string
 	// notifying counts webhook deliveries not yet handed off: PlanNotify
 	// children not yet started.
 	notifying int
+}
+
+// about is what the notifier reads of the run its events tell of.
+type about interface {
+	goal() string
+	phase() plan.Phase
+	percent() int
 }
 
 // notify tells the webhook about event without holding the run up; a
@@ -31,21 +42,20 @@ type notifier struct {
 // not wait for (see deliver). Once a delivery found no webhook configured
 // anywhere, the run (and its continuations) send no more.
 func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
-	r := n.r
-	if r.st.NoReceiver {
+	if n.st.NoReceiver {
 		return
 	}
-	r.st.NotifySeq++
-	data.Goal = r.st.Goal
+	n.st.NotifySeq++
+	data.Goal = n.about.goal()
 	in := activities.NotifyInput{
-		URL:            r.req.Notify.WebhookURL,
+		URL:            n.url,
 		Event:          event,
-		WorkflowID:     r.workflowID,
+		WorkflowID:     n.workflowID,
 		RunID:          workflow.GetInfo(ctx).WorkflowExecution.RunID,
-		Phase:          r.st.Phase,
+		Phase:          n.about.phase(),
 		At:             workflow.Now(ctx),
 		Data:           data,
-		IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.workflowID, event, r.st.NotifySeq),
+		IdempotencyKey: fmt.Sprintf("%s/%s/%d", n.workflowID, event, n.st.NotifySeq),
 	}
 	n.deliver(ctx, in)
 }
@@ -57,8 +67,7 @@ func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, da
 // event and no round trip; a run that gets no answer delivers as before,
 // and its first delivery finds out.
 func (n *notifier) askReceiver(ctx workflow.Context) {
-	r := n.r
-	if r.st.NoReceiver || r.req.Notify.WebhookURL != "" {
+	if n.st.NoReceiver || n.url != "" {
 		return
 	}
 	ctx = workerCtx(ctx, "whether the worker has a webhook")
@@ -68,7 +77,7 @@ func (n *notifier) askReceiver(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("the worker did not say whether it has a webhook", "error", err)
 		return
 	}
-	r.st.NoReceiver = out.None
+	n.st.NoReceiver = out.None
 }
 
 // deliver starts a PlanNotify child workflow for in. The child is
@@ -79,13 +88,12 @@ func (n *notifier) askReceiver(ctx workflow.Context) {
 // cancellation. Its id is the run's id, "notify" and the event's sequence
 // number, unique across plans that reuse a workflow id.
 func (n *notifier) deliver(ctx workflow.Context, in activities.NotifyInput) {
-	r := n.r
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", r.workflowID, in.RunID, r.st.NotifySeq),
+		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", n.workflowID, in.RunID, n.st.NotifySeq),
 		ParentClosePolicy:        enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowExecutionTimeout: notifyChildTimeout,
-		StaticSummary:            fmt.Sprintf("webhook %s of %s", in.Event, r.workflowID),
+		StaticSummary:            fmt.Sprintf("webhook %s of %s", in.Event, n.workflowID),
 	})
 	f := workflow.ExecuteChildWorkflow(ctx, PlanNotify, in)
 	n.notifying++
@@ -102,7 +110,7 @@ func (n *notifier) deliver(ctx workflow.Context, in activities.NotifyInput) {
 			workflow.GetLogger(ctx).Warn("webhook not delivered", "event", in.Event, "error", err)
 		}
 		if out.NoReceiver {
-			r.st.NoReceiver = true
+			n.st.NoReceiver = true
 		}
 	})
 }
@@ -137,10 +145,10 @@ func PlanNotify(ctx workflow.Context, in activities.NotifyInput) (activities.Not
 	return out, nil
 }
 
-// step reports a finished step.
-func (n *notifier) step(ctx workflow.Context, s plan.Step) {
+// step reports a finished step, one of of.
+func (n *notifier) step(ctx workflow.Context, s plan.Step, of int) {
 	event := activities.EventStepCompleted
-	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(n.r.st.Plan.Steps), s.Status, s.Title)
+	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, of, s.Status, s.Title)
 	if s.Status != plan.StepCompleted {
 		event = activities.EventStepFailed
 		if s.Result != nil && s.Result.Error != "" {
@@ -150,7 +158,7 @@ func (n *notifier) step(ctx workflow.Context, s plan.Step) {
 	n.notify(ctx, event, activities.NotifyData{
 		Message: msg,
 		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
-		Percent: n.r.exec.percent(),
+		Percent: n.about.percent(),
 	})
 }
 
@@ -158,11 +166,16 @@ func (n *notifier) step(ctx workflow.Context, s plan.Step) {
 // updated, paused, resumed, budget exceeded), with the step it concerns
 // when there is one.
 func (n *notifier) change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	data := activities.NotifyData{Message: msg, Percent: n.r.exec.percent()}
+	data := activities.NotifyData{Message: msg, Percent: n.about.percent()}
 	if step != nil {
 		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
 	}
 	n.notify(ctx, event, data)
+}
+
+// delivering reports whether a delivery is not handed off yet.
+func (n *notifier) delivering() bool {
+	return n.notifying > 0
 }
 
 // end reports how the run ended.
@@ -179,6 +192,6 @@ func (n *notifier) end(ctx workflow.Context, res signals.Result) {
 		Status:  res.Status,
 		Summary: res.Summary,
 		Error:   res.Error,
-		Percent: n.r.exec.percent(),
+		Percent: n.about.percent(),
 	})
 }

@@ -143,7 +143,7 @@ func (r *run) refine(ctx workflow.Context, feedback string) error {
 // prepare takes the selected option's plan and snapshots the workspace
 // (every first run has one, see newRun), so that rollback can restore it;
 // a plan handed in with the request has its snapshot from the lease
-// (workspaceLease.snapshotFirst).
+// (run.snapshotFirst).
 // From here on the plan is the executor's.
 func (r *run) prepare(ctx workflow.Context) error {
 	o, ok := optionByID(r.st.Options, r.st.Options.SelectedID)

@@ -4,6 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/view"
 )
 
@@ -47,12 +48,58 @@ func (r *run) setPaused(ctx workflow.Context, paused bool, reason string) {
 	r.st.PauseReason = reason
 }
 
+// checkpoint is the run's state as one signals.Checkpoint: the cycle's
+// own, with each part's. The slices and pointers are the parts' own, not
+// copies.
+func (r *run) checkpoint() signals.Checkpoint {
+	cp := r.st
+	cp.NotifyState = r.hooks.st
+	cp.LeaseState = r.lease.st
+	return cp
+}
+
+// restore splits cp, the state a previous run handed on, back into the
+// cycle's and each part's.
+func (r *run) restore(cp signals.Checkpoint) {
+	r.hooks.st, cp.NotifyState = cp.NotifyState, signals.NotifyState{}
+	r.lease.st, cp.LeaseState = cp.LeaseState, signals.LeaseState{}
+	r.st = cp
+}
+
+// handOn is the request the run's continuation starts from: the run's
+// own, its state in the checkpoint, one more run in the chain. Step
+// results are compacted first; a plan handed in with the request is not
+// carried a second time beside the checkpoint's.
+func (r *run) handOn() signals.StartRequest {
+	next := r.req
+	compactAll(r.st.Plan)
+	cp := r.checkpoint()
+	cp.Runs++
+	next.Checkpoint = &cp
+	if cp.Plan != nil {
+		next.Plan = nil
+	}
+	return next
+}
+
+// goal is the run's goal, clarified once clarification ran.
+func (r *run) goal() string { return r.st.Goal }
+
+// phase is the run's phase.
+func (r *run) phase() plan.Phase { return r.st.Phase }
+
+// percent is the share of the plan's work done (executor.percent).
+func (r *run) percent() int { return r.exec.percent() }
+
 // view is the run as the queries, the current details and the search
-// attributes read it: pointers to its state, nothing copied, so building
-// one costs nothing and a projection is computed only when asked for.
+// attributes read it: the state assembled from the parts (a few hundred
+// bytes copied, no slice or plan) and pointers to the rest, so building
+// one costs next to nothing and a projection is computed only when asked
+// for.
 func (r *run) view() view.Run {
+	cp := r.checkpoint()
 	return view.Run{
-		State:         &r.st,
+		State:         &cp,
 		Request:       &r.req,
 		WorkflowID:    r.workflowID,
 		Namespace:     r.namespace,

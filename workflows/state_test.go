@@ -32,7 +32,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetContinuedExecutionRunID("the-previous-run")
 	env.ExecuteWorkflow(func(ctx workflow.Context, req signals.StartRequest) (signals.Checkpoint, error) {
-		return newRun(ctx, req).chain.checkpoint(), nil
+		return *newRun(ctx, req).handOn().Checkpoint, nil
 	}, req)
 	require.NoError(t, env.GetWorkflowError())
 	var got signals.Checkpoint

@@ -36,7 +36,7 @@ func (e *executor) launch(ctx workflow.Context, id string) {
 		if s := e.step(id); s != nil {
 			countStep(ctx, *s)
 			if s.Status != plan.StepCancelled {
-				r.hooks.step(ctx, *s)
+				r.hooks.step(ctx, *s, len(r.st.Plan.Steps))
 			}
 		}
 		e.running--

@@ -106,7 +106,7 @@ func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 func (r *run) close(ctx workflow.Context, res signals.Result, released func(workflow.Context)) {
 	countPlanFinished(ctx, res.Status)
 	r.hooks.end(ctx, res)
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.hooks.notifying == 0 })
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && !r.hooks.delivering() })
 	released(ctx)
 }
 

@@ -140,7 +140,7 @@ type run struct {
 	exec  *executor
 	ctl   *controls
 	hooks *notifier
-	chain chain
+	chain *chain
 	pub   publisher
 }
 
@@ -190,8 +190,9 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		History:      slices.Clone(req.History),
 	}
 	if req.Checkpoint != nil {
-		// The state the previous run handed on, whole.
-		r.st = *req.Checkpoint
+		// The state the previous run handed on, whole: each part takes
+		// its own.
+		r.restore(*req.Checkpoint)
 		if r.st.Tools != nil {
 			r.lim.Tools = r.recorded().names()
 		}
@@ -199,13 +200,14 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 	return r
 }
 
-// wire gives r its parts, each pointing back to it, and returns it.
+// wire gives r its parts and returns it.
 func wire(r *run) *run {
-	r.lease = &workspaceLease{r: r}
+	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
 	r.exec = newExecutor(r)
 	r.ctl = &controls{r: r}
-	r.hooks = &notifier{r: r}
-	r.chain = chain{r: r}
+	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: r.ctl, hooks: r.hooks, heir: r}
+	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
+		waitBusy: r.req.OnBusy == signals.OnBusyWait}
 	return r
 }
 
@@ -235,7 +237,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return r.resumeSelect(ctx, work)
 	}
 	tools := r.recordingTools(work)
-	if err := r.lease.acquire(work); err != nil {
+	if err := r.lease.acquire(work, r.snapshotFirst()); err != nil {
 		return r.leaseFailed(ctx, err)
 	}
 	if err := r.forkFiles(work); err != nil {
