@@ -22,7 +22,7 @@ func (e *executor) checkBudget(ctx workflow.Context) {
 		return
 	}
 	if r.req.Budget.OnExceed == signals.BudgetPause {
-		r.setPaused(ctx, true, msg)
+		r.ctl.setPaused(ctx, true, msg)
 		e.budgetPaused = true
 		r.noteError(msg)
 		r.publish(ctx)

@@ -128,7 +128,7 @@ func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
 		Offline: r.st.Offline,
 	}
 	// A pause asked for before execution has nothing left to hold.
-	r.setPaused(ctx, false, r.st.PauseReason)
+	r.ctl.lift(ctx)
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.close(ctx, res, r.lease.release(ctx))
 	return res

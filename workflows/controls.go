@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,62 @@ import (
 // rollback, each a validator that only reads and a handler that asks the
 // owner of what changes to change it.
 
+// controls take what arrives from outside the run: the signals and
+// updates people and services send, each validated, then applied by the
+// part that owns what it changes (register routes them through the inbox),
+// and the queries, answered from a view.Run when asked. They own the
+// pause and the inputs refused (signals.InputState).
+type controls struct {
+	st signals.InputState
+	in inbox
+	r  *run
+	// rollingBack is set while a rollback update runs.
+	rollingBack bool
+}
+
+// register registers every query, update and signal. It must run before
+// the workflow first blocks, so that no early input is lost.
+func (c *controls) register(ctx workflow.Context) error {
+	return errors.Join(
+		c.registerQueries(ctx),
+		listen(&c.in, ctx, signals.SelectOption, ignoreCtx(c.validateSelect), c.selectOption),
+		listen(&c.in, ctx, signals.RefinePlan, ignoreCtx(c.validateRefine), c.refine),
+		listen(&c.in, ctx, signals.AnswerClarification, ignoreCtx(c.validateAnswers), c.answer),
+		listen(&c.in, ctx, signals.ConfirmSkip, ignoreCtx(c.validateConfirm), c.confirm),
+		listen(&c.in, ctx, signals.EditPlan, c.validateEdit, c.edit),
+		listen(&c.in, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
+		listen(&c.in, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
+		listen(&c.in, ctx, signals.ApproveToolCall, ignoreCtx(c.r.exec.gate.validateApprove), c.r.exec.gate.approve),
+		listen(&c.in, ctx, signals.DenyToolCall, ignoreCtx(c.r.exec.gate.validateDeny), c.r.exec.gate.deny),
+		// Rollback is an update only: the caller needs the files it
+		// restored, and a fire-and-forget rollback would be unsafe.
+		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
+		// Raise-budget is an update only: the caller needs to know
+		// whether the caps were taken and the plan resumed.
+		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.raiseBudget), ignoreCtx(c.validateRaise)),
+		// Await-options is an update only: it exists to answer a caller
+		// that starts a run and waits for its options in one call.
+		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),
+	)
+}
+
+// registerQueries registers the read-only queries. Each computes its
+// answer from a view of the run when it is asked, never before.
+func (c *controls) registerQueries(ctx workflow.Context) error {
+	r := c.r
+	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
+	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
+		return err
+	}
+	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return view.Plan(r.view()), nil }); err != nil {
+		return err
+	}
+	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.st.Options, nil }); err != nil {
+		return err
+	}
+	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return view.Pending(r.view()), nil })
+}
+
 // finishing reports whether the run is summarizing or over, when no
 // control input applies any more.
 func (c *controls) finishing() bool {
@@ -28,7 +85,7 @@ func (c *controls) validatePause(req signals.ControlRequest) error {
 	switch {
 	case c.finishing():
 		return reject(signals.ErrorTypeWrongPhase, "cannot pause: the run is %s", c.r.st.Phase)
-	case c.r.st.Paused:
+	case c.st.Paused:
 		return reject(signals.ErrorTypeWrongPhase, "already paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -42,7 +99,7 @@ func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (sign
 	if req.By != "" {
 		reason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
 	}
-	r.setPaused(ctx, true, reason)
+	c.setPaused(ctx, true, reason)
 	r.publish(ctx)
 	r.hooks.change(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
 	return c.controlState(), nil
@@ -50,7 +107,7 @@ func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (sign
 
 // validateResume refuses to resume a run that is not paused.
 func (c *controls) validateResume(req signals.ControlRequest) error {
-	if !c.r.st.Paused {
+	if !c.st.Paused {
 		return reject(signals.ErrorTypeWrongPhase, "not paused")
 	}
 	return tooLong("reason", req.Reason)
@@ -60,7 +117,7 @@ func (c *controls) validateResume(req signals.ControlRequest) error {
 // budget for the rest of the run.
 func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
 	r := c.r
-	r.setPaused(ctx, false, req.Reason)
+	c.setPaused(ctx, false, req.Reason)
 	r.exec.waiveBudget()
 	r.publish(ctx)
 	r.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
@@ -69,8 +126,34 @@ func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (sig
 
 // controlState answers pause and resume.
 func (c *controls) controlState() signals.ControlState {
-	st := &c.r.st
-	return signals.ControlState{Phase: st.Phase, Mode: view.Mode(c.r.view()), Paused: st.Paused, Reason: st.PauseReason}
+	return signals.ControlState{Phase: c.r.st.Phase, Mode: view.Mode(c.r.view()), Paused: c.st.Paused, Reason: c.st.PauseReason}
+}
+
+// setPaused pauses or resumes the run for reason and keeps the paused
+// time: the progress query reports running time and paused time apart.
+// It does not publish: the callers do once they are done.
+func (c *controls) setPaused(ctx workflow.Context, paused bool, reason string) {
+	now := workflow.Now(ctx)
+	if c.st.PausedAt != nil {
+		c.st.PausedFor += plan.Duration(now.Sub(*c.st.PausedAt))
+		c.st.PausedAt = nil
+	}
+	if paused {
+		c.st.PausedAt = &now
+	}
+	c.st.Paused = paused
+	c.st.PauseReason = reason
+}
+
+// paused reports whether the run is paused.
+func (c *controls) paused() bool {
+	return c.st.Paused
+}
+
+// lift lifts a pause at the run's end, when nothing is left to hold: the
+// paused time stops counting, the reason stays.
+func (c *controls) lift(ctx workflow.Context) {
+	c.setPaused(ctx, false, c.st.PauseReason)
 }
 
 // validateEdit dry-runs the edits on a clone of the plan; it refuses edits

@@ -70,7 +70,7 @@ func (e *executor) act(ctx workflow.Context) error {
 			if e.halted() {
 				return nil
 			}
-			if r.st.Paused {
+			if r.ctl.paused() {
 				if err := e.awaitResume(ctx); err != nil {
 					return err
 				}
@@ -114,7 +114,7 @@ func (e *executor) boundary(ctx workflow.Context) error {
 		return nil
 	}
 	return r.chain.continueAsNew(ctx, func() bool {
-		return r.st.Paused || len(r.st.SkipConfirmations) > 0 || e.halted()
+		return r.ctl.paused() || len(r.st.SkipConfirmations) > 0 || e.halted()
 	})
 }
 
@@ -154,13 +154,13 @@ func (e *executor) awaitResume(ctx workflow.Context) error {
 	r := e.r
 	r.st.Plan.Status = plan.PlanPaused
 	r.publish(ctx)
-	err := workflow.Await(ctx, func() bool { return !r.st.Paused || r.chain.due(ctx) })
-	if err == nil && r.st.Paused {
+	err := workflow.Await(ctx, func() bool { return !r.ctl.paused() || r.chain.due(ctx) })
+	if err == nil && r.ctl.paused() {
 		err = r.chain.continueAsNew(ctx, func() bool {
-			return !r.st.Paused || len(r.st.SkipConfirmations) > 0 || e.halted() || e.budgetPaused
+			return !r.ctl.paused() || len(r.st.SkipConfirmations) > 0 || e.halted() || e.budgetPaused
 		})
 		if err == nil {
-			err = workflow.Await(ctx, func() bool { return !r.st.Paused })
+			err = workflow.Await(ctx, func() bool { return !r.ctl.paused() })
 		}
 	}
 	if err != nil {
@@ -175,7 +175,7 @@ func (e *executor) awaitResume(ctx workflow.Context) error {
 // whose skip condition holds. It reports whether it started or skipped
 // anything.
 func (e *executor) launchReady(ctx workflow.Context) bool {
-	if e.r.st.Paused || e.halted() || ctx.Err() != nil {
+	if e.r.ctl.paused() || e.halted() || ctx.Err() != nil {
 		return false
 	}
 	progressed := false

@@ -204,7 +204,7 @@ func (g *gate) timeout(ctx workflow.Context, ap signals.ToolApproval) {
 		g.paused[ap.RequestID] = true
 		g.keep(d)
 		reason := fmt.Sprintf("approval request %s of %s timed out: paused, the call still waits", ap.RequestID, ap.Tool)
-		r.setPaused(ctx, true, reason)
+		r.ctl.setPaused(ctx, true, reason)
 		r.publish(ctx)
 		r.hooks.change(ctx, activities.EventPaused, "paused: "+reason, nil)
 		return

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/view"
 )
 
 // Bounds of what the pending query keeps of refused inputs.
@@ -30,47 +28,23 @@ func reject(typ, format string, args ...any) error {
 	return signals.Reject(typ, format, args...)
 }
 
-// controls take what arrives from outside the run: the signals and
-// updates people and services send (each validated, then applied by the
-// part that owns what it changes) and the queries, answered from a
-// view.Run when asked. They write only their own bookkeeping and the list
-// of refused inputs (st.Rejected).
-type controls struct {
-	r *run
-	// signalsRunning counts signal handlers in progress, so that
-	// continue-as-new waits for them as AllHandlersFinished does for
-	// updates; signalsThisRun counts the signals this run received.
-	signalsRunning int
-	signalsThisRun int
+// inbox takes what arrives from outside the run for the controls: listen
+// registers each input with the validator and the handler of the part
+// that owns what it changes. It counts the signals, keeps the inputs
+// refused (signals.InputState.Rejected, the last maxRejected only) and
+// says when no signal is being served or waits.
+type inbox struct {
+	// st is the controls' state, of which the inbox writes Rejected.
+	st   *signals.InputState
+	show reporter
+	// limit is how many signals a run receives before it continues as
+	// new (runOptions.signalLimit).
+	limit int
+	// running counts signal handlers in progress, so that continue-as-new
+	// waits for them as AllHandlersFinished does for updates; count
+	// counts the signals this run received.
+	running, count int
 	channels       []workflow.ReceiveChannel
-	// rollingBack is set while a rollback update runs.
-	rollingBack bool
-}
-
-// register registers every query, update and signal. It must run before
-// the workflow first blocks, so that no early input is lost.
-func (c *controls) register(ctx workflow.Context) error {
-	return errors.Join(
-		c.registerQueries(ctx),
-		listen(c, ctx, signals.SelectOption, ignoreCtx(c.validateSelect), c.selectOption),
-		listen(c, ctx, signals.RefinePlan, ignoreCtx(c.validateRefine), c.refine),
-		listen(c, ctx, signals.AnswerClarification, ignoreCtx(c.validateAnswers), c.answer),
-		listen(c, ctx, signals.ConfirmSkip, ignoreCtx(c.validateConfirm), c.confirm),
-		listen(c, ctx, signals.EditPlan, c.validateEdit, c.edit),
-		listen(c, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
-		listen(c, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
-		listen(c, ctx, signals.ApproveToolCall, ignoreCtx(c.r.exec.gate.validateApprove), c.r.exec.gate.approve),
-		listen(c, ctx, signals.DenyToolCall, ignoreCtx(c.r.exec.gate.validateDeny), c.r.exec.gate.deny),
-		// Rollback is an update only: the caller needs the files it
-		// restored, and a fire-and-forget rollback would be unsafe.
-		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
-		// Raise-budget is an update only: the caller needs to know
-		// whether the caps were taken and the plan resumed.
-		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.raiseBudget), ignoreCtx(c.validateRaise)),
-		// Await-options is an update only: it exists to answer a caller
-		// that starts a run and waits for its options in one call.
-		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),
-	)
 }
 
 // ignoreCtx adapts a validator that needs no context.
@@ -85,35 +59,35 @@ func ignoreCtx[Req any](fn func(Req) error) func(workflow.Context, Req) error {
 // is refused and recorded in the pending query instead of being dropped
 // by the SDK or failing the workflow task; so is a signal the validator or
 // the handler refuses.
-func listen[Req, Resp any](c *controls, ctx workflow.Context, h signals.Handler[Req, Resp],
+func listen[Req, Resp any](in *inbox, ctx workflow.Context, h signals.Handler[Req, Resp],
 	validate func(workflow.Context, Req) error, apply func(workflow.Context, Req) (Resp, error)) error {
 	if err := h.SetUpdateHandler(ctx, carryHeartbeat(ctx, apply), validate); err != nil {
 		return fmt.Errorf("update %s: %w", h.Name, err)
 	}
 	ch := h.Channel(ctx)
-	c.channels = append(c.channels, ch)
+	in.channels = append(in.channels, ch)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var v converter.RawValue
 			ch.Receive(ctx, &v)
-			c.signalsThisRun++
+			in.count++
 			raw, err := signalJSON(v)
-			c.signalsRunning++
+			in.running++
 			if err == nil {
 				err = serveSignal(ctx, h, raw, validate, apply)
 			}
 			if err != nil {
 				by := callerOf(raw) //workflowcheck:ignore (decoding the payload only)
-				c.keep(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
+				in.keep(ctx, signals.Rejection{At: workflow.Now(ctx), Name: h.Name, Reason: signals.RejectionReason(err),
 					Payload: plan.TruncateBytes(string(raw), maxRejectedPayload), By: by})
 				// A flood arrives in one workflow task: the details
 				// show its last rejection, rendered once.
 				if ch.Len() == 0 {
-					c.r.publish(ctx)
+					in.show.publish(ctx)
 				}
 			}
-			c.signalsRunning--
-			if c.signalsThisRun%signalsBetweenYields == 0 {
+			in.running--
+			if in.count%signalsBetweenYields == 0 {
 				yield(ctx)
 			}
 		}
@@ -123,11 +97,11 @@ func listen[Req, Resp any](c *controls, ctx workflow.Context, h signals.Handler[
 
 // idle reports whether no signal is being served or waits in a channel:
 // continue-as-new waits for it, so that no input is lost.
-func (c *controls) idle() bool {
-	if c.signalsRunning > 0 {
+func (in *inbox) idle() bool {
+	if in.running > 0 {
 		return false
 	}
-	for _, ch := range c.channels {
+	for _, ch := range in.channels {
 		if ch.Len() > 0 {
 			return false
 		}
@@ -135,15 +109,14 @@ func (c *controls) idle() bool {
 	return true
 }
 
-// spent reports whether this run received its share of signals
-// (runOptions.signalLimit).
-func (c *controls) spent() bool {
-	return c.r.opts.signalLimit > 0 && c.signalsThisRun >= c.r.opts.signalLimit
+// spent reports whether this run received its share of signals.
+func (in *inbox) spent() bool {
+	return in.limit > 0 && in.count >= in.limit
 }
 
 // received is how many signals this run received.
-func (c *controls) received() int {
-	return c.signalsThisRun
+func (in *inbox) received() int {
+	return in.count
 }
 
 // signalsBetweenYields is how many signals a handler coroutine serves
@@ -214,36 +187,19 @@ func serveSignal[Req, Resp any](ctx workflow.Context, h signals.Handler[Req, Res
 }
 
 // record keeps a refused input (see keep) and publishes it.
-func (c *controls) record(ctx workflow.Context, rej signals.Rejection) {
-	c.keep(ctx, rej)
-	c.r.publish(ctx)
+func (in *inbox) record(ctx workflow.Context, rej signals.Rejection) {
+	in.keep(ctx, rej)
+	in.show.publish(ctx)
 }
 
 // keep keeps a refused input for the pending query, the last maxRejected
 // only.
-func (c *controls) keep(ctx workflow.Context, rej signals.Rejection) {
-	st := &c.r.st
+func (in *inbox) keep(ctx workflow.Context, rej signals.Rejection) {
+	st := in.st
 	rej.Reason = plan.TruncateBytes(rej.Reason, maxRejectedReason)
 	st.Rejected = append(st.Rejected, rej)
 	if n := len(st.Rejected); n > maxRejected {
 		st.Rejected = append([]signals.Rejection(nil), st.Rejected[n-maxRejected:]...)
 	}
 	workflow.GetLogger(ctx).Warn("input rejected", "name", rej.Name, "reason", rej.Reason)
-}
-
-// registerQueries registers the read-only queries. Each computes its
-// answer from a view of the run when it is asked, never before.
-func (c *controls) registerQueries(ctx workflow.Context) error {
-	r := c.r
-	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
-	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
-		return err
-	}
-	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return view.Plan(r.view()), nil }); err != nil {
-		return err
-	}
-	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.st.Options, nil }); err != nil {
-		return err
-	}
-	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return view.Pending(r.view()), nil })
 }

@@ -25,7 +25,7 @@ func openRun() *controls {
 	p.ID = "p"
 	r.st.Plan = &p
 	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1", StepIDs: []string{"s2"}}}
-	r.st.Paused = true
+	c.st.Paused = true
 	return c
 }
 
@@ -55,7 +55,7 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 			return c.validateResume(signals.ControlRequest{Reason: s})
 		}, "reason"},
 		{"pause reason", func(c *controls, s string) error {
-			c.r.st.Paused = false
+			c.st.Paused = false
 			return c.validatePause(signals.ControlRequest{Reason: s})
 		}, "reason"},
 		{"edit reason", func(c *controls, s string) error {

@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/plan"
 )
 
 // The interfaces here are what the run's parts ask of one another. Each
@@ -14,4 +16,21 @@ import (
 type continuer interface {
 	due(ctx workflow.Context) bool
 	continueAsNew(ctx workflow.Context, stay func() bool) error
+}
+
+// reporter is what every part tells the run of what it did: publish shows
+// the run anew (search attributes, current details), addUsage adds an
+// activity's usage to the run's, noteError notes an error the run goes on
+// after.
+type reporter interface {
+	publish(ctx workflow.Context)
+	addUsage(u plan.Usage)
+	noteError(msg string)
+}
+
+// pauser holds the run at its next step boundary (the controls' pause):
+// setPaused pauses or resumes it for a reason without publishing.
+type pauser interface {
+	paused() bool
+	setPaused(ctx workflow.Context, paused bool, reason string)
 }

@@ -46,7 +46,7 @@ func (c *controls) raiseBudget(ctx workflow.Context, req signals.RaiseBudgetRequ
 	resumed := false
 	if kind, _ := overBudget(nb, r.st.Usage); e.budgetPaused && kind == "" {
 		e.budgetPaused = false
-		r.setPaused(ctx, false, msg)
+		r.ctl.setPaused(ctx, false, msg)
 		resumed = true
 		r.hooks.change(ctx, activities.EventResumed, "resumed: "+msg, nil)
 	}

@@ -144,7 +144,7 @@ func tryChange(p *plan.Plan, lim plan.Limits, fn func(*plan.Plan) error) (plan.P
 
 // rejectReflection records a reflection decision that could not apply.
 func (e *executor) rejectReflection(ctx workflow.Context, refl plan.Reflection, err error) {
-	e.r.ctl.record(ctx, signals.Rejection{
+	e.r.ctl.in.record(ctx, signals.Rejection{
 		At:     workflow.Now(ctx),
 		Name:   fmt.Sprintf("%s:%s", reflectionInput, refl.Decision),
 		Reason: err.Error(),

@@ -32,27 +32,12 @@ func (r *run) setPhase(ctx workflow.Context, phase plan.Phase) {
 	r.publish(ctx)
 }
 
-// setPaused pauses or resumes the run for reason and keeps the paused
-// time: the progress query reports running time and paused time apart.
-// It does not publish: the callers do once they are done.
-func (r *run) setPaused(ctx workflow.Context, paused bool, reason string) {
-	now := workflow.Now(ctx)
-	if r.st.PausedAt != nil {
-		r.st.PausedFor += plan.Duration(now.Sub(*r.st.PausedAt))
-		r.st.PausedAt = nil
-	}
-	if paused {
-		r.st.PausedAt = &now
-	}
-	r.st.Paused = paused
-	r.st.PauseReason = reason
-}
-
 // checkpoint is the run's state as one signals.Checkpoint: the cycle's
 // own, with each part's. The slices and pointers are the parts' own, not
 // copies.
 func (r *run) checkpoint() signals.Checkpoint {
 	cp := r.st
+	cp.InputState = r.ctl.st
 	cp.NotifyState = r.hooks.st
 	cp.LeaseState = r.lease.st
 	return cp
@@ -61,6 +46,7 @@ func (r *run) checkpoint() signals.Checkpoint {
 // restore splits cp, the state a previous run handed on, back into the
 // cycle's and each part's.
 func (r *run) restore(cp signals.Checkpoint) {
+	r.ctl.st, cp.InputState = cp.InputState, signals.InputState{}
 	r.hooks.st, cp.NotifyState = cp.NotifyState, signals.NotifyState{}
 	r.lease.st, cp.LeaseState = cp.LeaseState, signals.LeaseState{}
 	r.st = cp

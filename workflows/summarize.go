@@ -30,7 +30,7 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 		r.exec.finishExecution(ctx)
 	}
 	r.exec.files.leave(ctx)
-	r.setPaused(ctx, false, r.st.PauseReason)
+	r.ctl.lift(ctx)
 	r.exec.skips.dropAll()
 	r.setPhase(ctx, plan.PhaseSummarizing)
 	compactAll(r.st.Plan)

@@ -205,7 +205,8 @@ func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
 	r.exec = newExecutor(r)
 	r.ctl = &controls{r: r}
-	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: r.ctl, hooks: r.hooks, heir: r}
+	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
+	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, heir: r}
 	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
 		waitBusy: r.req.OnBusy == signals.OnBusyWait}
 	return r
