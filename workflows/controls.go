@@ -42,8 +42,8 @@ func (c *controls) register(ctx workflow.Context) error {
 		listen(&c.in, ctx, signals.EditPlan, c.validateEdit, c.edit),
 		listen(&c.in, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
 		listen(&c.in, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
-		listen(&c.in, ctx, signals.ApproveToolCall, ignoreCtx(c.r.exec.gate.validateApprove), c.r.exec.gate.approve),
-		listen(&c.in, ctx, signals.DenyToolCall, ignoreCtx(c.r.exec.gate.validateDeny), c.r.exec.gate.deny),
+		listen(&c.in, ctx, signals.ApproveToolCall, ignoreCtx(c.r.gate.validateApprove), c.r.gate.approve),
+		listen(&c.in, ctx, signals.DenyToolCall, ignoreCtx(c.r.gate.validateDeny), c.r.gate.deny),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
 		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),

@@ -40,14 +40,30 @@ type executor struct {
 	// launched counts the steps started, stepsThisRun those that ended.
 	launched     int
 	stepsThisRun int
+	// refused marks the steps whose last call was refused, by the gate
+	// or because the tools changed: a refusal is final, the step's
+	// retries do not ask again.
+	refused map[string]bool
 }
 
 // newExecutor returns r's executor, idle until act.
-func newExecutor(r *run) *executor {
-	e := &executor{r: r, files: files{r: r}}
+func newExecutor(r *run, g *gate) *executor {
+	e := &executor{r: r, files: files{r: r}, gate: g, refused: map[string]bool{}}
 	e.skips = &confirmations{e: e, answers: map[string]skipAnswer{}}
-	e.gate = newGate(e)
 	return e
+}
+
+// planVersion is the plan's version, which an approval request is shown
+// for.
+func (e *executor) planVersion() int {
+	return e.r.st.Plan.Version
+}
+
+// failPlan halts execution for reason, which the run fails with.
+func (e *executor) failPlan(ctx workflow.Context, reason string) {
+	e.stopReason = reason
+	e.cancelPending(ctx, e.stopReason, false)
+	e.r.publish(ctx)
 }
 
 // act runs the plan: steps in dependency order, up to parallelism at once,

@@ -17,22 +17,41 @@ import (
 // plan recorded tightened by its request's rules: allow runs it, deny
 // refuses it at once naming the rule, ask holds only the calling step
 // until a person approves or denies it (approve-tool-call,
-// deny-tool-call) or its timeout decides. The open requests are in the
-// checkpoint (st.Approvals); answers wait in answers until the held
-// coroutine takes them. A run continues as new only with no step
-// running, so no request is ever open across continue-as-new without
-// its step: a restored one is in the checkpoint all the same.
+// deny-tool-call) or its timeout decides. It owns the open requests and
+// the decisions (signals.ApprovalState); answers wait in answers until
+// the held coroutine takes them. A run continues as new only with no step
+// running, so no request is ever open across continue-as-new without its
+// step: a restored one is in the checkpoint all the same.
 type gate struct {
-	e *executor
+	st signals.ApprovalState
+	// policy is the request's approval policy; the recorded tools'
+	// fill in what it leaves out.
+	policy signals.ApprovalPolicy
+	run    gateRun
+	plans  gatedPlan
+	hooks  announcer
+	pause  pauser
 	// answers are the decided requests whose coroutine has not taken
 	// the answer yet, by request id.
 	answers map[string]gateAnswer
 	// paused are the requests whose timeout paused the plan: they wait
 	// without a deadline now.
 	paused map[string]bool
-	// refused marks the steps whose last call was refused: a refusal is
-	// final, the step's retries do not ask again.
-	refused map[string]bool
+}
+
+// gateRun is what the gate asks of the run: to show a request or a
+// decision (publish), and the tools the plan recorded with the request's
+// rules, which decide calls.
+type gateRun interface {
+	publish(ctx workflow.Context)
+	recorded() recorded
+}
+
+// gatedPlan is what the gate asks of the executor: the plan's version a
+// request is shown for, and to fail the plan when a timeout says so.
+type gatedPlan interface {
+	planVersion() int
+	failPlan(ctx workflow.Context, reason string)
 }
 
 // gateAnswer is how a request was decided, for its coroutine.
@@ -56,21 +75,20 @@ type verdict struct {
 	approved bool
 }
 
-// newGate returns e's gate.
-func newGate(e *executor) *gate {
-	return &gate{e: e, answers: map[string]gateAnswer{}, paused: map[string]bool{}, refused: map[string]bool{}}
+// newGate returns a gate over st.
+func newGate(st signals.ApprovalState, policy signals.ApprovalPolicy) *gate {
+	return &gate{st: st, policy: policy, answers: map[string]gateAnswer{}, paused: map[string]bool{}}
 }
 
 // check decides a call of tool with args by step.
 func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args json.RawMessage) verdict {
-	r := g.e.r
-	_, recorded := r.st.Tools.Tool(tool)
-	if r.st.Tools == nil || !(recorded || slices.Contains(plan.BuiltinTools(), tool)) {
+	k := g.run.recorded()
+	_, recorded := k.tools.Tool(tool)
+	if k.tools == nil || !(recorded || slices.Contains(plan.BuiltinTools(), tool)) {
 		// Nothing recorded gates nothing; a tool that does not exist
 		// fails as it is, nobody is asked about it.
 		return verdict{args: args}
 	}
-	k := r.recorded()
 	action, why := k.policy().Decide(plan.ToolCall{Tool: tool, Args: args, ReadOnly: k.readOnly(tool)})
 	switch action {
 	case plan.ApprovalAllow:
@@ -81,7 +99,7 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 	d := signals.ApprovalDecision{StepID: step.ID, Tool: tool, Decision: signals.DecisionDenied, By: "policy",
 		Reason: why, At: workflow.Now(ctx), Auto: true}
 	g.keep(d)
-	r.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
+	g.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
 		Message: fmt.Sprintf("%s of step %s denied by policy: %s", tool, step.ID, why),
 		Step:    &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}, Decision: &d})
 	return verdict{refusal: fmt.Sprintf("the call of %s was denied by %s", tool, why)}
@@ -90,7 +108,6 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 // ask opens a request for the call, waits for its decision and says what
 // it was.
 func (g *gate) ask(ctx workflow.Context, step plan.Step, tool string, args json.RawMessage, why string) verdict {
-	r := g.e.r
 	ap := g.open(ctx, step, tool, args, why)
 	ans, err := g.wait(ctx, ap.RequestID)
 	if err != nil {
@@ -99,9 +116,7 @@ func (g *gate) ask(ctx workflow.Context, step plan.Step, tool string, args json.
 	}
 	d := ans.decision
 	if ans.failPlan {
-		g.e.stopReason = fmt.Sprintf("nobody approved the call of %s by step %s in time (onTimeout fail-plan)", tool, step.ID)
-		g.e.cancelPending(ctx, g.e.stopReason, false)
-		r.publish(ctx)
+		g.plans.failPlan(ctx, fmt.Sprintf("nobody approved the call of %s by step %s in time (onTimeout fail-plan)", tool, step.ID))
 	}
 	if !ans.approve {
 		return verdict{refusal: fmt.Sprintf("the call of %s was %s by %s: %s", tool, deniedWord(d), d.By, orDash(d.Reason))}
@@ -127,21 +142,20 @@ func deniedWord(d signals.ApprovalDecision) string {
 
 // open records a request for the call, shows it and announces it.
 func (g *gate) open(ctx workflow.Context, step plan.Step, tool string, args json.RawMessage, why string) signals.ToolApproval {
-	r := g.e.r
-	pol := r.req.Approval.WithDefaults(r.st.Tools.Approval)
+	pol := g.policy.WithDefaults(g.run.recorded().tools.Approval)
 	now := workflow.Now(ctx)
-	r.st.ApprovalSeq++
+	g.st.ApprovalSeq++
 	full, preview, size := signals.ApprovalArgs(args)
-	ap := signals.ToolApproval{RequestID: fmt.Sprintf("approval-%d", r.st.ApprovalSeq), StepID: step.ID, Tool: tool,
-		Args: full, ArgsPreview: preview, ArgsBytes: size, ArgsDigest: plan.ArgsDigest(args), PlanVersion: r.st.Plan.Version,
+	ap := signals.ToolApproval{RequestID: fmt.Sprintf("approval-%d", g.st.ApprovalSeq), StepID: step.ID, Tool: tool,
+		Args: full, ArgsPreview: preview, ArgsBytes: size, ArgsDigest: plan.ArgsDigest(args), PlanVersion: g.plans.planVersion(),
 		Why: why, Since: now, Deadline: now.Add(pol.Timeout.D()), OnTimeout: pol.OnTimeout}
 	if pol.RemindAfter > 0 {
 		at := now.Add(pol.RemindAfter.D())
 		ap.RemindAt = &at
 	}
-	r.st.Approvals = append(r.st.Approvals, ap)
-	r.publish(ctx)
-	r.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
+	g.st.Approvals = append(g.st.Approvals, ap)
+	g.run.publish(ctx)
+	g.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
 		Message: fmt.Sprintf("step %s waits for approval of %s (%s): request %s", step.ID, tool, why, ap.RequestID),
 		Step:    &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}, Approval: &ap})
 	return ap
@@ -181,11 +195,10 @@ func (g *gate) wait(ctx workflow.Context, id string) (gateAnswer, error) {
 
 // due acts on a request whose reminder or deadline came.
 func (g *gate) due(ctx workflow.Context, ap signals.ToolApproval) {
-	r := g.e.r
 	if ap.RemindAt != nil && !ap.Reminded && ap.RemindAt.Before(ap.Deadline) {
 		g.update(ap.RequestID, func(a *signals.ToolApproval) { a.Reminded = true })
 		ap.Reminded = true
-		r.hooks.notify(ctx, activities.EventApprovalReminder, activities.NotifyData{
+		g.hooks.notify(ctx, activities.EventApprovalReminder, activities.NotifyData{
 			Message:  fmt.Sprintf("step %s still waits for approval of %s: request %s, deadline %s", ap.StepID, ap.Tool, ap.RequestID, ap.Deadline.Format(time.RFC3339)),
 			Approval: &ap})
 		return
@@ -196,7 +209,6 @@ func (g *gate) due(ctx workflow.Context, ap signals.ToolApproval) {
 // timeout decides a request nobody decided by its deadline, as its
 // OnTimeout says; the decision is the timeout's.
 func (g *gate) timeout(ctx workflow.Context, ap signals.ToolApproval) {
-	r := g.e.r
 	d := signals.ApprovalDecision{RequestID: ap.RequestID, StepID: ap.StepID, Tool: ap.Tool, Decision: signals.DecisionTimedOut,
 		By: "timeout", At: workflow.Now(ctx), Auto: true,
 		Reason: fmt.Sprintf("nobody decided by %s: onTimeout %s", ap.Deadline.Format(time.RFC3339), ap.OnTimeout)}
@@ -204,9 +216,9 @@ func (g *gate) timeout(ctx workflow.Context, ap signals.ToolApproval) {
 		g.paused[ap.RequestID] = true
 		g.keep(d)
 		reason := fmt.Sprintf("approval request %s of %s timed out: paused, the call still waits", ap.RequestID, ap.Tool)
-		r.ctl.setPaused(ctx, true, reason)
-		r.publish(ctx)
-		r.hooks.change(ctx, activities.EventPaused, "paused: "+reason, nil)
+		g.pause.setPaused(ctx, true, reason)
+		g.run.publish(ctx)
+		g.hooks.change(ctx, activities.EventPaused, "paused: "+reason, nil)
 		return
 	}
 	g.decide(ctx, ap, gateAnswer{decision: d, failPlan: ap.OnTimeout == signals.ApprovalTimeoutFailPlan})
@@ -215,21 +227,20 @@ func (g *gate) timeout(ctx workflow.Context, ap signals.ToolApproval) {
 // decide closes request ap with ans: the request leaves the pending list,
 // the decision is kept and announced, and the held coroutine takes ans.
 func (g *gate) decide(ctx workflow.Context, ap signals.ToolApproval, ans gateAnswer) {
-	r := g.e.r
 	g.drop(ap.RequestID)
 	delete(g.paused, ap.RequestID)
 	g.keep(ans.decision)
 	g.answers[ap.RequestID] = ans
-	r.publish(ctx)
+	g.run.publish(ctx)
 	d := ans.decision
-	r.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
+	g.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
 		Message:  fmt.Sprintf("request %s (%s of step %s) %s by %s", ap.RequestID, ap.Tool, ap.StepID, d.Decision, d.By),
 		Approval: &ap, Decision: &d})
 }
 
 // keep records a decision, the last MaxApprovalDecisions only.
 func (g *gate) keep(d signals.ApprovalDecision) {
-	st := &g.e.r.st
+	st := &g.st
 	st.ApprovalDecisions = append(st.ApprovalDecisions, d)
 	if over := len(st.ApprovalDecisions) - signals.MaxApprovalDecisions; over > 0 {
 		st.ApprovalDecisions = append([]signals.ApprovalDecision(nil), st.ApprovalDecisions[over:]...)
@@ -239,25 +250,25 @@ func (g *gate) keep(d signals.ApprovalDecision) {
 
 // find returns the open request id.
 func (g *gate) find(id string) (signals.ToolApproval, bool) {
-	i := slices.IndexFunc(g.e.r.st.Approvals, func(a signals.ToolApproval) bool { return a.RequestID == id })
+	i := slices.IndexFunc(g.st.Approvals, func(a signals.ToolApproval) bool { return a.RequestID == id })
 	if i < 0 {
 		return signals.ToolApproval{}, false
 	}
-	return g.e.r.st.Approvals[i], true
+	return g.st.Approvals[i], true
 }
 
 // update changes the open request id in place.
 func (g *gate) update(id string, fn func(*signals.ToolApproval)) {
-	for i := range g.e.r.st.Approvals {
-		if g.e.r.st.Approvals[i].RequestID == id {
-			fn(&g.e.r.st.Approvals[i])
+	for i := range g.st.Approvals {
+		if g.st.Approvals[i].RequestID == id {
+			fn(&g.st.Approvals[i])
 		}
 	}
 }
 
 // drop removes the open request id.
 func (g *gate) drop(id string) {
-	st := &g.e.r.st
+	st := &g.st
 	st.Approvals = slices.DeleteFunc(st.Approvals, func(a signals.ToolApproval) bool { return a.RequestID == id })
 	if len(st.Approvals) == 0 {
 		st.Approvals = nil
@@ -270,15 +281,15 @@ func (g *gate) drop(id string) {
 // announced again (approval-requested), as whoever was asked holds a
 // request that can no longer be approved as it was shown.
 func (g *gate) reask(ctx workflow.Context) {
-	r := g.e.r
-	for i := range r.st.Approvals {
-		ap := &r.st.Approvals[i]
-		if ap.PlanVersion == r.st.Plan.Version {
+	version := g.plans.planVersion()
+	for i := range g.st.Approvals {
+		ap := &g.st.Approvals[i]
+		if ap.PlanVersion == version {
 			continue
 		}
-		ap.PlanVersion = r.st.Plan.Version
+		ap.PlanVersion = version
 		again := *ap
-		r.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
+		g.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
 			Message: fmt.Sprintf("the plan changed (version %d): step %s asks again for approval of %s: request %s",
 				again.PlanVersion, again.StepID, again.Tool, again.RequestID),
 			Approval: &again})

@@ -38,11 +38,11 @@ func (g *gate) validateApprove(req signals.ApproveToolCallRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := ap.CheckApproval(req, g.e.r.st.Plan.Version); err != nil {
+	if err := ap.CheckApproval(req, g.plans.planVersion()); err != nil {
 		return err
 	}
 	if len(req.Args) > 0 {
-		if err := checkArgs(g.e.r.recorded().schema(ap.Tool), req.Args); err != nil {
+		if err := checkArgs(g.run.recorded().schema(ap.Tool), req.Args); err != nil {
 			return reject(signals.ErrorTypeInvalidInput, "args for %s: %v", ap.Tool, err)
 		}
 	}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -33,4 +34,12 @@ type reporter interface {
 type pauser interface {
 	paused() bool
 	setPaused(ctx workflow.Context, paused bool, reason string)
+}
+
+// announcer sends the run's webhook events (the notifier): notify one,
+// or change, a change of the run's state with the percent done and the
+// step it concerns, if any.
+type announcer interface {
+	notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData)
+	change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step)
 }

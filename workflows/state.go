@@ -37,6 +37,7 @@ func (r *run) setPhase(ctx workflow.Context, phase plan.Phase) {
 // copies.
 func (r *run) checkpoint() signals.Checkpoint {
 	cp := r.st
+	cp.ApprovalState = r.gate.st
 	cp.InputState = r.ctl.st
 	cp.NotifyState = r.hooks.st
 	cp.LeaseState = r.lease.st
@@ -46,6 +47,7 @@ func (r *run) checkpoint() signals.Checkpoint {
 // restore splits cp, the state a previous run handed on, back into the
 // cycle's and each part's.
 func (r *run) restore(cp signals.Checkpoint) {
+	r.gate.st, cp.ApprovalState = cp.ApprovalState, signals.ApprovalState{}
 	r.ctl.st, cp.InputState = cp.InputState, signals.InputState{}
 	r.hooks.st, cp.NotifyState = cp.NotifyState, signals.NotifyState{}
 	r.lease.st, cp.LeaseState = cp.LeaseState, signals.LeaseState{}

@@ -91,8 +91,8 @@ func (e *executor) attempt(ctx workflow.Context, id string) plan.StepResult {
 		res.CommandsRun += earlier
 		earlier = res.CommandsRun
 		// A refused call is final: another try would only ask again.
-		refused := e.gate.refused[id]
-		delete(e.gate.refused, id)
+		refused := e.refused[id]
+		delete(e.refused, id)
 		if clash != nil && clash.Rerun && ctx.Err() == nil && !refused {
 			reran, rerunNext = true, true
 			e.retrying(ctx, id, fmt.Sprintf("attempt %d clashed with a step beside it in %s: it runs again on the "+
@@ -274,7 +274,7 @@ func (e *executor) runToolStep(ctx workflow.Context, step plan.Step) plan.StepRe
 	}
 	v := e.gate.check(ctx, step, cfg.Name, args)
 	if v.refusal != "" {
-		e.gate.refused[step.ID] = true
+		e.refused[step.ID] = true
 		return plan.StepResult{Error: v.refusal}
 	}
 	if s := e.step(step.ID); s != nil && v.note != "" {

@@ -129,7 +129,7 @@ func (e *executor) endsStep(step plan.Step, err error) (string, bool) {
 	if !errors.As(err, &tc) {
 		return "", false
 	}
-	e.gate.refused[step.ID] = true
+	e.refused[step.ID] = true
 	if s := e.step(step.ID); s != nil {
 		s.Note = tc.note
 	}

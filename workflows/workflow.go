@@ -137,6 +137,7 @@ type run struct {
 	ending bool
 
 	lease *workspaceLease
+	gate  *gate
 	exec  *executor
 	ctl   *controls
 	hooks *notifier
@@ -203,9 +204,11 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 // wire gives r its parts and returns it.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.exec = newExecutor(r)
+	r.gate = newGate(signals.ApprovalState{}, r.req.Approval)
+	r.exec = newExecutor(r, r.gate)
 	r.ctl = &controls{r: r}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
+	r.gate.run, r.gate.plans, r.gate.hooks, r.gate.pause = r, r.exec, r.hooks, r.ctl
 	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, heir: r}
 	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
 		waitBusy: r.req.OnBusy == signals.OnBusyWait}
