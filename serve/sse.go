@@ -1,0 +1,204 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/planmode/planmode/signals"
+)
+
+// resumePoint reads where a follower resumes: after the Last-Event-ID
+// header (which a browser's EventSource sends when it reconnects), else
+// after the query's after, else from the start. Either must be a plain
+// non-negative decimal; anything else is refused rather than read as 0,
+// which would replay the whole log.
+func resumePoint(r *http.Request) (int64, error) {
+	name, vs := "Last-Event-ID", r.Header.Values("Last-Event-ID")
+	if len(vs) == 0 {
+		name, vs = "after", r.URL.Query()["after"]
+	}
+	switch {
+	case len(vs) == 0:
+		return 0, nil
+	case len(vs) > 1:
+		return 0, fmt.Errorf("%s is given %d times: give it once", name, len(vs))
+	}
+	v := vs[0]
+	if v == "" {
+		return 0, fmt.Errorf("%s is empty: want a sequence number, 0 or more", name)
+	}
+	if len(v) > 19 || v[0] == '+' || v[0] == '-' {
+		return 0, fmt.Errorf("%s %q: want a sequence number, 0 or more", name, clip(v))
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: want a sequence number, 0 or more", name, clip(v))
+	}
+	return n, nil
+}
+
+// clip shortens a value quoted back to the client.
+func clip(s string) string {
+	if len(s) > 32 {
+		return s[:32] + "…"
+	}
+	return s
+}
+
+// events streams the plan's events as Server-Sent Events until the plan
+// ends, the client leaves, a write does not complete within WriteTimeout
+// or the server stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
+	after, err := resumePoint(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	id, ok := s.plan(w, r, c)
+	if !ok {
+		return
+	}
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	// Proxies that buffer answers (nginx) would hold events back.
+	h.Set("X-Accel-Buffering", "no")
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.cfg.WriteTimeout}
+	w.WriteHeader(http.StatusOK)
+	if err := out.flush(); err != nil {
+		return
+	}
+	if err := s.stream(ctx, out, id, after); err != nil && ctx.Err() == nil {
+		s.log.Info("event stream ended", "plan", id, "identity", c.Identity, "err", err)
+	}
+}
+
+// stream writes the plan's events to out, and a ping whenever Heartbeat
+// passes without one. A goroutine pulls the events and hands them over
+// one at a time, so that the stream holds at most one event besides the
+// one being written however slowly the client reads.
+func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after int64) error {
+	type item struct {
+		ev  signals.Event
+		err error
+	}
+	items := make(chan item)
+	go func() {
+		defer close(items)
+		for ev, err := range s.hub.follow(ctx, id, after) {
+			select {
+			case items <- item{ev, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Leave the puller no one to hand to: it sees ctx end and stops.
+	defer func() {
+		for range items {
+		}
+	}()
+	ping := time.NewTimer(s.cfg.Heartbeat)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case it, ok := <-items:
+			if !ok {
+				out.finish() // the plan's log ended
+				return nil
+			}
+			if it.err != nil {
+				return it.err
+			}
+			if err := out.event(it.ev); err != nil {
+				return err
+			}
+		case <-ping.C:
+			if err := out.comment("ping"); err != nil {
+				return err
+			}
+		}
+		ping.Reset(s.cfg.Heartbeat)
+	}
+}
+
+// sseWriter writes Server-Sent Events, each with a deadline: a write the
+// client does not take in time fails, and the stream ends.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	buf     bytes.Buffer
+}
+
+// event writes ev as id (its Seq; none for a model call's text, which is
+// not in the log and cannot be resumed after), event (its type) and data
+// (its JSON).
+func (o *sseWriter) event(ev signals.Event) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("event %d: %w", ev.Seq, err)
+	}
+	o.buf.Reset()
+	if ev.Type != signals.EventModelText {
+		fmt.Fprintf(&o.buf, "id: %d\n", ev.Seq)
+	}
+	// A type is kebab-case, but a Source is not trusted to keep it so: a
+	// new line in it would forge fields.
+	if t := string(ev.Type); t != "" && !bytes.ContainsAny([]byte(t), "\r\n") {
+		fmt.Fprintf(&o.buf, "event: %s\n", t)
+	}
+	fmt.Fprintf(&o.buf, "data: %s\n\n", data)
+	return o.write()
+}
+
+// comment writes a comment line, which clients ignore.
+func (o *sseWriter) comment(text string) error {
+	o.buf.Reset()
+	fmt.Fprintf(&o.buf, ": %s\n\n", text)
+	return o.write()
+}
+
+// write writes the buffer and flushes it within the timeout.
+func (o *sseWriter) write() error {
+	if err := o.rc.SetWriteDeadline(time.Now().Add(o.timeout)); err != nil {
+		return err
+	}
+	if _, err := o.w.Write(o.buf.Bytes()); err != nil {
+		return err
+	}
+	return o.flush()
+}
+
+// flush sends what was written within the timeout.
+func (o *sseWriter) flush() error {
+	if err := o.rc.SetWriteDeadline(time.Now().Add(o.timeout)); err != nil {
+		return err
+	}
+	if err := o.rc.Flush(); err != nil {
+		return fmt.Errorf("write to the client: %w", err)
+	}
+	return nil
+}
+
+// finish gives the end of the answer, which the server writes once the
+// handler returns, a deadline of its own: the last one may have passed
+// while the stream was idle.
+func (o *sseWriter) finish() {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+}
