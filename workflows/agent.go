@@ -25,36 +25,36 @@ const iterationLimitNote = "Iteration limit reached"
 // until a turn asks for no tool (its content is the answer) or the
 // iteration cap is reached. Each turn and tool call is its own activity,
 // so a crash resumes mid-loop without redoing finished calls.
-func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
+func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 	cfg := step.Config.Agent
 	if cfg == nil {
 		return plan.StepResult{Error: "agent step has no agent config"}
 	}
 	limit := cfg.MaxIterations
 	if limit <= 0 {
-		limit = e.r.req.Execution.MaxIterationsPerStep
+		limit = r.ex.MaxIterationsPerStep
 	}
 	var res plan.StepResult
 	var transcript []activities.Message
 	last := ""
 	for i := 1; i <= limit; i++ {
-		if reason := e.checkHistory(ctx); reason != "" {
+		if reason := r.checkHistory(ctx); reason != "" {
 			res.Error = reason
 			return res
 		}
-		if reason := e.llmBudget(ctx); reason != "" {
+		if reason := r.budget.beforeLLM(ctx); reason != "" {
 			res.Error = reason
 			return res
 		}
-		in := activities.AgentTurnInput{StepInput: e.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
-			MaxIterations: limit, MCPTools: e.r.recorded().mcpSpecs(cfg.Tools)}
-		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", e.stepLabel(step), i, limit))
+		in := activities.AgentTurnInput{StepInput: r.stepInput(step), Transcript: boundTranscript(transcript), Iteration: i,
+			MaxIterations: limit, MCPTools: r.run.recorded().mcpSpecs(cfg.Tools)}
+		out, err := agentTurn(ctx, in, fmt.Sprintf("%s · turn %d/%d", r.stepLabel(step), i, limit))
 		res.Iterations = i
 		if err != nil {
 			res.Error = fmt.Sprintf("agent turn %d: %v", i, err)
 			return res
 		}
-		e.r.addUsage(out.Usage)
+		r.run.addUsage(out.Usage)
 		res.Usage = res.Usage.Add(out.Usage)
 		last = out.Content
 		if len(out.ToolCalls) == 0 {
@@ -63,7 +63,7 @@ func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResul
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})
-		transcript = e.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
+		transcript = r.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
 		if ctx.Err() != nil {
 			res.Error = "cancelled"
 			return res
@@ -85,13 +85,13 @@ func (e *executor) runAgent(ctx workflow.Context, step plan.Step) plan.StepResul
 // results to the transcript; a failed tool is reported to the model, not
 // to the step. A call that asks to end the plan (finish_plan) ends the
 // step at once with its reason: the turn's later calls do not run.
-func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
+func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
 	for _, c := range calls {
-		if reason := e.checkHistory(ctx); reason != "" {
+		if reason := r.checkHistory(ctx); reason != "" {
 			res.Error = reason
 			return transcript
 		}
-		v := e.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
+		v := r.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
 		if v.refusal != "" {
 			// The agent sees the refusal as the tool's answer and decides.
 			transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + v.refusal, ToolCallID: c.ID})
@@ -102,10 +102,10 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 		}
 		c.Arguments = string(v.args)
 		if v.approved {
-			e.files.reachedOutside(step.ID, c.Name+" (approved)")
+			r.files.reachedOutside(step.ID, c.Name+" (approved)")
 		}
-		out, err := e.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", e.stepLabel(step), turn, c.Name))
-		if note, ok := e.endsStep(step, err); ok {
+		out, err := r.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
+		if note, ok := r.endsStep(step, err); ok {
 			res.Error = note
 			return transcript
 		}
@@ -123,21 +123,9 @@ func (e *executor) agentTools(ctx workflow.Context, step plan.Step, turn int, ca
 			return transcript
 		}
 		if err == nil && out.Success && out.ExitPlan {
-			endPlan(res, out)
+			exitPlan(res, out)
 			return transcript
 		}
 	}
 	return transcript
-}
-
-// endPlan makes res the successful end of a step whose tool call asked to
-// end the plan: its output is the reason. The executor then skips the
-// steps not yet started (see launch).
-func endPlan(res *plan.StepResult, out activities.ToolOutput) {
-	reason := out.ExitReason
-	if reason == "" {
-		reason = out.Output
-	}
-	res.Success, res.EndedPlan, res.Error = true, true, ""
-	res.Output, res.OutputTruncated, res.OutputRef = reason, false, ""
 }

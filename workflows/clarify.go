@@ -8,7 +8,6 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/view"
 )
 
@@ -21,7 +20,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	in := activities.ClarifyInput{Task: r.task, AskQuestions: r.req.Clarify.AskQuestions, Prompts: r.prompts}
 	out, err := clarify(ctx, in, "clarify goal")
 	if err != nil {
-		return "", r.softFail(ctx, "clarify", err)
+		return "", softFail(ctx, r, "clarify", err)
 	}
 	r.noteClarify(out)
 	if out.DirectAnswer != "" {
@@ -42,7 +41,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	in.AskQuestions = false
 	again, err := clarify(ctx, in, "clarify goal with answers")
 	if err != nil {
-		return "", r.softFail(ctx, "clarify with answers", err)
+		return "", softFail(ctx, r, "clarify with answers", err)
 	}
 	r.noteClarify(again)
 	if again.DirectAnswer != "" {
@@ -65,17 +64,6 @@ func clarifiedGoal(was, clarified string) string {
 		return was
 	}
 	return clarified
-}
-
-// softFail records err as the run's last error and goes on, unless the run
-// was cancelled, in which case the cancellation is returned.
-func (r *run) softFail(ctx workflow.Context, what string, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	r.noteError(fmt.Sprintf("%s: %v", what, err))
-	workflow.GetLogger(ctx).Warn("continuing after error", "what", what, "error", err)
-	return nil
 }
 
 // awaitAnswers publishes the questions and waits until each has an answer
@@ -115,21 +103,4 @@ func (r *run) takeAnswers(ctx workflow.Context, answers map[string]string) []str
 	}
 	r.publish(ctx)
 	return r.clarify.Unanswered()
-}
-
-// answered ends a run that clarification answered outright.
-func (r *run) answered(ctx workflow.Context, answer string) signals.Result {
-	res := signals.Result{
-		Status:  signals.StatusAnswered,
-		Summary: answer,
-		Usage:   r.st.Usage,
-		Tokens:  r.st.Usage.TotalTokens,
-		CostUSD: r.st.Usage.CostUSD,
-		Offline: r.st.Offline,
-	}
-	// A pause asked for before execution has nothing left to hold.
-	r.ctl.lift(ctx)
-	r.setPhase(ctx, plan.PhaseCompleted)
-	r.close(ctx, res, r.lease.release(ctx))
-	return res
 }

@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -26,8 +25,47 @@ type controls struct {
 	st signals.InputState
 	in inbox
 	r  *run
-	// rollingBack is set while a rollback update runs.
-	rollingBack bool
+	owners
+}
+
+// owners are the parts that own what the inputs change, as the controls
+// route to them: each validates its inputs, reading only, and applies
+// them.
+type owners struct {
+	skips     skipInputs
+	plan      planInputs
+	approvals approvalInputs
+	budget    budgetInputs
+}
+
+// skipInputs answer confirm-skip (the executor's confirmations).
+type skipInputs interface {
+	validateConfirm(req signals.ConfirmSkipRequest) error
+	confirm(ctx workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error)
+}
+
+// planInputs answer edit-plan and rollback (the executor).
+type planInputs interface {
+	validateEdit(ctx workflow.Context, req signals.EditPlanRequest) error
+	edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.EditPlanResponse, error)
+	validateRollback(req signals.RollbackRequest) error
+	rollback(ctx workflow.Context, req signals.RollbackRequest) (signals.RollbackResponse, error)
+}
+
+// approvalInputs answer approve-tool-call and deny-tool-call (the gate).
+type approvalInputs interface {
+	validateApprove(req signals.ApproveToolCallRequest) error
+	approve(ctx workflow.Context, req signals.ApproveToolCallRequest) (signals.ApprovalDecision, error)
+	validateDeny(req signals.DenyToolCallRequest) error
+	deny(ctx workflow.Context, req signals.DenyToolCallRequest) (signals.ApprovalDecision, error)
+}
+
+// budgetInputs answer raise-budget and waive the budget when a person
+// resumes the run (the executor's budget).
+type budgetInputs interface {
+	validateRaise(req signals.RaiseBudgetRequest) error
+	raise(ctx workflow.Context, req signals.RaiseBudgetRequest) (signals.RaiseBudgetResponse, error)
+	waive()
 }
 
 // register registers every query, update and signal. It must run before
@@ -38,18 +76,18 @@ func (c *controls) register(ctx workflow.Context) error {
 		listen(&c.in, ctx, signals.SelectOption, ignoreCtx(c.validateSelect), c.selectOption),
 		listen(&c.in, ctx, signals.RefinePlan, ignoreCtx(c.validateRefine), c.refine),
 		listen(&c.in, ctx, signals.AnswerClarification, ignoreCtx(c.validateAnswers), c.answer),
-		listen(&c.in, ctx, signals.ConfirmSkip, ignoreCtx(c.validateConfirm), c.confirm),
-		listen(&c.in, ctx, signals.EditPlan, c.validateEdit, c.edit),
+		listen(&c.in, ctx, signals.ConfirmSkip, ignoreCtx(c.skips.validateConfirm), c.skips.confirm),
+		listen(&c.in, ctx, signals.EditPlan, c.plan.validateEdit, c.plan.edit),
 		listen(&c.in, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
 		listen(&c.in, ctx, signals.Resume, ignoreCtx(c.validateResume), c.resume),
-		listen(&c.in, ctx, signals.ApproveToolCall, ignoreCtx(c.r.gate.validateApprove), c.r.gate.approve),
-		listen(&c.in, ctx, signals.DenyToolCall, ignoreCtx(c.r.gate.validateDeny), c.r.gate.deny),
+		listen(&c.in, ctx, signals.ApproveToolCall, ignoreCtx(c.approvals.validateApprove), c.approvals.approve),
+		listen(&c.in, ctx, signals.DenyToolCall, ignoreCtx(c.approvals.validateDeny), c.approvals.deny),
 		// Rollback is an update only: the caller needs the files it
 		// restored, and a fire-and-forget rollback would be unsafe.
-		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.rollback), ignoreCtx(c.validateRollback)),
+		signals.Rollback.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.plan.rollback), ignoreCtx(c.plan.validateRollback)),
 		// Raise-budget is an update only: the caller needs to know
 		// whether the caps were taken and the plan resumed.
-		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.raiseBudget), ignoreCtx(c.validateRaise)),
+		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.budget.raise), ignoreCtx(c.budget.validateRaise)),
 		// Await-options is an update only: it exists to answer a caller
 		// that starts a run and waits for its options in one call.
 		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),
@@ -118,7 +156,7 @@ func (c *controls) validateResume(req signals.ControlRequest) error {
 func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
 	r := c.r
 	c.setPaused(ctx, false, req.Reason)
-	r.exec.waiveBudget()
+	c.budget.waive()
 	r.publish(ctx)
 	r.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
 	return c.controlState(), nil
@@ -154,170 +192,6 @@ func (c *controls) paused() bool {
 // paused time stops counting, the reason stays.
 func (c *controls) lift(ctx workflow.Context) {
 	c.setPaused(ctx, false, c.st.PauseReason)
-}
-
-// validateEdit dry-runs the edits on a clone of the plan; it refuses edits
-// before a plan is selected, once the run is finishing and beyond the edit
-// bounds. The dry run needs no clock: only whether the edits apply counts.
-func (c *controls) validateEdit(_ workflow.Context, req signals.EditPlanRequest) error {
-	r := c.r
-	switch {
-	case r.st.Plan == nil:
-		return reject(signals.ErrorTypeWrongPhase, "no plan selected yet")
-	case c.finishing():
-		return reject(signals.ErrorTypeWrongPhase, "cannot edit: the run is %s", r.st.Phase)
-	case r.exec.halted():
-		// No step starts any more: a step added now would stay pending
-		// in the finished plan.
-		return reject(signals.ErrorTypeWrongPhase, "cannot edit: execution is stopping (%s)", r.exec.haltReason())
-	case len(req.Edits) == 0:
-		return reject(signals.ErrorTypeInvalidEdit, "no edits")
-	}
-	if err := editTooLarge(req); err != nil {
-		return err
-	}
-	dry := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, Within: r.lim}
-	if _, err := tryChange(r.st.Plan, r.lim, func(p *plan.Plan) error { return p.Apply(req.Edits, dry) }); err != nil {
-		return reject(signals.ErrorTypeInvalidEdit, "edit: %v", err)
-	}
-	return nil
-}
-
-// edit applies a person's edits, all or nothing, on the caller's behalf,
-// and answers the new version.
-func (c *controls) edit(ctx workflow.Context, req signals.EditPlanRequest) (signals.EditPlanResponse, error) {
-	r := c.r
-	if err := c.validateEdit(ctx, req); err != nil {
-		return signals.EditPlanResponse{}, err
-	}
-	change := plan.Change{Actor: signals.Caller(req.By), Reason: req.Reason, At: workflow.Now(ctx), Within: r.lim}
-	if err := r.exec.changePlan(ctx, func(p *plan.Plan) error { return p.Apply(req.Edits, change) }); err != nil {
-		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
-	}
-	r.publish(ctx)
-	r.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", r.st.Plan.Version, orDash(req.Reason)), nil)
-	return signals.EditPlanResponse{Version: r.st.Plan.Version, Plan: *r.st.Plan}, nil
-}
-
-// validateConfirm accepts answers to pending skip requests only.
-func (c *controls) validateConfirm(req signals.ConfirmSkipRequest) error {
-	if err := tooLong("note", req.Note); err != nil {
-		return err
-	}
-	k := c.r.exec.skips
-	if _, ok := k.pending(req.RequestID); ok {
-		return nil
-	}
-	ids := make([]string, 0, len(c.r.st.SkipConfirmations))
-	for _, sc := range c.r.st.SkipConfirmations {
-		ans, answered := k.answers[sc.RequestID]
-		if sc.RequestID == req.RequestID {
-			// Answered in this workflow task, not settled yet.
-			return reject(signals.ErrorTypeWrongPhase, "skip request %q is already answered (%s)", sc.RequestID, approvedWord(ans.approve))
-		}
-		if !answered {
-			ids = append(ids, sc.RequestID)
-		}
-	}
-	if len(ids) == 0 {
-		return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
-	}
-	return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
-}
-
-// confirm answers a pending skip request.
-func (c *controls) confirm(_ workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
-	k := c.r.exec.skips
-	sc, ok := k.pending(req.RequestID)
-	if !ok {
-		return signals.ConfirmSkipResponse{}, c.validateConfirm(req)
-	}
-	who := string(signals.Caller(req.By))
-	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
-	if !req.Approve {
-		ans.note = "denied by " + who
-	}
-	if req.Note != "" {
-		ans.note += ": " + req.Note
-	}
-	k.answer(sc.RequestID, ans)
-	return signals.ConfirmSkipResponse{RequestID: sc.RequestID, Approved: ans.approve, StepIDs: sc.StepIDs}, nil
-}
-
-// approvedWord names a confirmation's answer.
-func approvedWord(approve bool) string {
-	if approve {
-		return "approved"
-	}
-	return "denied"
-}
-
-// validateRollback allows a rollback once execution started, while the
-// run is still open, when a snapshot exists and no rollback is running.
-func (c *controls) validateRollback(req signals.RollbackRequest) error {
-	st := &c.r.st
-	switch {
-	case !c.r.exec.started:
-		return reject(signals.ErrorTypeWrongPhase, "rollback is possible once execution has started (phase %s)", st.Phase)
-	case st.SnapshotID == "":
-		return reject(signals.ErrorTypeWrongPhase, "no workspace snapshot: the run has no workspace")
-	case c.rollingBack:
-		return reject(signals.ErrorTypeBusy, "a rollback is already running")
-	case st.Phase.Terminal():
-		return reject(signals.ErrorTypeWrongPhase, "the run is %s", st.Phase)
-	case c.r.ending:
-		// The run gives its workspace back while it summarizes.
-		return reject(signals.ErrorTypeWrongPhase, "the run is ending (phase %s): roll back once it has ended", st.Phase)
-	}
-	if _, err := c.rollbackTarget(req); err != nil {
-		return reject(signals.ErrorTypeInvalidRequest, "%v", err)
-	}
-	return nil
-}
-
-// rollbackTarget is the snapshot or manifest a rollback restores: the
-// files before execution, or after step req.StepID.
-func (c *controls) rollbackTarget(req signals.RollbackRequest) (string, error) {
-	if req.StepID == "" {
-		return c.r.st.SnapshotID, nil
-	}
-	s := c.r.exec.step(req.StepID)
-	switch {
-	case s == nil:
-		return "", fmt.Errorf("rollback: the plan has no step %q", req.StepID)
-	case s.Result == nil || s.Result.Manifest == "":
-		return "", fmt.Errorf("rollback: step %s (%s) has no recorded files", req.StepID, s.Status)
-	}
-	return s.Result.Manifest, nil
-}
-
-// rollback restores the workspace as it was before execution, or after a
-// step, and makes those the plan's files: the steps that run next start
-// from them. Steps keep their recorded results; the answer lists what
-// came back.
-func (c *controls) rollback(ctx workflow.Context, req signals.RollbackRequest) (signals.RollbackResponse, error) {
-	c.rollingBack = true
-	defer func() { c.rollingBack = false }()
-	target, err := c.rollbackTarget(req)
-	if err != nil {
-		return signals.RollbackResponse{}, err
-	}
-	r := c.r
-	if r.st.Manifest != "" {
-		if err := r.exec.files.lock(ctx); err != nil {
-			return signals.RollbackResponse{}, err
-		}
-		defer r.exec.files.mu.Unlock()
-	}
-	in := activities.RestoreInput{SnapshotID: target, Workspace: r.req.Workspace}
-	out, err := restoreWorkspace(ctx, in, "rollback workspace")
-	if err != nil {
-		return signals.RollbackResponse{}, fmt.Errorf("rollback: %w", err)
-	}
-	if r.st.Manifest != "" {
-		r.st.Manifest = target
-	}
-	return signals.RollbackResponse{Restored: out.Restored, Removed: out.Removed}, nil
 }
 
 // orDash is s, or a dash when it is empty.

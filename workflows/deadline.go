@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -9,13 +8,14 @@ import (
 )
 
 // watchDeadline returns the context the run works in: ctx, cancelled at
-// the run's deadline when it has one. Cancelling it
-// cancels the running steps' activities and every wait of the phases;
-// finish then finds the executor's deadline (the reason) set and ends the run failed
-// with the partial summary, in ctx, which the deadline leaves alone. A deadline
-// that cannot be resolved against the run's start fails the run as an
-// invalid request. Continuations resolve it against the first run's start,
-// which the checkpoint carries.
+// the run's deadline when it has one. When the deadline passes the run
+// keeps the reason, notes it as its last error and halts execution (no
+// step starts any more, pending ones are cancelled), then cancels the
+// running steps' activities and every wait of the phases; end then ends
+// the run failed with the partial summary, in ctx, which the deadline
+// leaves alone. A deadline that cannot be resolved against the run's
+// start fails the run as an invalid request. Continuations resolve it
+// against the first run's start, which the checkpoint carries.
 func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
 	d := r.req.Deadline
 	if d == "" {
@@ -35,36 +35,17 @@ func (r *run) watchDeadline(ctx workflow.Context) (workflow.Context, error) {
 				return
 			}
 		}
-		if r.ending {
+		if r.isEnding {
 			return
 		}
-		r.exec.reachDeadline(ctx, fmt.Sprintf("deadline reached at %s", stamp(at)))
+		reason := fmt.Sprintf("deadline reached at %s", stamp(at))
+		workflow.GetLogger(ctx).Info("deadline reached", "reason", reason)
+		r.passed = reason
+		r.noteError(reason)
+		r.exec.halt(ctx, halt{kind: haltDeadline, reason: reason})
 		cancel()
 	})
 	return work, nil
-}
-
-// reachDeadline halts execution with reason: no step starts any more,
-// pending steps are cancelled; the caller then cancels the running ones.
-func (e *executor) reachDeadline(ctx workflow.Context, reason string) {
-	workflow.GetLogger(ctx).Info("deadline reached", "reason", reason)
-	e.deadline = reason
-	if e.stopReason == "" {
-		e.stopReason = reason
-	}
-	e.r.noteError(reason)
-	e.cancelPending(ctx, reason, false)
-	e.r.publish(ctx)
-}
-
-// settleDeadline waits for the steps the deadline cancelled to end, marks
-// what is left cancelled and returns the error the run ends with.
-func (r *run) settleDeadline(ctx workflow.Context) error {
-	r.exec.awaitIdle(ctx)
-	r.exec.cancelPending(ctx, r.exec.deadline, true)
-	r.clarify.Waiting = false
-	r.sel.waiting = false
-	return errors.New(r.exec.deadline)
 }
 
 // stamp formats a time in UTC, the same for every reader.

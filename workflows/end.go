@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -11,42 +12,37 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// finish ends the run with status: it settles the plan, asks for a summary
-// (a partial one unless completed) and builds the Result. When the run was
-// cancelled it waits for running steps to acknowledge, marks the rest
-// cancelled and does its work in a disconnected context, so the summary is
-// still written.
-func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) (signals.Result, error) {
-	r.ending = true
+// end ends the run with status (and runErr, its reason when it did not
+// complete) and returns its Result the way Temporal records it
+// (returned). It first settles the steps (executor.settle): a run whose
+// deadline passed fails with the deadline's reason, and a cancelled run
+// waits for its running steps to see the cancellation and does the rest
+// in a disconnected context, so the summary is still written. Then it
+// lifts a pause, asks for a summary (a partial one unless completed)
+// while the lease goes back, and reports the end (report).
+func (r *run) end(ctx workflow.Context, status signals.Status, runErr error) (signals.Result, error) {
+	r.isEnding = true
+	why := ""
 	switch {
-	case ctx.Err() == nil && r.exec.deadline != "":
+	case ctx.Err() == nil && r.passed != "":
 		// The deadline cancelled the work, not the run: it fails.
-		status, runErr = signals.StatusFailed, r.settleDeadline(ctx)
+		status, runErr, why = signals.StatusFailed, errors.New(r.passed), r.passed
 	case ctx.Err() != nil:
-		status = signals.StatusCancelled
+		status, why = signals.StatusCancelled, "run cancelled"
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
-		r.settleCancelled(ctx)
-	default:
-		r.exec.finishExecution(ctx)
 	}
-	r.exec.files.leave(ctx)
+	r.exec.settle(ctx, why)
 	r.ctl.lift(ctx)
-	r.exec.skips.dropAll()
 	r.setPhase(ctx, plan.PhaseSummarizing)
-	compactAll(r.st.Plan)
-	if r.st.Plan != nil {
-		r.st.Plan.Status = planStatus(status)
-		r.st.Plan.UpdatedAt = workflow.Now(ctx)
-	}
 	res := signals.Result{
 		Status:           status,
 		SelectedOptionID: r.st.Options.SelectedID,
-		Plan:             r.st.Plan,
-		BudgetExceeded:   r.exec.budgetExceeded,
+		Plan:             r.exec.final(ctx, status),
+		BudgetExceeded:   r.exec.stop.budgetExceeded(),
 		Offline:          r.st.Offline,
 		SnapshotID:       r.st.SnapshotID,
 		Workspace:        r.req.Workspace,
-		Manifest:         r.st.Manifest,
+		Manifest:         r.exec.st.Manifest,
 		Goal:             r.st.Goal,
 		ForkedFrom:       r.st.ForkedFrom,
 	}
@@ -59,31 +55,49 @@ func (r *run) finish(ctx workflow.Context, status signals.Status, runErr error) 
 	// Nothing of the run touches the folder from here on: a rollback
 	// that is running finishes first, and none is accepted once the run
 	// is ending. The lease goes back while the summary is written.
-	_ = workflow.Await(ctx, func() bool { return !r.ctl.rollingBack })
+	_ = workflow.Await(ctx, func() bool { return !r.exec.rollingBack })
 	released := r.lease.release(ctx)
 	res.Summary = r.summary(ctx, status)
-	if r.st.Plan != nil {
-		res.Metrics = r.st.Plan.Progress().Metrics()
+	if res.Plan != nil {
+		res.Metrics = res.Plan.Progress().Metrics()
 		// Only the Result carries it, not the state: replay compares
 		// no payload of the completion, so it needs no version.
-		res.Metrics.MaxConcurrent = r.st.MaxConcurrent
+		res.Metrics.MaxConcurrent = r.exec.st.MaxConcurrent
 	}
 	res.Usage = r.st.Usage
 	res.Tokens = r.st.Usage.TotalTokens
 	res.CostUSD = r.st.Usage.CostUSD
 	r.setPhase(ctx, terminalPhase(status))
-	r.close(ctx, res, released)
-	return end(ctx, res)
+	r.report(ctx, res, released)
+	return returned(ctx, res)
 }
 
-// end returns res the way Temporal records the truth: a completed or
+// endAnswered ends a run that clarification answered outright: its
+// Result is the answer. A pause asked for before execution has nothing
+// left to hold.
+func (r *run) endAnswered(ctx workflow.Context, answer string) (signals.Result, error) {
+	res := signals.Result{
+		Status:  signals.StatusAnswered,
+		Summary: answer,
+		Usage:   r.st.Usage,
+		Tokens:  r.st.Usage.TotalTokens,
+		CostUSD: r.st.Usage.CostUSD,
+		Offline: r.st.Offline,
+	}
+	r.ctl.lift(ctx)
+	r.setPhase(ctx, plan.PhaseCompleted)
+	r.report(ctx, res, r.lease.release(ctx))
+	return returned(ctx, res)
+}
+
+// returned is res the way Temporal records the truth: a completed or
 // answered run completes with it, a failed run fails with a PlanFailed
 // error carrying it, a cancelled run is cancelled with it as details. The
 // SDK turns a returned CanceledError into the cancel command, which the
 // server records as WorkflowExecutionCanceled whether or not a
 // cancellation was requested, so a selection timeout that cancels ends
 // Canceled too.
-func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
+func returned(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 	switch res.Status {
 	case signals.StatusFailed:
 		msg := res.Error
@@ -98,25 +112,16 @@ func end(ctx workflow.Context, res signals.Result) (signals.Result, error) {
 	return res, nil
 }
 
-// close reports the end of the run and lets running updates (a refine,
+// report reports the end of the run and lets running updates (a refine,
 // await-options) answer and webhook deliveries start before the workflow
 // returns, then waits for the lease's release (released, from
 // workspaceLease.release) to be sent; validators refuse new inputs from
 // here on.
-func (r *run) close(ctx workflow.Context, res signals.Result, released func(workflow.Context)) {
+func (r *run) report(ctx workflow.Context, res signals.Result, released func(workflow.Context)) {
 	countPlanFinished(ctx, res.Status)
 	r.hooks.end(ctx, res)
 	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && !r.hooks.delivering() })
 	released(ctx)
-}
-
-// settleCancelled waits for running steps to see the cancellation, then
-// marks everything not done cancelled.
-func (r *run) settleCancelled(ctx workflow.Context) {
-	r.exec.awaitIdle(ctx)
-	r.exec.cancelPending(ctx, "run cancelled", true)
-	r.clarify.Waiting = false
-	r.sel.waiting = false
 }
 
 // summary asks the Summarize activity for the final words; when it fails,
@@ -128,40 +133,30 @@ func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 		Partial: status != signals.StatusCompleted,
 		Prompts: r.prompts,
 	}
-	if r.st.Plan != nil {
+	if p := r.exec.plan(); p != nil {
 		// The prompt shows a bounded digest: sending it, not the plan,
 		// keeps this input the same size whatever the plan's length.
-		d := r.st.Plan.Digest()
+		d := p.Digest()
 		in.Digest = &d
 	}
 	out, err := summarize(ctx, in, fmt.Sprintf("summarize %s run", status))
 	if err != nil {
 		r.noteError(fmt.Sprintf("summarize: %v", err))
-		return plainSummary(&r.st, status)
+		return plainSummary(r.st.Goal, r.exec.plan(), status)
 	}
 	r.addUsage(out.Usage)
 	return out.Summary
 }
 
-// plainSummary accounts for the run whose state is st without an LLM.
-func plainSummary(st *signals.Checkpoint, status signals.Status) string {
-	if st.Plan == nil {
-		return fmt.Sprintf("Run %s before a plan was selected: %s", status, st.Goal)
+// plainSummary accounts for a run towards goal with plan p (nil: none
+// was selected) without an LLM.
+func plainSummary(goal string, p *plan.Plan, status signals.Status) string {
+	if p == nil {
+		return fmt.Sprintf("Run %s before a plan was selected: %s", status, goal)
 	}
-	t := st.Plan.Progress().Totals()
+	t := p.Progress().Totals()
 	return fmt.Sprintf("Run %s: %q — %d of %d steps completed, %d failed, %d skipped, %d cancelled.",
-		status, st.Plan.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
-}
-
-// planStatus maps a run status to the plan's.
-func planStatus(s signals.Status) plan.PlanStatus {
-	switch s {
-	case signals.StatusCompleted:
-		return plan.PlanCompleted
-	case signals.StatusCancelled:
-		return plan.PlanCancelled
-	}
-	return plan.PlanFailed
+		status, p.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
 }
 
 // terminalPhase maps a run status to the final phase.

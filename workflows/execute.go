@@ -6,298 +6,203 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
 
 // executor runs the selected plan: steps in dependency order, up to the
-// parallelism at once, each with its tries, agent turns, tool calls and
-// fallback; a reflection after each; skips and their confirmations
-// (skips); the budgets and the history budget on the way. From prepare on
-// it owns the plan (st.Plan) and the state below. None of it is carried
-// over: continue-as-new happens at a step boundary with nothing running or
-// finished, no handler in progress, and never while budgetPaused,
-// stopReason or completedEarly hold the run; started, launched and
+// parallelism at once, each run by its runner (tries, agent turns, tool
+// calls, fallback) and reflected on when it ends; skips and their
+// confirmations (skips), the budgets (budget) and the plan's files (files)
+// on the way. It owns the plan from the moment the cycle hands it over
+// (take), with the rest of signals.ExecutionState, which its pieces share,
+// and why execution stopped (stop). It asks the run for what is the
+// cycle's (run), the controls for the pause, the chain to continue as new
+// and the gate to decide tool calls. Nothing else here is carried over:
+// continue-as-new happens at a step boundary with nothing running or
+// finished, no handler in progress, and never while a halt, a budget
+// pause or a skip confirmation holds the run; started, launched and
 // stepsThisRun count for this run only.
 type executor struct {
-	r     *run
-	skips *confirmations
-	gate  *gate
-	index planIndex
-	files files
+	st     signals.ExecutionState
+	run    execRun
+	hooks  announcer
+	pause  pauser
+	chain  stepChain
+	inputs rejecter
+	gate   *gate
+	skips  *confirmations
+	files  *files
+	budget *budget
+	steps  *runner
+	index  planIndex
+	// stop says why no step starts any more; zero while they do.
+	stop halt
+	// ex, workspace and prompts are the request's.
+	ex        signals.ExecutionPolicy
+	workspace string
+	prompts   activities.Prompts
 
 	started bool
 	running int
 	// finished are the steps that ended and wait for their reflection.
 	finished []string
-	// budgetPaused is set while a budget overrun holds the run paused.
-	budgetPaused   bool
-	stopReason     string
-	budgetExceeded string
-	// deadline is the reason the run's deadline gave once it passed.
-	deadline       string
-	completedEarly bool
 	// launched counts the steps started, stepsThisRun those that ended.
 	launched     int
 	stepsThisRun int
-	// refused marks the steps whose last call was refused, by the gate
-	// or because the tools changed: a refusal is final, the step's
-	// retries do not ask again.
-	refused map[string]bool
+	// rollingBack is set while a rollback update runs.
+	rollingBack bool
 }
 
-// newExecutor returns r's executor, idle until act.
-func newExecutor(r *run, g *gate) *executor {
-	e := &executor{r: r, files: files{r: r}, gate: g, refused: map[string]bool{}}
-	e.skips = &confirmations{e: e, answers: map[string]skipAnswer{}}
+// execRun is what the executor asks of the run around it: to report
+// (publish, usage, errors) and to move to executing, and what of the
+// cycle's state it reads: the phase, the goal, the usage so far, the
+// recorded tools, the limits plans keep, whether the run is ending, the
+// snapshot before execution and the reason the deadline gave, if it
+// passed.
+type execRun interface {
+	reporter
+	setPhase(ctx workflow.Context, phase plan.Phase)
+	phase() plan.Phase
+	goal() string
+	usage() plan.Usage
+	recorded() recorded
+	limits() plan.Limits
+	ending() bool
+	snapshotID() string
+	deadline() string
+}
+
+// stepChain is the chain as the executor asks it at a step boundary.
+type stepChain interface {
+	continuer
+	spent() bool
+	suggested(ctx workflow.Context) bool
+}
+
+// rejecter keeps an input refused (the controls' inbox): for the
+// executor, a reflection's decision that could not apply.
+type rejecter interface {
+	record(ctx workflow.Context, rej signals.Rejection)
+}
+
+// execDeps are the rest of the run as the executor and its pieces ask it.
+type execDeps struct {
+	run    execRun
+	hooks  announcer
+	pause  pauser
+	chain  stepChain
+	inputs rejecter
+	gate   *gate
+}
+
+// newExecutor returns the executor of req's plan, idle until act.
+func newExecutor(req signals.StartRequest, prompts activities.Prompts, history historyBudget, d execDeps) *executor {
+	e := &executor{run: d.run, hooks: d.hooks, pause: d.pause, chain: d.chain, inputs: d.inputs, gate: d.gate,
+		ex: req.Execution, workspace: req.Workspace, prompts: prompts}
+	e.files = &files{st: &e.st, run: d.run, workspace: req.Workspace}
+	e.budget = &budget{st: &e.st, req: req.Budget, x: e, run: d.run, pause: d.pause, hooks: d.hooks}
+	e.skips = &confirmations{st: &e.st, x: e, run: d.run, hooks: d.hooks, ex: req.Execution, answers: map[string]skipAnswer{}}
+	e.steps = &runner{x: e, run: d.run, gate: d.gate, files: e.files, budget: e.budget, ex: req.Execution,
+		workspace: req.Workspace, prompts: prompts, history: history, refused: map[string]bool{}}
 	return e
+}
+
+// take hands the plan over to the executor: from here on it is the
+// executor's.
+func (e *executor) take(p *plan.Plan) {
+	e.st.Plan = p
+}
+
+// plan is the plan, nil before the cycle handed it over.
+func (e *executor) plan() *plan.Plan {
+	return e.st.Plan
+}
+
+// step returns the plan's step id, or nil.
+func (e *executor) step(id string) *plan.Step {
+	return e.index.step(e.st.Plan, id)
 }
 
 // planVersion is the plan's version, which an approval request is shown
 // for.
 func (e *executor) planVersion() int {
-	return e.r.st.Plan.Version
+	return e.st.Plan.Version
 }
 
-// failPlan halts execution for reason, which the run fails with.
-func (e *executor) failPlan(ctx workflow.Context, reason string) {
-	e.stopReason = reason
-	e.cancelPending(ctx, e.stopReason, false)
-	e.r.publish(ctx)
+// files names the plan's files as the activities take them.
+func (e *executor) filesRef() activities.FilesRef {
+	return activities.FilesRef{Manifest: e.st.Manifest}
 }
 
-// act runs the plan: steps in dependency order, up to parallelism at once,
-// a reflection after each finished step, pauses and continue-as-new at step
-// boundaries. It returns when no step can run any more, with the
-// cancellation or the continue-as-new error if one ended it.
-func (e *executor) act(ctx workflow.Context) error {
-	r := e.r
-	e.started = true
-	r.setPhase(ctx, plan.PhaseExecuting)
-	if err := e.skips.resolveRestored(ctx); err != nil {
-		return err
-	}
-	for {
-		if err := e.drainFinished(ctx); err != nil {
-			return err
-		}
-		e.checkBudget(ctx)
-		if e.running == 0 {
-			if e.halted() {
-				return nil
-			}
-			if r.ctl.paused() {
-				if err := e.awaitResume(ctx); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := e.boundary(ctx); err != nil {
-				return err
-			}
-		}
-		settled := e.skips.settled
-		progressed := e.launchReady(ctx)
-		if e.running == 0 && len(e.finished) == 0 {
-			if progressed {
-				continue
-			}
-			if len(r.st.SkipConfirmations) == 0 {
-				return nil
-			}
-		}
-		// A step ends, or a skip confirmation is settled, freeing the
-		// steps it held.
-		if err := workflow.Await(ctx, func() bool { return len(e.finished) > 0 || e.skips.settled != settled }); err != nil {
-			return err
-		}
-	}
+// useFiles makes manifest the plan's files: the cycle's snapshot before
+// execution, or a fork's parent's files.
+func (e *executor) useFiles(manifest string) {
+	e.st.Manifest = manifest
 }
 
-// boundary continues as new at a step boundary when the chain says so: a
-// step is ready to start, and the run received its share of signals or,
-// once it finished a step here, its history asks for it (a run that has
-// not finished a step yet never continues for its history, so a standing
-// suggestion cannot loop). Something that holds the run (a pause, a skip
-// confirmation, a halt) keeps it here. It returns nil when the run goes on
-// here, or the continue-as-new error.
-func (e *executor) boundary(ctx workflow.Context) error {
-	r := e.r
-	if e.nextReady() == "" {
-		return nil
+// percent is the share of the plan's work done, 0 to 100 (view.Percent).
+func (e *executor) percent() int {
+	if e.st.Plan == nil {
+		return 0
 	}
-	if !r.chain.spent() && (e.stepsThisRun == 0 || !r.chain.suggested(ctx)) {
-		return nil
-	}
-	return r.chain.continueAsNew(ctx, func() bool {
-		return r.ctl.paused() || len(r.st.SkipConfirmations) > 0 || e.halted()
-	})
-}
-
-// halted reports whether no new step may start: a budget stop or a
-// reflection that declared the goal achieved.
-func (e *executor) halted() bool {
-	return e.stopReason != "" || e.completedEarly
-}
-
-// haltReason says why no new step may start.
-func (e *executor) haltReason() string {
-	if e.stopReason != "" {
-		return e.stopReason
-	}
-	return "the goal was declared achieved"
-}
-
-// drainFinished reflects on every step that finished since the last call.
-func (e *executor) drainFinished(ctx workflow.Context) error {
-	for len(e.finished) > 0 {
-		id := e.finished[0]
-		e.finished = e.finished[1:]
-		if e.halted() || ctx.Err() != nil {
-			continue
-		}
-		if err := e.reflectOn(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// awaitResume holds the run at a step boundary until it is resumed. The
-// wait is a safe point to continue as new (chain.due), unless a budget
-// or an open skip confirmation holds the run too.
-func (e *executor) awaitResume(ctx workflow.Context) error {
-	r := e.r
-	r.st.Plan.Status = plan.PlanPaused
-	r.publish(ctx)
-	err := workflow.Await(ctx, func() bool { return !r.ctl.paused() || r.chain.due(ctx) })
-	if err == nil && r.ctl.paused() {
-		err = r.chain.continueAsNew(ctx, func() bool {
-			return !r.ctl.paused() || len(r.st.SkipConfirmations) > 0 || e.halted() || e.budgetPaused
-		})
-		if err == nil {
-			err = workflow.Await(ctx, func() bool { return !r.ctl.paused() })
-		}
-	}
-	if err != nil {
-		return err
-	}
-	r.st.Plan.Status = plan.PlanRunning
-	r.publish(ctx)
-	return nil
-}
-
-// launchReady starts ready steps up to the parallelism, skipping those
-// whose skip condition holds. It reports whether it started or skipped
-// anything.
-func (e *executor) launchReady(ctx workflow.Context) bool {
-	if e.r.ctl.paused() || e.halted() || ctx.Err() != nil {
-		return false
-	}
-	progressed := false
-	for e.running < e.r.req.Execution.Parallelism {
-		id := e.nextReady()
-		if id == "" {
-			break
-		}
-		progressed = true
-		if e.skipByCondition(ctx, id) {
-			continue
-		}
-		e.launch(ctx, id)
-	}
-	return progressed
+	return e.index.percent(e.st.Plan)
 }
 
 // nextReady returns the first ready step (fallback-only steps are never
 // ready: they run in another's place) that no skip confirmation holds,
 // or "".
 func (e *executor) nextReady() string {
-	return e.index.firstReady(e.r.st.Plan, e.skips.held())
+	return e.index.firstReady(e.st.Plan, e.skips.held())
 }
 
-// percent is the share of the plan's work done, 0 to 100 (view.Percent).
-func (e *executor) percent() int {
-	if e.r.st.Plan == nil {
-		return 0
-	}
-	return e.index.percent(e.r.st.Plan)
+// stopped is why execution stopped, zero while it goes on.
+func (e *executor) stopped() halt {
+	return e.stop
 }
 
-// skipByCondition evaluates the step's skip condition and skips the step
-// when it holds. An evaluation error is recorded and the step runs.
-func (e *executor) skipByCondition(ctx workflow.Context, id string) bool {
-	p := e.r.st.Plan
-	s := e.step(id)
-	if s == nil || s.SkipCondition == "" {
-		return false
-	}
-	skip, err := plan.EvalCondition(s.SkipCondition, p)
-	if err != nil {
-		e.r.noteError(fmt.Sprintf("skip condition of step %s: %v (the step runs)", id, err))
-		return false
-	}
-	if !skip {
-		return false
-	}
-	reason := fmt.Sprintf("skip condition holds: %s", s.SkipCondition)
-	if err := p.Skip([]string{id}, plan.Change{Actor: plan.ActorSystem, Reason: reason, At: workflow.Now(ctx), Within: e.r.lim}); err != nil {
-		e.r.noteError(fmt.Sprintf("skip step %s: %v (the step runs)", id, err))
-		return false
-	}
-	e.r.publish(ctx)
-	return true
-}
-
-// finishExecution settles the steps that never ran: fallbacks nobody
-// needed are skipped, steps blocked by a dependency that did not complete
-// are cancelled.
-func (e *executor) finishExecution(ctx workflow.Context) {
-	p := e.r.st.Plan
-	if p == nil {
+// halt stops execution starting steps, for h (see halt.then for which
+// reason stands when there are several). Once the goal is declared
+// achieved every pending step is skipped on h.by's behalf, and the caller
+// publishes; any other halt cancels the pending steps with its reason and
+// publishes. Running steps finish either way.
+func (e *executor) halt(ctx workflow.Context, h halt) {
+	e.stop = e.stop.then(h)
+	if h.kind == haltGoal {
+		var ids []string
+		for _, s := range e.st.Plan.Steps {
+			if s.Status == plan.StepPending {
+				ids = append(ids, s.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return
+		}
+		change := plan.Change{Actor: h.by, Reason: h.reason, At: workflow.Now(ctx), Within: e.run.limits()}
+		if err := e.st.Plan.Skip(ids, change); err != nil {
+			e.run.noteError(fmt.Sprintf("complete: skip remaining steps: %v", err))
+		}
 		return
 	}
-	e.skipSteps(ctx, p.UnusedFallbacks(), plan.ActorSystem, "fallback not needed")
-	e.markCancelled(ctx, p.Blocked(), "not run: a step it depends on did not complete")
+	e.cancelPending(ctx, h.reason, false)
+	e.run.publish(ctx)
 }
 
-// outcome turns the end of execution into a status and an error.
-func (e *executor) outcome(err error) (signals.Status, error) {
-	if err != nil {
-		return signals.StatusFailed, err
-	}
-	if e.stopReason != "" {
-		return signals.StatusFailed, fmt.Errorf("%s", e.stopReason)
-	}
-	if e.r.st.Plan == nil {
-		return signals.StatusCompleted, nil
-	}
-	var failed []string
-	for _, s := range e.r.st.Plan.Steps {
-		if s.Status == plan.StepFailed {
-			msg := s.ID
-			if s.Result != nil && s.Result.Error != "" {
-				msg += ": " + s.Result.Error
-			}
-			failed = append(failed, msg)
-		}
-	}
-	// A reflection (or a step's finish_plan) that declared the goal
-	// achieved outweighs the steps that failed on the way there.
-	if len(failed) > 0 && !e.completedEarly {
-		return signals.StatusFailed, fmt.Errorf("%d step(s) failed: %s", len(failed), strings.Join(failed, "; "))
-	}
-	return signals.StatusCompleted, nil
+// failPlan halts execution for reason, which the run fails with: nobody
+// approved a call in time.
+func (e *executor) failPlan(ctx workflow.Context, reason string) {
+	e.halt(ctx, halt{kind: haltApproval, reason: reason})
 }
 
 // cancelPending marks every pending step cancelled with a note, and the
 // running ones too when running is set (the run itself was cancelled).
 func (e *executor) cancelPending(ctx workflow.Context, note string, running bool) {
-	if e.r.st.Plan == nil {
+	if e.st.Plan == nil {
 		return
 	}
 	var ids []string
-	for _, s := range e.r.st.Plan.Steps {
+	for _, s := range e.st.Plan.Steps {
 		active := s.Status == plan.StepRunning || s.Status == plan.StepRetrying
 		if s.Status == plan.StepPending || (running && active) {
 			ids = append(ids, s.ID)
@@ -323,7 +228,23 @@ func (e *executor) markCancelled(ctx workflow.Context, ids []string, note string
 	workflow.GetLogger(ctx).Info("steps cancelled", "steps", strings.Join(ids, ","), "reason", note)
 }
 
-// awaitIdle waits until no step runs: they acknowledged a cancellation.
-func (e *executor) awaitIdle(ctx workflow.Context) {
-	_ = workflow.Await(ctx, func() bool { return e.running == 0 })
+// applySkip skips ids and publishes the change.
+func (e *executor) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	if len(ids) == 0 {
+		return
+	}
+	e.skipSteps(ctx, ids, actor, reason)
+	e.run.publish(ctx)
+}
+
+// skipSteps skips ids on actor's behalf, recording a failure as the last
+// error. It does not publish: the run's end settles steps this way and
+// publishes once.
+func (e *executor) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	if len(ids) == 0 {
+		return
+	}
+	if err := e.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: e.run.limits()}); err != nil {
+		e.run.noteError(fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err))
+	}
 }

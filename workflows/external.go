@@ -16,20 +16,6 @@ import (
 // the goal means, and a rewritten goal or a direct answer would contradict
 // the plan it sent.
 
-// runExternal runs the request's plan: it becomes the one option
-// (signals.ExternalOptionID), recommended and selected, so that the
-// options, plan and pending queries read as for any run, and then
-// executes as a selected option does (snapshot, act, summarize).
-func (r *run) runExternal(ctx, work workflow.Context) (signals.Result, error) {
-	if err := r.adoptExternal(work); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	if err := r.prepare(work); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	return r.actAndFinish(ctx, work)
-}
-
 // externalPlanID is the id of the plan a run with workflow id id was handed.
 func externalPlanID(id string) string { return id + "-external" }
 
@@ -77,5 +63,5 @@ func (r *run) snapshotFirst() *activities.SnapshotInput {
 		return nil
 	}
 	return &activities.SnapshotInput{PlanID: externalPlanID(r.workflowID), Workspace: r.req.Workspace,
-		Files: activities.FilesRef{Manifest: r.st.Manifest}}
+		Files: r.exec.filesRef()}
 }

@@ -9,9 +9,11 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
-// files tracks the plan's files while steps run (st.Manifest). One step
+// files tracks the plan's files while steps run (Manifest of the
+// executor's state, which it alone writes once execution started). One step
 // at a time changes them in place: each of its tool calls starts from
 // the plan's manifest and hands back the next. A step that starts while
 // another works in place works in a private copy from the manifest it
@@ -26,9 +28,12 @@ import (
 // that neither builds on files the other is replacing. Nothing here is
 // carried over: continue-as-new happens with no step running.
 type files struct {
-	r       *run
-	inPlace string // the step working in place, if any
-	copies  map[string]*stepCopy
+	st  *signals.ExecutionState
+	run interface{ noteError(msg string) }
+	// workspace is the plan's folder.
+	workspace string
+	inPlace   string // the step working in place, if any
+	copies    map[string]*stepCopy
 	// waiting counts the re-runs that wait to work in place: steps that
 	// start meanwhile take copies, so that the re-runs come first.
 	waiting int
@@ -52,7 +57,7 @@ func (f *files) begin(ctx workflow.Context, step plan.Step, inPlace bool) error 
 	if step.Action == plan.ActionTool && step.Config.Tool != nil && slices.Contains(plan.ReadOnlyTools(), step.Config.Tool.Name) {
 		return nil
 	}
-	if inPlace && f.r.st.Manifest != "" {
+	if inPlace && f.st.Manifest != "" {
 		f.waiting++
 		err := workflow.Await(ctx, func() bool { return f.inPlace == "" || f.inPlace == id })
 		f.waiting--
@@ -62,14 +67,14 @@ func (f *files) begin(ctx workflow.Context, step plan.Step, inPlace bool) error 
 		f.inPlace = id
 		return nil
 	}
-	if f.inPlace == id || f.r.st.Manifest == "" || f.inPlace == "" && f.waiting == 0 {
+	if f.inPlace == id || f.st.Manifest == "" || f.inPlace == "" && f.waiting == 0 {
 		f.inPlace = id
 		return nil
 	}
 	if f.copies == nil {
 		f.copies = map[string]*stepCopy{}
 	}
-	f.copies[id] = &stepCopy{base: f.r.st.Manifest, current: f.r.st.Manifest}
+	f.copies[id] = &stepCopy{base: f.st.Manifest, current: f.st.Manifest}
 	return nil
 }
 
@@ -90,13 +95,13 @@ func (f *files) ref(id string) activities.FilesRef {
 	if c, ok := f.copies[id]; ok {
 		return activities.FilesRef{Manifest: c.current, Copy: id}
 	}
-	return activities.FilesRef{Manifest: f.r.st.Manifest}
+	return activities.FilesRef{Manifest: f.st.Manifest}
 }
 
 // call runs fn, a call of step id that may change files, in turn with
 // the merges when the step works in place.
 func (f *files) call(ctx workflow.Context, id string, fn func() error) error {
-	if _, copied := f.copies[id]; copied || f.inPlace != id || f.r.st.Manifest == "" {
+	if _, copied := f.copies[id]; copied || f.inPlace != id || f.st.Manifest == "" {
 		return fn()
 	}
 	if err := f.lock(ctx); err != nil {
@@ -123,10 +128,10 @@ func (f *files) changed(id, manifest string) {
 		c.current = manifest
 		return
 	}
-	f.r.st.Manifest = manifest
+	f.st.Manifest = manifest
 }
 
-// settle ends try attempt of step: a copy's changes merge into the
+// land ends try attempt of step: a copy's changes merge into the
 // plan's files (fast-forward when nothing merged since it began), and
 // res names the plan's files as the try left them. A clash fails the try
 // and is returned: when rerun allows and the try reached nothing outside
@@ -134,7 +139,7 @@ func (f *files) changed(id, manifest string) {
 // again (Clash.Rerun); otherwise they take the merge, which keeps the
 // other step's side of each clash, and the step's own stay in its
 // manifest (res.ConflictManifest).
-func (f *files) settle(ctx workflow.Context, step plan.Step, attempt int, rerun bool, res *plan.StepResult) *plan.Clash {
+func (f *files) land(ctx workflow.Context, step plan.Step, attempt int, rerun bool, res *plan.StepResult) *plan.Clash {
 	if f.inPlace == step.ID {
 		f.inPlace = ""
 	}
@@ -158,27 +163,26 @@ func (f *files) settle(ctx workflow.Context, step plan.Step, attempt int, rerun 
 		f.conflict(clash, merged, res)
 	}
 	delete(f.outside, step.ID)
-	res.Manifest = f.r.st.Manifest
+	res.Manifest = f.st.Manifest
 	return clash
 }
 
 // merge merges a copy into the plan's files, one merge at a time, and
 // returns the clash, if any, with the merged manifest: the plan's files
-// take that only once settle decides the step will not run again.
+// take that only once land decides the step will not run again.
 func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *plan.StepResult) (*plan.Clash, string) {
-	r := f.r
 	if err := f.lock(ctx); err != nil {
 		res.Success, res.Error = false, fmt.Sprintf("merge the files of step %s: %v", step.ID, err)
 		res.ConflictManifest = c.current
 		return nil, ""
 	}
 	defer f.mu.Unlock()
-	if r.st.Manifest == c.base {
-		r.st.Manifest = c.current
+	if f.st.Manifest == c.base {
+		f.st.Manifest = c.current
 		return nil, ""
 	}
-	in := activities.MergeInput{PlanID: r.st.Plan.ID, Workspace: r.req.Workspace, StepID: step.ID,
-		Base: c.base, Ours: r.st.Manifest, Theirs: c.current}
+	in := activities.MergeInput{PlanID: f.st.Plan.ID, Workspace: f.workspace, StepID: step.ID,
+		Base: c.base, Ours: f.st.Manifest, Theirs: c.current}
 	out, err := call(ownPriority(heartbeatCtx(ctx, toolStartToClose, fmt.Sprintf("merge the files of step %d", step.Number))),
 		a.MergeWorkspace, in)
 	if err != nil {
@@ -188,7 +192,7 @@ func (f *files) merge(ctx workflow.Context, step plan.Step, c *stepCopy, res *pl
 		return nil, ""
 	}
 	if len(out.Conflicts) == 0 {
-		r.st.Manifest = out.Manifest
+		f.st.Manifest = out.Manifest
 		return nil, ""
 	}
 	return &plan.Clash{At: workflow.Now(ctx), Paths: out.Conflicts, More: out.ConflictsMore, Manifest: c.current}, out.Manifest
@@ -209,7 +213,7 @@ func (f *files) conflict(clash *plan.Clash, merged string, res *plan.StepResult)
 			"and the step runs again on the plan's files", list, clash.Manifest)
 		return
 	}
-	f.r.st.Manifest = merged
+	f.st.Manifest = merged
 	res.Conflicts, res.ConflictManifest = clash.Paths, clash.Manifest
 	res.FilesChanged = slices.DeleteFunc(slices.Clone(res.FilesChanged), func(c plan.FileChange) bool {
 		return slices.Contains(clash.Paths, c.Path)
@@ -224,12 +228,32 @@ func (f *files) conflict(clash *plan.Clash, merged string, res *plan.StepResult)
 // ends. A failure is noted: the files are in the store, and a rollback
 // or a fork reaches them.
 func (f *files) leave(ctx workflow.Context) {
-	r := f.r
-	if r.st.Manifest == "" {
+	if f.st.Manifest == "" {
 		return
 	}
-	in := activities.RestoreInput{SnapshotID: r.st.Manifest, Workspace: r.req.Workspace, IfMoved: true}
+	in := activities.RestoreInput{SnapshotID: f.st.Manifest, Workspace: f.workspace, IfMoved: true}
 	if _, err := restoreWorkspace(ctx, in, "bring the workspace to the plan's files"); err != nil {
-		r.noteError(fmt.Sprintf("the workspace folder was not brought to the plan's files %s: %v", r.st.Manifest, err))
+		f.run.noteError(fmt.Sprintf("the workspace folder was not brought to the plan's files %s: %v", f.st.Manifest, err))
 	}
+}
+
+// restore restores the workspace to target, a snapshot or a manifest
+// (rollback), and makes it the plan's files, in turn with the merges and
+// the in-place calls.
+func (f *files) restore(ctx workflow.Context, target string) (activities.RestoreOutput, error) {
+	if f.st.Manifest != "" {
+		if err := f.lock(ctx); err != nil {
+			return activities.RestoreOutput{}, err
+		}
+		defer f.mu.Unlock()
+	}
+	in := activities.RestoreInput{SnapshotID: target, Workspace: f.workspace}
+	out, err := restoreWorkspace(ctx, in, "rollback workspace")
+	if err != nil {
+		return out, fmt.Errorf("rollback: %w", err)
+	}
+	if f.st.Manifest != "" {
+		f.st.Manifest = target
+	}
+	return out, nil
 }

@@ -41,7 +41,7 @@ func (r *run) forkFrom(ctx workflow.Context) error {
 // reads them from the parent again, so that no manifest the start request
 // names can be taken in.
 func (r *run) forkFiles(ctx workflow.Context) error {
-	if r.st.ForkedFrom == nil || r.st.Manifest != "" {
+	if r.st.ForkedFrom == nil || r.exec.filesRef().Manifest != "" {
 		return nil
 	}
 	in := activities.ForkInput{PlanID: r.workflowID, Workspace: r.req.Workspace, From: *r.st.ForkedFrom}
@@ -50,6 +50,6 @@ func (r *run) forkFiles(ctx workflow.Context) error {
 	if err != nil {
 		return fmt.Errorf("take the files of %s: %w", r.st.ForkedFrom.PlanID, err)
 	}
-	r.st.Manifest = out.Manifest
+	r.exec.useFiles(out.Manifest)
 	return nil
 }

@@ -139,7 +139,7 @@ func (c *controls) refine(ctx workflow.Context, req signals.RefinePlanRequest) (
 // are no options to wait for any more.
 func (c *controls) validateAwaitOptions(signals.AwaitOptionsRequest) error {
 	r := c.r
-	if r.st.Plan != nil || c.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
+	if r.exec.plan() != nil || c.finishing() || (r.st.Options.SelectedID != "" && !r.sel.waiting) {
 		return reject(signals.ErrorTypeWrongPhase, "the run has passed selection (phase %s)", r.st.Phase)
 	}
 	return nil

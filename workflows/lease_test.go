@@ -131,9 +131,9 @@ func TestLeaseGoesBackBeforeTheSummary(t *testing.T) {
 		"the release was sent before the summary was asked for")
 	assert.Len(t, h.f.released, 1, "and only once")
 
-	c := openRun()
-	c.r.exec.started, c.r.st.SnapshotID, c.r.ending = true, "snap-1", true
-	err := c.validateRollback(signals.RollbackRequest{})
+	r := openRun()
+	r.exec.started, r.st.SnapshotID, r.isEnding = true, "snap-1", true
+	err := r.exec.validateRollback(signals.RollbackRequest{})
 	require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), "the run is ending")
 }

@@ -66,24 +66,3 @@ func historyExhausted(ctx workflow.Context, b historyBudget) string {
 	}
 	return ""
 }
-
-// checkHistory is called before every step try, agent turn and tool call,
-// where a run cannot continue as new: past the budget it halts execution
-// (no step starts any more, pending ones are cancelled, the run ends
-// failed with the reason) and returns the reason for the step to fail
-// with; otherwise "".
-func (e *executor) checkHistory(ctx workflow.Context) string {
-	reason := historyExhausted(ctx, e.r.opts.budget)
-	if reason == "" {
-		return ""
-	}
-	if e.stopReason == "" {
-		workflow.GetLogger(ctx).Warn("history budget exhausted", "reason", reason)
-		e.stopReason = reason
-		e.budgetExceeded = budgetHistory
-		e.r.noteError(reason)
-		e.cancelPending(ctx, reason, false)
-		e.r.publish(ctx)
-	}
-	return reason
-}

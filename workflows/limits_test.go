@@ -16,17 +16,16 @@ import (
 // openRun is a run that accepts every kind of input: a selection and a
 // clarification are awaited, a skip confirmation is pending and a plan is
 // selected and paused.
-func openRun() *controls {
-	c := selectedNotWoken()
-	r := c.r
+func openRun() *run {
+	r := selectedNotWoken()
 	r.st.Options.SelectedID = ""
 	r.clarify = view.Clarification{Questions: []string{"Which database?"}, Answers: map[string]string{}, Waiting: true}
 	p := option("Only", plan.ComplexityLow, 0.9, llmSteps(2)...).Plan
 	p.ID = "p"
-	r.st.Plan = &p
-	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1", StepIDs: []string{"s2"}}}
-	c.st.Paused = true
-	return c
+	r.exec.st.Plan = &p
+	r.exec.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1", StepIDs: []string{"s2"}}}
+	r.ctl.st.Paused = true
+	return r
 }
 
 func TestOversizedInputsAreRejected(t *testing.T) {
@@ -36,30 +35,30 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 	bigStep.Description = strings.Repeat("y", signals.MaxEditBytes)
 	cases := []struct {
 		name     string
-		validate func(c *controls, text string) error
+		validate func(r *run, text string) error
 		want     string
 	}{
-		{"select feedback", func(c *controls, s string) error {
-			return c.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
+		{"select feedback", func(r *run, s string) error {
+			return r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
 		}, "feedback"},
-		{"refine feedback", func(c *controls, s string) error {
-			return c.validateRefine(signals.RefinePlanRequest{Feedback: s})
+		{"refine feedback", func(r *run, s string) error {
+			return r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: s})
 		}, "feedback"},
-		{"clarification answer", func(c *controls, s string) error {
-			return c.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
+		{"clarification answer", func(r *run, s string) error {
+			return r.ctl.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
 		}, `answer to "1"`},
-		{"confirm-skip note", func(c *controls, s string) error {
-			return c.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true, Note: s})
+		{"confirm-skip note", func(r *run, s string) error {
+			return r.exec.skips.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true, Note: s})
 		}, "note"},
-		{"resume reason", func(c *controls, s string) error {
-			return c.validateResume(signals.ControlRequest{Reason: s})
+		{"resume reason", func(r *run, s string) error {
+			return r.ctl.validateResume(signals.ControlRequest{Reason: s})
 		}, "reason"},
-		{"pause reason", func(c *controls, s string) error {
-			c.st.Paused = false
-			return c.validatePause(signals.ControlRequest{Reason: s})
+		{"pause reason", func(r *run, s string) error {
+			r.ctl.st.Paused = false
+			return r.ctl.validatePause(signals.ControlRequest{Reason: s})
 		}, "reason"},
-		{"edit reason", func(c *controls, s string) error {
-			return c.validateEdit(nil, signals.EditPlanRequest{Reason: s, Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s2"}}})
+		{"edit reason", func(r *run, s string) error {
+			return r.exec.validateEdit(nil, signals.EditPlanRequest{Reason: s, Edits: []plan.Edit{{Op: plan.OpRemove, StepID: "s2"}}})
 		}, "reason"},
 	}
 	for _, tc := range cases {
@@ -72,7 +71,7 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 		})
 	}
 	t.Run("edits", func(t *testing.T) {
-		err := openRun().validateEdit(nil, signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpAppend, Step: &bigStep}}})
+		err := openRun().exec.validateEdit(nil, signals.EditPlanRequest{Edits: []plan.Edit{{Op: plan.OpAppend, Step: &bigStep}}})
 		require.Equal(t, signals.ErrorTypeTooLarge, signals.RejectionType(err), err)
 		assert.Contains(t, err.Error(), "at most 65536 bytes")
 	})

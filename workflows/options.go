@@ -35,7 +35,7 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 		Prompts:  r.prompts,
 		MCPTools: r.recorded().planTools(),
 		Inspect:  r.recorded().inspectMCP(),
-		Files:    activities.FilesRef{Manifest: r.st.Manifest},
+		Files:    r.exec.filesRef(),
 	}
 	out, err := generateOptions(ctx, in, fmt.Sprintf("generate options r%d", rev))
 	if err != nil {

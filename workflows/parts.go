@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -36,10 +38,29 @@ type pauser interface {
 	setPaused(ctx workflow.Context, paused bool, reason string)
 }
 
-// announcer sends the run's webhook events (the notifier): notify one,
-// or change, a change of the run's state with the percent done and the
-// step it concerns, if any.
+// announcer sends the run's webhook events (the notifier): notify one;
+// change, a change of the run's state with the percent done and the step
+// it concerns, if any; step, the end of a step, one of of.
 type announcer interface {
 	notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData)
 	change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step)
+	step(ctx workflow.Context, s plan.Step, of int)
+}
+
+// softFail notes err, of what, as the run's last error and goes on,
+// unless the run was cancelled, in which case the cancellation is
+// returned.
+func softFail(ctx workflow.Context, to reporter, what string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	to.noteError(fmt.Sprintf("%s: %v", what, err))
+	workflow.GetLogger(ctx).Warn("continuing after error", "what", what, "error", err)
+	return nil
+}
+
+// finishing reports whether a run in phase ph is summarizing or over,
+// when no control input applies any more.
+func finishing(ph plan.Phase) bool {
+	return ph == plan.PhaseSummarizing || ph.Terminal()
 }

@@ -15,10 +15,10 @@ import (
 // selection phase has not woken yet to stop waiting. The test environment
 // runs the workflow between every two inputs, so only this state shows
 // the race.
-func selectedNotWoken() *controls {
-	r := wire(&run{
+func selectedNotWoken() *run {
+	return wire(&run{
 		sel: selectionState{waiting: true},
-		st: signals.Checkpoint{CycleState: signals.CycleState{
+		st: signals.CycleState{
 			Phase: plan.PhaseAwaitingSelection,
 			Options: signals.OptionsView{
 				Revision: 1,
@@ -28,48 +28,47 @@ func selectedNotWoken() *controls {
 				},
 				SelectedID: "r1-o1",
 			},
-		}},
+		},
 	})
-	return r.ctl
 }
 
 func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 	cases := []struct {
 		name     string
-		validate func(c *controls) error
+		validate func(r *run) error
 	}{
-		{"second select by rank", func(c *controls) error { return c.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
-		{"second select by id", func(c *controls) error { return c.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
-		{"refine", func(c *controls) error { return c.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
+		{"second select by rank", func(r *run) error { return r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
+		{"second select by id", func(r *run) error { return r.ctl.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
+		{"refine", func(r *run) error { return r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := selectedNotWoken()
-			err := tc.validate(c)
+			r := selectedNotWoken()
+			err := tc.validate(r)
 			require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
 			assert.Contains(t, err.Error(), `option "r1-o1" is already selected`)
-			assert.Equal(t, "r1-o1", c.r.st.Options.SelectedID, "the answered selection stands")
+			assert.Equal(t, "r1-o1", r.st.Options.SelectedID, "the answered selection stands")
 		})
 	}
 }
 
 func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
-	c := selectedNotWoken()
-	c.r.st.Options.SelectedID = ""
-	assert.NoError(t, c.validateSelect(signals.SelectOptionRequest{Rank: 2}))
-	assert.NoError(t, c.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
+	r := selectedNotWoken()
+	r.st.Options.SelectedID = ""
+	assert.NoError(t, r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 2}))
+	assert.NoError(t, r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
 }
 
 func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {
 	r := wire(&run{})
 	r.exec.skips.answer("skip-1", skipAnswer{approve: true})
-	r.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1"}, {RequestID: "skip-2"}}
-	err := r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
+	r.exec.st.SkipConfirmations = []signals.SkipConfirmation{{RequestID: "skip-1"}, {RequestID: "skip-2"}}
+	err := r.exec.skips.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false})
 	require.Equal(t, signals.ErrorTypeWrongPhase, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `skip request "skip-1" is already answered (approved)`)
 	assert.True(t, r.exec.skips.answers["skip-1"].approve, "the first answer stands")
 
-	err = r.ctl.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
+	err = r.exec.skips.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-9"})
 	require.Equal(t, signals.ErrorTypeUnknownRequest, signals.RejectionType(err), err)
 	assert.Contains(t, err.Error(), `unknown skip request "skip-9" (pending: skip-2)`, "only unanswered requests are listed")
 }

@@ -18,12 +18,6 @@ type recorded struct {
 	rules plan.ApprovalRules
 }
 
-// recorded returns the run's recorded tools; before planning records
-// them, nothing.
-func (r *run) recorded() recorded {
-	return recorded{tools: r.st.Tools, rules: r.req.Approval.Rules}
-}
-
 // policy is the approval policy calls are decided by: the worker's
 // recorded rules, tightened by the request's.
 func (k recorded) policy() plan.ApprovalPolicy {

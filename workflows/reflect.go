@@ -18,7 +18,6 @@ const reflectionInput = "reflection"
 // its decision. A failing reflection is recorded and execution continues;
 // only a cancellation is returned.
 func (e *executor) reflectOn(ctx workflow.Context, id string) error {
-	r := e.r
 	s := e.step(id)
 	if s == nil || s.Status == plan.StepCancelled {
 		return nil
@@ -26,31 +25,31 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 	// The reflection reads the step's whole output; afterwards the plan
 	// keeps a head of it, while the activity result in history and the
 	// worker's output file (OutputRef) hold it whole.
-	defer func() { compact(r.st.Plan, e.step(id)) }()
-	if reason := e.llmBudget(ctx); reason != "" {
+	defer func() { compact(e.st.Plan, e.step(id)) }()
+	if reason := e.budget.beforeLLM(ctx); reason != "" {
 		// Over budget with stop: execution halts, nothing to decide.
 		return nil
 	}
-	remaining, more := r.st.Plan.NotDone()
+	remaining, more := e.st.Plan.NotDone()
 	// The context carries the goal (bounded): ReflectInput.Goal stays
 	// empty rather than carry it a second time.
 	in := activities.ReflectInput{
-		Context:       plan.BuildStepContext(r.st.Goal, r.st.Plan, id),
+		Context:       plan.BuildStepContext(e.run.goal(), e.st.Plan, id),
 		Result:        s.Result,
 		Remaining:     remaining,
 		RemainingMore: more,
-		Mode:          string(r.req.Execution.Mode),
-		Prompts:       r.prompts,
-		Workspace:     r.req.Workspace,
-		Inspect:       r.recorded().inspectMCP(),
-		Files:         activities.FilesRef{Manifest: r.st.Manifest},
+		Mode:          string(e.ex.Mode),
+		Prompts:       e.prompts,
+		Workspace:     e.workspace,
+		Inspect:       e.run.recorded().inspectMCP(),
+		Files:         e.filesRef(),
 	}
 	refl, err := reflect(ctx, in, fmt.Sprintf("reflect after step %d", s.Number))
 	if err != nil {
-		return r.softFail(ctx, fmt.Sprintf("reflect after step %s", id), err)
+		return softFail(ctx, e.run, fmt.Sprintf("reflect after step %s", id), err)
 	}
-	r.addUsage(refl.Usage)
-	if e.completedEarly {
+	e.run.addUsage(refl.Usage)
+	if e.stop.kind == haltGoal {
 		// A parallel step ended the plan while this reflection ran:
 		// nothing is left to decide.
 		return nil
@@ -85,22 +84,28 @@ func compact(p *plan.Plan, s *plan.Step) {
 }
 
 // applyReflection carries out a reflection's decision. Changes that fail
-// are recorded as rejected reflection inputs; execution goes on.
+// are recorded as rejected reflection inputs; execution goes on. A
+// reflection that finds the goal met halts execution: every pending step
+// is skipped.
 func (e *executor) applyReflection(ctx workflow.Context, refl plan.Reflection) error {
-	r := e.r
-	change := plan.Change{Actor: plan.ActorReflection, Reason: refl.Reason, At: workflow.Now(ctx), Within: r.lim}
+	change := plan.Change{Actor: plan.ActorReflection, Reason: refl.Reason, At: workflow.Now(ctx), Within: e.run.limits()}
 	var err error
 	switch refl.Decision {
 	case plan.DecisionContinue, "":
 		return nil
 	case plan.DecisionSkip:
-		return e.skips.propose(ctx, refl)
+		e.propose(ctx, refl)
+		return nil
 	case plan.DecisionInsert, plan.DecisionAppend, plan.DecisionRemove, plan.DecisionUpdate:
 		err = e.changePlan(ctx, func(p *plan.Plan) error { return p.Apply(refl.Edits, change) })
 	case plan.DecisionReplan:
 		err = e.changePlan(ctx, func(p *plan.Plan) error { return p.Replan(refl.Steps, change) })
 	case plan.DecisionComplete:
-		e.complete(ctx, refl)
+		reason := refl.Response
+		if reason == "" {
+			reason = refl.Reason
+		}
+		e.halt(ctx, halt{kind: haltGoal, by: plan.ActorReflection, reason: "goal achieved: " + reason})
 	default:
 		err = fmt.Errorf("unknown decision %q", refl.Decision)
 	}
@@ -108,23 +113,45 @@ func (e *executor) applyReflection(ctx workflow.Context, refl plan.Reflection) e
 		e.rejectReflection(ctx, refl, err)
 		return nil
 	}
-	r.publish(ctx)
+	e.run.publish(ctx)
 	if refl.Decision != plan.DecisionComplete {
-		r.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: %s by the reflection: %s",
-			r.st.Plan.Version, refl.Decision, refl.Reason), nil)
+		e.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: %s by the reflection: %s",
+			e.st.Plan.Version, refl.Decision, refl.Reason), nil)
 	}
 	return nil
 }
 
+// propose handles a reflection's skip decision: applied at once, asked of
+// a person or dropped, as the execution mode says (policyFor). While a
+// person is asked, the steps the skip concerns and their dependents wait
+// for the answer (confirmations.held) and the other steps go on.
+func (e *executor) propose(ctx workflow.Context, refl plan.Reflection) {
+	ids := pendingOf(e.st.Plan, refl.StepIDs)
+	if len(ids) == 0 {
+		e.rejectReflection(ctx, refl, fmt.Errorf("no pending step among %s", strings.Join(refl.StepIDs, ", ")))
+		return
+	}
+	switch policyFor(e.ex, refl.Confidence) {
+	case skipDrop:
+		e.rejectReflection(ctx, refl, fmt.Errorf("confidence %.2f below threshold %.2f in efficient mode: skip dropped",
+			refl.Confidence, e.ex.SkipConfidenceThreshold))
+	case skipApply:
+		e.applySkip(ctx, ids, plan.ActorReflection, refl.Reason)
+	default:
+		e.skips.ask(ctx, ids, refl)
+	}
+}
+
 // changePlan applies fn to a clone of the plan and keeps the clone only
 // when fn succeeds and the result is valid, so a failed change leaves the
-// plan untouched.
+// plan untouched. Open approval requests are asked again under the new
+// version.
 func (e *executor) changePlan(ctx workflow.Context, fn func(*plan.Plan) error) error {
-	c, err := tryChange(e.r.st.Plan, e.r.lim, fn)
+	c, err := tryChange(e.st.Plan, e.run.limits(), fn)
 	if err != nil {
 		return err
 	}
-	*e.r.st.Plan = c
+	*e.st.Plan = c
 	e.gate.reask(ctx)
 	return nil
 }
@@ -144,41 +171,11 @@ func tryChange(p *plan.Plan, lim plan.Limits, fn func(*plan.Plan) error) (plan.P
 
 // rejectReflection records a reflection decision that could not apply.
 func (e *executor) rejectReflection(ctx workflow.Context, refl plan.Reflection, err error) {
-	e.r.ctl.in.record(ctx, signals.Rejection{
+	e.inputs.record(ctx, signals.Rejection{
 		At:     workflow.Now(ctx),
 		Name:   fmt.Sprintf("%s:%s", reflectionInput, refl.Decision),
 		Reason: err.Error(),
 	})
-}
-
-// complete skips every pending step: the reflection found the goal met.
-func (e *executor) complete(ctx workflow.Context, refl plan.Reflection) {
-	reason := refl.Response
-	if reason == "" {
-		reason = refl.Reason
-	}
-	e.completeEarly(ctx, plan.ActorReflection, "goal achieved: "+reason)
-}
-
-// completeEarly ends execution before the plan's end: no step starts any
-// more and every pending one is skipped with reason, on actor's behalf.
-// Running steps finish; the run then completes and is summarized.
-func (e *executor) completeEarly(ctx workflow.Context, actor plan.Actor, reason string) {
-	p := e.r.st.Plan
-	e.completedEarly = true
-	var ids []string
-	for _, s := range p.Steps {
-		if s.Status == plan.StepPending {
-			ids = append(ids, s.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	change := plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: e.r.lim}
-	if err := p.Skip(ids, change); err != nil {
-		e.r.noteError(fmt.Sprintf("complete: skip remaining steps: %v", err))
-	}
 }
 
 // pendingOf keeps the ids of p's steps that are still pending.

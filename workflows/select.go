@@ -153,21 +153,22 @@ func (r *run) prepare(ctx workflow.Context) error {
 	p := o.Plan.Clone()
 	p.Status = plan.PlanRunning
 	p.UpdatedAt = workflow.Now(ctx)
-	r.st.Plan = &p
+	r.exec.take(&p)
 	out := r.lease.snapshot
 	r.lease.snapshot = nil
 	if out == nil {
 		// The plan shows while the snapshot runs; a snapshot the lease
 		// took leaves the executor to publish, in this workflow task.
 		r.publish(ctx)
-		in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: activities.FilesRef{Manifest: r.st.Manifest}}
+		in := activities.SnapshotInput{PlanID: p.ID, Workspace: r.req.Workspace, Files: r.exec.filesRef()}
 		snap, err := snapshotWorkspace(ctx, in, "snapshot workspace")
 		if err != nil {
 			return fmt.Errorf("snapshot workspace: %w", err)
 		}
 		out = &snap
 	}
-	r.st.SnapshotID, r.st.Manifest = out.SnapshotID, out.Manifest
+	r.st.SnapshotID = out.SnapshotID
+	r.exec.useFiles(out.Manifest)
 	return nil
 }
 

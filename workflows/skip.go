@@ -43,17 +43,30 @@ func policyFor(ex signals.ExecutionPolicy, confidence float64) skipPolicy {
 }
 
 // confirmations are the skips a reflection proposed that wait for a
-// person: the open requests (st.SkipConfirmations, numbered by
-// st.SkipSeq), which it alone writes, and their answers until they are
-// settled. The run never continues as new while one is open.
+// person: the open requests (SkipConfirmations of the executor's state,
+// numbered by SkipSeq), which they alone write, and their answers until
+// they are settled. The run never continues as new while one is open.
 type confirmations struct {
-	e *executor
-	// answers holds the answers to open requests until settle applies
+	st    *signals.ExecutionState
+	x     skipper
+	run   reporter
+	hooks announcer
+	// ex is the request's execution policy: the confirmations' timeout
+	// and its outcome.
+	ex signals.ExecutionPolicy
+	// answers holds the answers to open requests until resolve applies
 	// them.
 	answers map[string]skipAnswer
 	// settled counts requests settled in their own coroutine, so that
 	// the executor wakes up to launch the steps they held.
 	settled int
+}
+
+// skipper is what the confirmations ask of the executor: the plan, and to
+// skip steps a person approved skipping.
+type skipper interface {
+	plan() *plan.Plan
+	applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string)
 }
 
 // skipAnswer is how a skip confirmation was answered: by a person, or by
@@ -65,42 +78,25 @@ type skipAnswer struct {
 	note    string
 }
 
-// propose handles a skip decision: applied at once, asked of a person
-// or dropped, as the execution mode says. While a person is asked, the
-// steps the skip concerns and their dependents wait for the answer (see
-// held) and the other steps go on; a coroutine settles the answer.
-func (k *confirmations) propose(ctx workflow.Context, refl plan.Reflection) error {
-	e := k.e
-	ids := pendingOf(e.r.st.Plan, refl.StepIDs)
-	if len(ids) == 0 {
-		e.rejectReflection(ctx, refl, fmt.Errorf("no pending step among %s", strings.Join(refl.StepIDs, ", ")))
-		return nil
-	}
-	ex := e.r.req.Execution
-	switch policyFor(ex, refl.Confidence) {
-	case skipDrop:
-		e.rejectReflection(ctx, refl, fmt.Errorf("confidence %.2f below threshold %.2f in efficient mode: skip dropped",
-			refl.Confidence, ex.SkipConfidenceThreshold))
-		return nil
-	case skipApply:
-		e.applySkip(ctx, ids, plan.ActorReflection, refl.Reason)
-		return nil
-	}
+// ask asks a person whether to skip ids, as refl proposes: the request
+// opens, and a coroutine of its own waits for the answer and settles it.
+// Meanwhile the steps it concerns and their dependents wait (see held)
+// and the other steps go on.
+func (k *confirmations) ask(ctx workflow.Context, ids []string, refl plan.Reflection) {
 	c := k.open(ctx, ids, refl)
-	e.r.publish(ctx)
+	k.run.publish(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		if err := k.settle(ctx, c); err != nil {
+		if err := k.resolve(ctx, c); err != nil {
 			return // cancelled: the run's end settles the rest
 		}
 		k.settled++
 	})
-	return nil
 }
 
 // held lists the steps open requests hold back: the steps they ask to
 // skip and those that depend on them (plan.Plan.Held).
 func (k *confirmations) held() []string {
-	st := &k.e.r.st
+	st := k.st
 	if len(st.SkipConfirmations) == 0 {
 		return nil
 	}
@@ -113,32 +109,30 @@ func (k *confirmations) held() []string {
 
 // open opens a confirmation request with a deterministic id.
 func (k *confirmations) open(ctx workflow.Context, ids []string, refl plan.Reflection) signals.SkipConfirmation {
-	r := k.e.r
-	r.st.SkipSeq++
+	k.st.SkipSeq++
 	c := signals.SkipConfirmation{
-		RequestID:      fmt.Sprintf("skip-%d", r.st.SkipSeq),
+		RequestID:      fmt.Sprintf("skip-%d", k.st.SkipSeq),
 		StepIDs:        ids,
 		Reason:         refl.Reason,
 		Confidence:     refl.Confidence,
-		DefaultApprove: r.req.Execution.OnConfirmTimeout == signals.OnTimeoutApprove,
+		DefaultApprove: k.ex.OnConfirmTimeout == signals.OnTimeoutApprove,
 	}
-	if t := r.req.Execution.ConfirmTimeout.D(); t > 0 {
+	if t := k.ex.ConfirmTimeout.D(); t > 0 {
 		dl := workflow.Now(ctx).Add(t)
 		c.Deadline = &dl
 	}
-	r.st.SkipConfirmations = append(r.st.SkipConfirmations, c)
-	r.hooks.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
+	k.st.SkipConfirmations = append(k.st.SkipConfirmations, c)
+	k.hooks.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
 		Message: fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
 		Skip:    &c,
 	})
 	return c
 }
 
-// settle waits for the answer to c (or its deadline, whose default
+// resolve waits for the answer to c (or its deadline, whose default
 // outcome then applies) and skips the steps when approved.
-func (k *confirmations) settle(ctx workflow.Context, c signals.SkipConfirmation) error {
-	e := k.e
-	e.r.publish(ctx)
+func (k *confirmations) resolve(ctx workflow.Context, c signals.SkipConfirmation) error {
+	k.run.publish(ctx)
 	answered := func() bool { _, ok := k.answers[c.RequestID]; return ok }
 	if c.Deadline == nil {
 		if err := workflow.Await(ctx, answered); err != nil {
@@ -168,16 +162,16 @@ func (k *confirmations) settle(ctx workflow.Context, c signals.SkipConfirmation)
 		if ans.note != "" {
 			reason = fmt.Sprintf("%s (%s)", reason, ans.note)
 		}
-		e.applySkip(ctx, pendingOf(e.r.st.Plan, c.StepIDs), actor, reason)
+		k.x.applySkip(ctx, pendingOf(k.x.plan(), c.StepIDs), actor, reason)
 	}
-	e.r.publish(ctx)
+	k.run.publish(ctx)
 	return nil
 }
 
 // drop removes a settled request and its answer. It builds a new list:
 // the old one may be shared with the request's checkpoint.
 func (k *confirmations) drop(id string) {
-	st := &k.e.r.st
+	st := k.st
 	var out []signals.SkipConfirmation
 	for _, c := range st.SkipConfirmations {
 		if c.RequestID != id {
@@ -190,15 +184,15 @@ func (k *confirmations) drop(id string) {
 
 // dropAll forgets every request: the run is finishing.
 func (k *confirmations) dropAll() {
-	k.e.r.st.SkipConfirmations = nil
+	k.st.SkipConfirmations = nil
 	clear(k.answers)
 }
 
 // resolveRestored settles the requests a checkpoint carried over.
 func (k *confirmations) resolveRestored(ctx workflow.Context) error {
-	st := &k.e.r.st
+	st := k.st
 	for len(st.SkipConfirmations) > 0 {
-		if err := k.settle(ctx, st.SkipConfirmations[0]); err != nil {
+		if err := k.resolve(ctx, st.SkipConfirmations[0]); err != nil {
 			return err
 		}
 	}
@@ -210,7 +204,7 @@ func (k *confirmations) pending(id string) (signals.SkipConfirmation, bool) {
 	if _, answered := k.answers[id]; answered {
 		return signals.SkipConfirmation{}, false
 	}
-	for _, c := range k.e.r.st.SkipConfirmations {
+	for _, c := range k.st.SkipConfirmations {
 		if c.RequestID == id {
 			return c, true
 		}
@@ -223,23 +217,53 @@ func (k *confirmations) answer(id string, ans skipAnswer) {
 	k.answers[id] = ans
 }
 
-// applySkip skips ids and publishes the change.
-func (e *executor) applySkip(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
-	if len(ids) == 0 {
-		return
+// validateConfirm accepts answers to pending skip requests only.
+func (k *confirmations) validateConfirm(req signals.ConfirmSkipRequest) error {
+	if err := tooLong("note", req.Note); err != nil {
+		return err
 	}
-	e.skipSteps(ctx, ids, actor, reason)
-	e.r.publish(ctx)
+	if _, ok := k.pending(req.RequestID); ok {
+		return nil
+	}
+	ids := make([]string, 0, len(k.st.SkipConfirmations))
+	for _, sc := range k.st.SkipConfirmations {
+		ans, answered := k.answers[sc.RequestID]
+		if sc.RequestID == req.RequestID {
+			// Answered in this workflow task, not settled yet.
+			return reject(signals.ErrorTypeWrongPhase, "skip request %q is already answered (%s)", sc.RequestID, approvedWord(ans.approve))
+		}
+		if !answered {
+			ids = append(ids, sc.RequestID)
+		}
+	}
+	if len(ids) == 0 {
+		return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q: no skip confirmation is pending", req.RequestID)
+	}
+	return reject(signals.ErrorTypeUnknownRequest, "unknown skip request %q (pending: %s)", req.RequestID, strings.Join(ids, ", "))
 }
 
-// skipSteps skips ids on actor's behalf, recording a failure as the last
-// error. It does not publish: the run's end settles steps this way and
-// publishes once.
-func (e *executor) skipSteps(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
-	if len(ids) == 0 {
-		return
+// confirm answers a pending skip request.
+func (k *confirmations) confirm(_ workflow.Context, req signals.ConfirmSkipRequest) (signals.ConfirmSkipResponse, error) {
+	sc, ok := k.pending(req.RequestID)
+	if !ok {
+		return signals.ConfirmSkipResponse{}, k.validateConfirm(req)
 	}
-	if err := e.r.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: e.r.lim}); err != nil {
-		e.r.noteError(fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err))
+	who := string(signals.Caller(req.By))
+	ans := skipAnswer{approve: req.Approve, byUser: true, by: req.By, note: "confirmed by " + who}
+	if !req.Approve {
+		ans.note = "denied by " + who
 	}
+	if req.Note != "" {
+		ans.note += ": " + req.Note
+	}
+	k.answer(sc.RequestID, ans)
+	return signals.ConfirmSkipResponse{RequestID: sc.RequestID, Approved: ans.approve, StepIDs: sc.StepIDs}, nil
+}
+
+// approvedWord names a confirmation's answer.
+func approvedWord(approve bool) string {
+	if approve {
+		return "approved"
+	}
+	return "denied"
 }

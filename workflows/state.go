@@ -1,15 +1,79 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/view"
 )
 
-// The cycle owns the carried state; these are the writes the other parts
-// make to it through the cycle, and the one read they all share.
+// run is one PlanMode run, and the cycle that drives it: the phases in
+// the order they run (clarify, options, select, execute, summarize, end)
+// and continue-as-new. Its parts work beside it, each owning what it
+// writes: the workspace lease (lease), the executor (exec) that runs the
+// selected plan, the controls (ctl) that take the signals, updates and
+// queries, the notifier (hooks) that sends the webhooks, the chain that
+// decides when the run continues as new and what it hands on, and the
+// publisher (pub) that shows the run in search attributes and current
+// details.
+// Only the workflow's coroutines write; queries, validators and await
+// conditions only read.
+type run struct {
+	req        signals.StartRequest
+	opts       runOptions
+	workflowID string
+	namespace  string
+	task       plan.Task
+	prompts    activities.Prompts
+	// lim are the limits every validation and plan change keeps: the
+	// request's maxSteps and the built-in tools.
+	lim plan.Limits
+	// st is the cycle's part of what the run carries across
+	// continue-as-new; each part holds its own (see checkpoint, which
+	// assembles the whole, and restore, which splits it back). Usage
+	// and LastError are written for everyone (addUsage, noteError).
+	st signals.CycleState
+
+	// The rest is transient. A run continues as new only at a step
+	// boundary of the executing phase or while it waits (for its
+	// workspace, a selection, a resume), once no handler or signal is in
+	// progress and no webhook delivery is in flight: every field below
+	// is then at its resting value, or rebuilt by the continuation.
+	clarify view.Clarification
+	sel     selectionState
+	// isEnding is set once the run is ending: a deadline passing then
+	// changes nothing.
+	isEnding bool
+	// passed is the reason the run's deadline gave once it passed.
+	passed string
+
+	lease *workspaceLease
+	gate  *gate
+	exec  *executor
+	ctl   *controls
+	hooks *notifier
+	chain *chain
+	pub   publisher
+}
+
+// selectionState says whether the run waits for a selection and whether a
+// refine is running; the options themselves are in st.Options.
+type selectionState struct {
+	waiting  bool
+	refining bool
+	// notified is the revision whose options a webhook announced.
+	notified int
+	// deadline is the selection deadline a continuation keeps waiting
+	// for, in place of a full timeout, until a refine restarts it.
+	deadline *time.Time
+}
+
+// The cycle's own writes that every part asks for (reporter), and what the
+// parts read of the cycle's state.
 
 // addUsage adds an activity's usage to the run's.
 func (r *run) addUsage(u plan.Usage) {
@@ -36,22 +100,25 @@ func (r *run) setPhase(ctx workflow.Context, phase plan.Phase) {
 // own, with each part's. The slices and pointers are the parts' own, not
 // copies.
 func (r *run) checkpoint() signals.Checkpoint {
-	cp := r.st
-	cp.ApprovalState = r.gate.st
-	cp.InputState = r.ctl.st
-	cp.NotifyState = r.hooks.st
-	cp.LeaseState = r.lease.st
-	return cp
+	return signals.Checkpoint{
+		CycleState:     r.st,
+		ExecutionState: r.exec.st,
+		ApprovalState:  r.gate.st,
+		InputState:     r.ctl.st,
+		NotifyState:    r.hooks.st,
+		LeaseState:     r.lease.st,
+	}
 }
 
 // restore splits cp, the state a previous run handed on, back into the
 // cycle's and each part's.
 func (r *run) restore(cp signals.Checkpoint) {
-	r.gate.st, cp.ApprovalState = cp.ApprovalState, signals.ApprovalState{}
-	r.ctl.st, cp.InputState = cp.InputState, signals.InputState{}
-	r.hooks.st, cp.NotifyState = cp.NotifyState, signals.NotifyState{}
-	r.lease.st, cp.LeaseState = cp.LeaseState, signals.LeaseState{}
-	r.st = cp
+	r.st = cp.CycleState
+	r.exec.st = cp.ExecutionState
+	r.gate.st = cp.ApprovalState
+	r.ctl.st = cp.InputState
+	r.hooks.st = cp.NotifyState
+	r.lease.st = cp.LeaseState
 }
 
 // handOn is the request the run's continuation starts from: the run's
@@ -60,7 +127,7 @@ func (r *run) restore(cp signals.Checkpoint) {
 // carried a second time beside the checkpoint's.
 func (r *run) handOn() signals.StartRequest {
 	next := r.req
-	compactAll(r.st.Plan)
+	compactAll(r.exec.plan())
 	cp := r.checkpoint()
 	cp.Runs++
 	next.Checkpoint = &cp
@@ -78,6 +145,30 @@ func (r *run) phase() plan.Phase { return r.st.Phase }
 
 // percent is the share of the plan's work done (executor.percent).
 func (r *run) percent() int { return r.exec.percent() }
+
+// usage is what the run's activities used so far.
+func (r *run) usage() plan.Usage { return r.st.Usage }
+
+// limits are the limits every validation and plan change keeps.
+func (r *run) limits() plan.Limits { return r.lim }
+
+// ending reports whether the run is ending: it settles, summarizes or
+// has ended.
+func (r *run) ending() bool { return r.isEnding }
+
+// snapshotID is the snapshot of the workspace before execution, "" before
+// one was taken.
+func (r *run) snapshotID() string { return r.st.SnapshotID }
+
+// deadline is the reason the run's deadline gave once it passed, "" until
+// then.
+func (r *run) deadline() string { return r.passed }
+
+// recorded returns the run's recorded tools; before planning records
+// them, nothing.
+func (r *run) recorded() recorded {
+	return recorded{tools: r.st.Tools, rules: r.req.Approval.Rules}
+}
 
 // view is the run as the queries, the current details and the search
 // attributes read it: the state assembled from the parts (a few hundred

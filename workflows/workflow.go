@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -12,7 +11,6 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/view"
 )
 
 // PlanMode runs one task through the plan mode cycle, and Temporal's
@@ -93,70 +91,6 @@ func withHistoryBudget(events, bytes int) runOption {
 	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
 }
 
-// run is one PlanMode run, and the cycle that drives it: the phases in
-// the order they run (clarify, options, select, execute, summarize, end)
-// and continue-as-new. Its parts work beside it, each owning what it
-// writes: the workspace lease (lease), the executor (exec) that runs the
-// selected plan, the controls (ctl) that take the signals, updates and
-// queries, the notifier (hooks) that sends the webhooks, the chain that
-// decides when the run continues as new and what it hands on, and the
-// publisher (pub) that shows the run in search attributes and current
-// details.
-// Only the workflow's coroutines write; queries, validators and await
-// conditions only read.
-type run struct {
-	req        signals.StartRequest
-	opts       runOptions
-	workflowID string
-	namespace  string
-	task       plan.Task
-	prompts    activities.Prompts
-	// lim are the limits every validation and plan change keeps: the
-	// request's maxSteps and the built-in tools.
-	lim plan.Limits
-	// st is everything the run carries across continue-as-new, and the
-	// only place those values live: a continuation gets st whole (see
-	// checkpoint and newRun), so a field added to signals.Checkpoint
-	// cannot be forgotten on the way. Its fields are written by their
-	// owners: the executor writes Plan once prepare has handed it over,
-	// MaxConcurrent and BudgetWaived, its skip confirmations
-	// SkipConfirmations and SkipSeq; the lease Lease; the notifier
-	// NotifySeq and NoReceiver; the controls Rejected; the cycle the
-	// rest, Usage and LastError for everyone (addUsage, noteError).
-	st signals.Checkpoint
-
-	// The rest is transient. A run continues as new only at a step
-	// boundary of the executing phase or while it waits (for its
-	// workspace, a selection, a resume), once no handler or signal is in
-	// progress and no webhook delivery is in flight: every field below
-	// is then at its resting value, or rebuilt by the continuation.
-	clarify view.Clarification
-	sel     selectionState
-	// ending is set once the run is finishing: a deadline passing then
-	// changes nothing.
-	ending bool
-
-	lease *workspaceLease
-	gate  *gate
-	exec  *executor
-	ctl   *controls
-	hooks *notifier
-	chain *chain
-	pub   publisher
-}
-
-// selectionState says whether the run waits for a selection and whether a
-// refine is running; the options themselves are in st.Options.
-type selectionState struct {
-	waiting  bool
-	refining bool
-	// notified is the revision whose options a webhook announced.
-	notified int
-	// deadline is the selection deadline a continuation keeps waiting
-	// for, in place of a full timeout, until a refine restarts it.
-	deadline *time.Time
-}
-
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
 func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
@@ -178,7 +112,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		namespace:  info.Namespace,
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
 		lim:        plan.Limits{MaxSteps: req.Execution.MaxSteps, Tools: plan.BuiltinTools()},
-		st:         signals.Checkpoint{CycleState: signals.CycleState{Goal: req.Goal, StartedAt: workflow.Now(ctx)}},
+		st:         signals.CycleState{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
 	}
 	wire(r)
 	r.task = plan.Task{
@@ -201,28 +135,34 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 	return r
 }
 
-// wire gives r its parts and returns it.
+// wire gives r its parts, each with its state (empty until restore) and
+// the interfaces to the rest it asks, and returns r.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.gate = newGate(signals.ApprovalState{}, r.req.Approval)
-	r.exec = newExecutor(r, r.gate)
 	r.ctl = &controls{r: r}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
-	r.gate.run, r.gate.plans, r.gate.hooks, r.gate.pause = r, r.exec, r.hooks, r.ctl
 	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, heir: r}
+	r.gate = newGate(signals.ApprovalState{}, r.req.Approval)
+	r.exec = newExecutor(r.req, r.prompts, r.opts.budget,
+		execDeps{run: r, hooks: r.hooks, pause: r.ctl, chain: r.chain, inputs: &r.ctl.in, gate: r.gate})
+	r.gate.run, r.gate.plans, r.gate.hooks, r.gate.pause = r, r.exec, r.hooks, r.ctl
+	r.ctl.owners = owners{skips: r.exec.skips, plan: r.exec, approvals: r.gate, budget: r.exec.budget}
 	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
 		waitBusy: r.req.OnBusy == signals.OnBusyWait}
 	return r
 }
 
-// run registers the handlers and drives the phases to a Result.
+// run registers the handlers, drives the phases (phases) and ends the
+// run as they came out: a continue-as-new goes on in the continuation, a
+// workspace refused fails the run as an invalid request with no Result,
+// any other way ends with a Result (end).
 func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.ctl.register(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
 	if r.req.Fork != nil && r.req.Checkpoint == nil {
 		if err := r.forkFrom(ctx); err != nil {
-			return r.finish(ctx, signals.StatusFailed, err)
+			return r.end(ctx, signals.StatusFailed, err)
 		}
 	}
 	r.pub.resolveGoalAttr(ctx, r.req.Goal)
@@ -232,71 +172,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return signals.Result{}, err
 	}
 	countPlanStarted(ctx, r.req.Checkpoint != nil)
-	if r.req.Checkpoint != nil && r.st.Plan != nil {
-		// A continuation of the executing phase goes on executing.
-		r.publish(ctx)
-		return r.actAndFinish(ctx, work)
-	}
-	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
-		return r.resumeSelect(ctx, work)
-	}
-	tools := r.recordingTools(work)
-	if err := r.lease.acquire(work, r.snapshotFirst()); err != nil {
-		return r.leaseFailed(ctx, err)
-	}
-	if err := r.forkFiles(work); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	if err := r.recordTools(work, tools); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	if r.req.Plan != nil {
-		return r.runExternal(ctx, work)
-	}
-	answer, err := r.clarifyPhase(work)
-	if err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	if answer != "" {
-		return r.answered(ctx, answer), nil
-	}
-	if err := r.planPhase(work); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	return r.selectAndAct(ctx, work)
-}
-
-// selectAndAct waits for a selection, then executes the selected plan.
-func (r *run) selectAndAct(ctx, work workflow.Context) (signals.Result, error) {
-	if err := r.selectPhase(work); err != nil {
-		var c *selectionCancelled
-		var can *workflow.ContinueAsNewError
-		switch {
-		case errors.As(err, &can):
-			return signals.Result{}, err
-		case errors.As(err, &c):
-			return r.finish(ctx, signals.StatusCancelled, err)
-		}
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	if err := r.prepare(work); err != nil {
-		return r.finish(ctx, signals.StatusFailed, err)
-	}
-	return r.actAndFinish(ctx, work)
-}
-
-// resumeSelect goes on waiting for a selection in a run started by
-// continue-as-new: the options were announced, and the deadline stays.
-func (r *run) resumeSelect(ctx, work workflow.Context) (signals.Result, error) {
-	r.sel.notified = r.st.Options.Revision
-	r.sel.deadline = r.st.Options.SelectionTimeout
-	return r.selectAndAct(ctx, work)
-}
-
-// leaseFailed ends a run whose workspace could not be leased: a refused
-// workspace is an invalid request (no Result), a continue-as-new while
-// waiting goes on, anything else fails the run (or cancels it).
-func (r *run) leaseFailed(ctx workflow.Context, err error) (signals.Result, error) {
+	status, answer, err := r.phases(ctx, work)
 	var can *workflow.ContinueAsNewError
 	var refused *errWorkspaceRefused
 	switch {
@@ -306,19 +182,89 @@ func (r *run) leaseFailed(ctx workflow.Context, err error) (signals.Result, erro
 		countPlanFinished(ctx, signals.StatusFailed)
 		// The message says it all; the refusal is not repeated as a cause.
 		return signals.Result{}, temporal.NewNonRetryableApplicationError(refused.msg, signals.ErrorTypeInvalidRequest, nil)
+	case status == signals.StatusAnswered:
+		return r.endAnswered(ctx, answer)
 	}
-	return r.finish(ctx, signals.StatusFailed, fmt.Errorf("lease workspace: %w", err))
+	return r.end(ctx, status, err)
 }
 
-// actAndFinish executes the plan in work (ctx until the deadline) and
-// ends the run in ctx: continue-as-new when the executor asks for it,
-// otherwise a Result.
-func (r *run) actAndFinish(ctx, work workflow.Context) (signals.Result, error) {
+// phases drives the phases in work (ctx until the deadline), from where
+// the run stands to the end of execution, and says how the run comes out
+// of them: the status and the error it ends with, the answer when
+// clarification answered the goal outright, or the continue-as-new error.
+func (r *run) phases(ctx, work workflow.Context) (signals.Status, string, error) {
+	if r.req.Checkpoint != nil && r.exec.plan() != nil {
+		// A continuation of the executing phase goes on executing.
+		r.publish(ctx)
+		return r.act(work)
+	}
+	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
+		// The options were announced, and the selection deadline stays.
+		r.sel.notified = r.st.Options.Revision
+		r.sel.deadline = r.st.Options.SelectionTimeout
+		return r.selectAndAct(work)
+	}
+	tools := r.recordingTools(work)
+	if err := r.lease.acquire(work, r.snapshotFirst()); err != nil {
+		var can *workflow.ContinueAsNewError
+		var refused *errWorkspaceRefused
+		if !errors.As(err, &can) && !errors.As(err, &refused) {
+			err = fmt.Errorf("lease workspace: %w", err)
+		}
+		return signals.StatusFailed, "", err
+	}
+	if err := r.forkFiles(work); err != nil {
+		return signals.StatusFailed, "", err
+	}
+	if err := r.recordTools(work, tools); err != nil {
+		return signals.StatusFailed, "", err
+	}
+	if r.req.Plan != nil {
+		if err := r.adoptExternal(work); err != nil {
+			return signals.StatusFailed, "", err
+		}
+		if err := r.prepare(work); err != nil {
+			return signals.StatusFailed, "", err
+		}
+		return r.act(work)
+	}
+	answer, err := r.clarifyPhase(work)
+	if err != nil {
+		return signals.StatusFailed, "", err
+	}
+	if answer != "" {
+		return signals.StatusAnswered, answer, nil
+	}
+	if err := r.planPhase(work); err != nil {
+		return signals.StatusFailed, "", err
+	}
+	return r.selectAndAct(work)
+}
+
+// selectAndAct waits for a selection, then executes the selected plan. A
+// selection timeout with the cancel outcome cancels the run.
+func (r *run) selectAndAct(work workflow.Context) (signals.Status, string, error) {
+	if err := r.selectPhase(work); err != nil {
+		var c *selectionCancelled
+		if errors.As(err, &c) {
+			return signals.StatusCancelled, "", err
+		}
+		return signals.StatusFailed, "", err
+	}
+	if err := r.prepare(work); err != nil {
+		return signals.StatusFailed, "", err
+	}
+	return r.act(work)
+}
+
+// act executes the plan and says how execution came out (executor.outcome),
+// or returns the continue-as-new error the executor asked for.
+func (r *run) act(work workflow.Context) (signals.Status, string, error) {
 	err := r.exec.act(work)
 	var can *workflow.ContinueAsNewError
 	if errors.As(err, &can) {
-		return signals.Result{}, err
+		return signals.StatusFailed, "", err
 	}
 	status, runErr := r.exec.outcome(err)
-	return r.finish(ctx, status, runErr)
+	return status, "", runErr
 }
