@@ -42,6 +42,7 @@ type Config struct {
 	Metrics   Metrics   `mapstructure:"metrics"`
 	Tracing   Tracing   `mapstructure:"tracing"`
 	MCP       MCP       `mapstructure:"mcp"`
+	Serve     Serve     `mapstructure:"serve"`
 	// File is the configuration file read, "" when none.
 	File string `mapstructure:"-"`
 }

@@ -59,18 +59,23 @@ func AddWorkerFlags(fs *pflag.FlagSet) {
 }
 
 // BindFlags makes every known flag of fs override its key in v when the
-// flag is given.
+// flag is given: the key the flag's annotation names, else the key of
+// its name.
 func BindFlags(v *viper.Viper, fs *pflag.FlagSet) error {
-	for name, key := range flagKeys {
-		f := fs.Lookup(name)
-		if f == nil {
-			continue
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		key := flagKeys[f.Name]
+		if k := f.Annotations[flagKeyAnnotation]; len(k) == 1 {
+			key = k[0]
 		}
-		if err := v.BindPFlag(key, f); err != nil {
-			return fmt.Errorf("bind flag --%s: %w", name, err)
+		if key == "" || err != nil {
+			return
 		}
-	}
-	return nil
+		if e := v.BindPFlag(key, f); e != nil {
+			err = fmt.Errorf("bind flag --%s: %w", f.Name, e)
+		}
+	})
+	return err
 }
 
 // FromFlags builds the configuration from fs after it has been parsed: the

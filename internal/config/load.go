@@ -114,6 +114,9 @@ func NewViper() *viper.Viper {
 	for k, val := range approvalDefaults() {
 		v.SetDefault(k, val)
 	}
+	for k, val := range serveDefaults() {
+		v.SetDefault(k, val)
+	}
 	// llm.offline has no default on purpose: Load derives it when unset.
 
 	v.SetEnvPrefix(EnvPrefix)

@@ -70,6 +70,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Tracing.problems()...)
 	errs = append(errs, c.MCP.problems()...)
 	errs = append(errs, c.Approval.problems()...)
+	errs = append(errs, c.Serve.problems()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(errs, "; "))
 	}
