@@ -12,30 +12,54 @@ import (
 	"github.com/planmode/planmode/view"
 )
 
-// The controls of execution: pause, resume, edit-plan, confirm-skip and
-// rollback, each a validator that only reads and a handler that asks the
-// owner of what changes to change it.
-
 // controls take what arrives from outside the run: the signals and
-// updates people and services send, each validated, then applied by the
-// part that owns what it changes (register routes them through the inbox),
-// and the queries, answered from a view.Run when asked. They own the
-// pause and the inputs refused (signals.InputState).
+// updates people and services send, each routed (register) through the
+// inbox to the part that owns what it changes, which validates it,
+// reading only, and applies it; and the queries, answered from a view.Run
+// when asked. They own the pause, with its inputs pause and resume, and
+// the inputs refused (signals.InputState).
 type controls struct {
-	st signals.InputState
-	in inbox
-	r  *run
+	st    signals.InputState
+	in    inbox
+	run   controlRun
+	hooks announcer
 	owners
 }
 
+// controlRun is what the controls ask of the run: to show a change
+// (publish), the run as the queries read it, and its phase.
+type controlRun interface {
+	publish(ctx workflow.Context)
+	view() view.Run
+	phase() plan.Phase
+}
+
 // owners are the parts that own what the inputs change, as the controls
-// route to them: each validates its inputs, reading only, and applies
-// them.
+// route to them.
 type owners struct {
+	selection selectionInputs
+	answers   answerInputs
 	skips     skipInputs
 	plan      planInputs
 	approvals approvalInputs
 	budget    budgetInputs
+}
+
+// selectionInputs answer select-option, refine-plan and await-options
+// (the cycle's selection).
+type selectionInputs interface {
+	validateSelect(req signals.SelectOptionRequest) error
+	selectOption(ctx workflow.Context, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error)
+	validateRefine(req signals.RefinePlanRequest) error
+	refine(ctx workflow.Context, req signals.RefinePlanRequest) (signals.OptionsView, error)
+	validateAwaitOptions(req signals.AwaitOptionsRequest) error
+	awaitOptions(ctx workflow.Context, req signals.AwaitOptionsRequest) (signals.OptionsView, error)
+}
+
+// answerInputs answer answer-clarification (the cycle's clarification).
+type answerInputs interface {
+	validateAnswers(req signals.AnswerClarificationRequest) error
+	answer(ctx workflow.Context, req signals.AnswerClarificationRequest) (signals.ClarificationResponse, error)
 }
 
 // skipInputs answer confirm-skip (the executor's confirmations).
@@ -73,9 +97,9 @@ type budgetInputs interface {
 func (c *controls) register(ctx workflow.Context) error {
 	return errors.Join(
 		c.registerQueries(ctx),
-		listen(&c.in, ctx, signals.SelectOption, ignoreCtx(c.validateSelect), c.selectOption),
-		listen(&c.in, ctx, signals.RefinePlan, ignoreCtx(c.validateRefine), c.refine),
-		listen(&c.in, ctx, signals.AnswerClarification, ignoreCtx(c.validateAnswers), c.answer),
+		listen(&c.in, ctx, signals.SelectOption, ignoreCtx(c.selection.validateSelect), c.selection.selectOption),
+		listen(&c.in, ctx, signals.RefinePlan, ignoreCtx(c.selection.validateRefine), c.selection.refine),
+		listen(&c.in, ctx, signals.AnswerClarification, ignoreCtx(c.answers.validateAnswers), c.answers.answer),
 		listen(&c.in, ctx, signals.ConfirmSkip, ignoreCtx(c.skips.validateConfirm), c.skips.confirm),
 		listen(&c.in, ctx, signals.EditPlan, c.plan.validateEdit, c.plan.edit),
 		listen(&c.in, ctx, signals.Pause, ignoreCtx(c.validatePause), c.pause),
@@ -90,14 +114,14 @@ func (c *controls) register(ctx workflow.Context) error {
 		signals.RaiseBudget.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.budget.raise), ignoreCtx(c.budget.validateRaise)),
 		// Await-options is an update only: it exists to answer a caller
 		// that starts a run and waits for its options in one call.
-		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.awaitOptions), ignoreCtx(c.validateAwaitOptions)),
+		signals.AwaitOptions.SetUpdateHandler(ctx, carryHeartbeat(ctx, c.selection.awaitOptions), ignoreCtx(c.selection.validateAwaitOptions)),
 	)
 }
 
 // registerQueries registers the read-only queries. Each computes its
 // answer from a view of the run when it is asked, never before.
 func (c *controls) registerQueries(ctx workflow.Context) error {
-	r := c.r
+	r := c.run
 	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
 	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
 		return err
@@ -105,24 +129,17 @@ func (c *controls) registerQueries(ctx workflow.Context) error {
 	if err := signals.PlanQuery.SetHandler(ctx, func() (signals.PlanView, error) { return view.Plan(r.view()), nil }); err != nil {
 		return err
 	}
-	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.st.Options, nil }); err != nil {
+	if err := signals.OptionsQuery.SetHandler(ctx, func() (signals.OptionsView, error) { return r.view().State.Options, nil }); err != nil {
 		return err
 	}
 	return signals.PendingQuery.SetHandler(ctx, func() (signals.Pending, error) { return view.Pending(r.view()), nil })
 }
 
-// finishing reports whether the run is summarizing or over, when no
-// control input applies any more.
-func (c *controls) finishing() bool {
-	ph := c.r.st.Phase
-	return ph == plan.PhaseSummarizing || ph.Terminal()
-}
-
 // validatePause refuses to pause a paused or finishing run.
 func (c *controls) validatePause(req signals.ControlRequest) error {
-	switch {
-	case c.finishing():
-		return reject(signals.ErrorTypeWrongPhase, "cannot pause: the run is %s", c.r.st.Phase)
+	switch ph := c.run.phase(); {
+	case finishing(ph):
+		return reject(signals.ErrorTypeWrongPhase, "cannot pause: the run is %s", ph)
 	case c.st.Paused:
 		return reject(signals.ErrorTypeWrongPhase, "already paused")
 	}
@@ -132,14 +149,13 @@ func (c *controls) validatePause(req signals.ControlRequest) error {
 // pause stops the run at the next step boundary: running steps finish,
 // no new one starts.
 func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r := c.r
 	reason := req.Reason
 	if req.By != "" {
 		reason = fmt.Sprintf("%s (by %s)", orDash(req.Reason), req.By)
 	}
 	c.setPaused(ctx, true, reason)
-	r.publish(ctx)
-	r.hooks.change(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
+	c.run.publish(ctx)
+	c.hooks.change(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
 	return c.controlState(), nil
 }
 
@@ -154,17 +170,16 @@ func (c *controls) validateResume(req signals.ControlRequest) error {
 // resume lets a paused run go on. Resuming after a budget pause waives the
 // budget for the rest of the run.
 func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (signals.ControlState, error) {
-	r := c.r
 	c.setPaused(ctx, false, req.Reason)
 	c.budget.waive()
-	r.publish(ctx)
-	r.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
+	c.run.publish(ctx)
+	c.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
 	return c.controlState(), nil
 }
 
 // controlState answers pause and resume.
 func (c *controls) controlState() signals.ControlState {
-	return signals.ControlState{Phase: c.r.st.Phase, Mode: view.Mode(c.r.view()), Paused: c.st.Paused, Reason: c.st.PauseReason}
+	return signals.ControlState{Phase: c.run.phase(), Mode: view.Mode(c.run.view()), Paused: c.st.Paused, Reason: c.st.PauseReason}
 }
 
 // setPaused pauses or resumes the run for reason and keeps the paused

@@ -16,6 +16,12 @@ import (
 // the goal means, and a rewritten goal or a direct answer would contradict
 // the plan it sent.
 
+// planPhase generates the first options. It fails when no option is valid.
+func (r *run) planPhase(ctx workflow.Context) error {
+	r.setPhase(ctx, plan.PhasePlanning)
+	return r.sel.generate(ctx, "", nil)
+}
+
 // externalPlanID is the id of the plan a run with workflow id id was handed.
 func externalPlanID(id string) string { return id + "-external" }
 
@@ -38,19 +44,7 @@ func (r *run) adoptExternal(ctx workflow.Context) error {
 		Description: "the plan handed in with the start request",
 		Plan:        p,
 	}
-	ranked, err := plan.RankBy([]plan.Option{o}, r.req.Ranking)
-	if err != nil {
-		return fmt.Errorf("external plan: %w", err)
-	}
-	r.st.Options.Revision = 1
-	r.st.Options.Options = ranked
-	r.st.Options.Comparison = plan.CompareBy(ranked, r.req.Ranking)
-	r.st.Options.RecommendedID = signals.ExternalOptionID
-	r.st.Options.SelectedID = signals.ExternalOptionID
-	r.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
-		Message: fmt.Sprintf("external plan with %d step(s), run at once", len(p.Steps)),
-	})
-	return nil
+	return r.sel.adopt(ctx, o)
 }
 
 // snapshotFirst returns what the snapshot before execution takes when the

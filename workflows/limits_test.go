@@ -19,7 +19,7 @@ import (
 func openRun() *run {
 	r := selectedNotWoken()
 	r.st.Options.SelectedID = ""
-	r.clarify = view.Clarification{Questions: []string{"Which database?"}, Answers: map[string]string{}, Waiting: true}
+	r.clar.q = view.Clarification{Questions: []string{"Which database?"}, Answers: map[string]string{}, Waiting: true}
 	p := option("Only", plan.ComplexityLow, 0.9, llmSteps(2)...).Plan
 	p.ID = "p"
 	r.exec.st.Plan = &p
@@ -39,13 +39,13 @@ func TestOversizedInputsAreRejected(t *testing.T) {
 		want     string
 	}{
 		{"select feedback", func(r *run, s string) error {
-			return r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
+			return r.sel.validateSelect(signals.SelectOptionRequest{Rank: 1, Feedback: s})
 		}, "feedback"},
 		{"refine feedback", func(r *run, s string) error {
-			return r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: s})
+			return r.sel.validateRefine(signals.RefinePlanRequest{Feedback: s})
 		}, "feedback"},
 		{"clarification answer", func(r *run, s string) error {
-			return r.ctl.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
+			return r.clar.validateAnswers(signals.AnswerClarificationRequest{Answers: map[string]string{"1": s}})
 		}, `answer to "1"`},
 		{"confirm-skip note", func(r *run, s string) error {
 			return r.exec.skips.validateConfirm(signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: true, Note: s})

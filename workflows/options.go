@@ -8,45 +8,26 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
 )
-
-// planPhase generates the first options. It fails when no option is valid.
-func (r *run) planPhase(ctx workflow.Context) error {
-	r.setPhase(ctx, plan.PhasePlanning)
-	return r.generate(ctx, "", nil)
-}
 
 // generate asks for a new revision of options, validates them (asking once
 // again for the invalid ones), ranks and compares the valid ones (by the
 // request's ranking criteria when it has some), and stores them. On error
 // the previous options stay as they were.
-func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Option) error {
-	rev := r.st.Options.Revision + 1
-	in := activities.OptionsInput{
-		Task:     r.task,
-		Goal:     r.st.Goal,
-		Count:    r.req.OptionCount,
-		Revision: rev,
-		Feedback: feedback,
-		Previous: previous,
-		Template: r.req.Template,
-		MaxSteps: r.req.Execution.MaxSteps,
-		Prompts:  r.prompts,
-		MCPTools: r.recorded().planTools(),
-		Inspect:  r.recorded().inspectMCP(),
-		Files:    r.exec.filesRef(),
-	}
+func (s *selection) generate(ctx workflow.Context, feedback string, previous []plan.Option) error {
+	rev := s.opts.Revision + 1
+	in := s.run.optionsInput()
+	in.Revision, in.Feedback, in.Previous = rev, feedback, previous
 	out, err := generateOptions(ctx, in, fmt.Sprintf("generate options r%d", rev))
 	if err != nil {
 		return fmt.Errorf("generate options: %w", err)
 	}
-	r.addUsage(out.Usage)
+	s.run.addUsage(out.Usage)
 	seq := 0
-	valid, invalid := r.vet(ctx, out.Options, rev, &seq, nil)
+	valid, invalid := s.vet(ctx, out.Options, rev, &seq, nil)
 	var dropped []plan.DroppedOption
 	if len(invalid) > 0 {
-		more, stillInvalid, err := r.regenerate(ctx, in, invalid, rev, &seq, valid)
+		more, stillInvalid, err := s.regenerate(ctx, in, invalid, rev, &seq, valid)
 		if err != nil {
 			return err
 		}
@@ -56,22 +37,22 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 	if len(valid) == 0 {
 		return fmt.Errorf("generate options: no valid option (%d dropped: %s)", len(dropped), dropReasons(dropped))
 	}
-	ranked, err := plan.RankBy(valid, r.req.Ranking)
+	ranked, err := plan.RankBy(valid, s.ranking)
 	if err != nil {
 		return fmt.Errorf("generate options: %w", err)
 	}
-	r.st.Options.Revision = rev
-	r.st.Options.Options = ranked
-	r.st.Options.Comparison = plan.CompareBy(ranked, r.req.Ranking)
-	r.st.Options.Dropped = dropped
-	r.st.Options.SelectedID = ""
-	r.st.Options.RecommendedID = ""
-	if o, ok := recommended(r.st.Options); ok {
-		r.st.Options.RecommendedID = o.ID
+	s.opts.Revision = rev
+	s.opts.Options = ranked
+	s.opts.Comparison = plan.CompareBy(ranked, s.ranking)
+	s.opts.Dropped = dropped
+	s.opts.SelectedID = ""
+	s.opts.RecommendedID = ""
+	if o, ok := recommended(*s.opts); ok {
+		s.opts.RecommendedID = o.ID
 	}
-	r.publish(ctx)
-	r.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
-		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, r.st.Options.RecommendedID),
+	s.run.publish(ctx)
+	s.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
+		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, s.opts.RecommendedID),
 	})
 	return nil
 }
@@ -79,7 +60,7 @@ func (r *run) generate(ctx workflow.Context, feedback string, previous []plan.Op
 // regenerate asks once for corrections of the invalid options. A failed
 // retry is not fatal: the invalid options are simply dropped, unless the
 // run was cancelled.
-func (r *run) regenerate(ctx workflow.Context, in activities.OptionsInput, invalid []plan.DroppedOption, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption, error) {
+func (s *selection) regenerate(ctx workflow.Context, in activities.OptionsInput, invalid []plan.DroppedOption, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption, error) {
 	in.Invalid = invalid
 	in.Count = len(invalid)
 	out, err := generateOptions(ctx, in, fmt.Sprintf("regenerate %d invalid options r%d", len(invalid), rev))
@@ -87,31 +68,32 @@ func (r *run) regenerate(ctx workflow.Context, in activities.OptionsInput, inval
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		r.noteError(fmt.Sprintf("regenerate invalid options: %v", err))
+		s.run.noteError(fmt.Sprintf("regenerate invalid options: %v", err))
 		return nil, nil, nil
 	}
-	r.addUsage(out.Usage)
-	valid, stillInvalid := r.vet(ctx, out.Options, rev, seq, taken)
+	s.run.addUsage(out.Usage)
+	valid, stillInvalid := s.vet(ctx, out.Options, rev, seq, taken)
 	return valid, markDropped(stillInvalid, "still invalid after one retry"), nil
 }
 
 // vet gives each option and its plan a deterministic id when the activity
 // left it empty (or reused one, taken included), then splits the options into valid ones
 // and the reasons of the invalid ones.
-func (r *run) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption) {
+func (s *selection) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, taken []plan.Option) ([]plan.Option, []plan.DroppedOption) {
 	var valid []plan.Option
 	var invalid []plan.DroppedOption
 	now := workflow.Now(ctx)
+	lim := s.run.limits()
 	for _, o := range opts {
 		*seq++
 		if o.ID == "" || idTaken(o.ID, taken) || idTaken(o.ID, valid) {
 			o.ID = fmt.Sprintf("r%d-o%d", rev, *seq)
 		}
 		if o.Plan.ID == "" {
-			o.Plan.ID = fmt.Sprintf("%s-r%d-o%d", r.workflowID, rev, *seq)
+			o.Plan.ID = fmt.Sprintf("%s-r%d-o%d", s.workflowID, rev, *seq)
 		}
 		if o.Plan.TaskID == "" {
-			o.Plan.TaskID = r.task.ID
+			o.Plan.TaskID = s.workflowID
 		}
 		if o.Plan.CreatedAt.IsZero() {
 			o.Plan.CreatedAt = now
@@ -119,7 +101,7 @@ func (r *run) vet(ctx workflow.Context, opts []plan.Option, rev int, seq *int, t
 		if o.Title == "" {
 			o.Title = o.Plan.Title
 		}
-		res := plan.Validate(o.Plan, r.lim)
+		res := plan.Validate(o.Plan, lim)
 		if !res.Valid {
 			invalid = append(invalid, plan.DroppedOption{Title: o.Title, Reason: "invalid plan", Issues: issueTexts(res.Errors)})
 			continue
@@ -169,17 +151,4 @@ func issueTexts(issues []plan.Issue) []string {
 		out = append(out, fmt.Sprintf("%s: %s", i.Code, i.Message))
 	}
 	return out
-}
-
-// recommended returns the recommended option of opts, or the first one.
-func recommended(opts signals.OptionsView) (plan.Option, bool) {
-	for _, o := range opts.Options {
-		if o.Recommended {
-			return o, true
-		}
-	}
-	if len(opts.Options) > 0 {
-		return opts.Options[0], true
-	}
-	return plan.Option{}, false
 }

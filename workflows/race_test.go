@@ -16,8 +16,7 @@ import (
 // runs the workflow between every two inputs, so only this state shows
 // the race.
 func selectedNotWoken() *run {
-	return wire(&run{
-		sel: selectionState{waiting: true},
+	r := wire(&run{
 		st: signals.CycleState{
 			Phase: plan.PhaseAwaitingSelection,
 			Options: signals.OptionsView{
@@ -30,6 +29,8 @@ func selectedNotWoken() *run {
 			},
 		},
 	})
+	r.sel.waiting = true
+	return r
 }
 
 func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
@@ -37,9 +38,9 @@ func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 		name     string
 		validate func(r *run) error
 	}{
-		{"second select by rank", func(r *run) error { return r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
-		{"second select by id", func(r *run) error { return r.ctl.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
-		{"refine", func(r *run) error { return r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
+		{"second select by rank", func(r *run) error { return r.sel.validateSelect(signals.SelectOptionRequest{Rank: 2}) }},
+		{"second select by id", func(r *run) error { return r.sel.validateSelect(signals.SelectOptionRequest{OptionID: "r1-o1"}) }},
+		{"refine", func(r *run) error { return r.sel.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,8 +56,8 @@ func TestInputsAfterASelectionInTheSameTaskAreRejected(t *testing.T) {
 func TestSelectionValidatorsStillAcceptBeforeASelection(t *testing.T) {
 	r := selectedNotWoken()
 	r.st.Options.SelectedID = ""
-	assert.NoError(t, r.ctl.validateSelect(signals.SelectOptionRequest{Rank: 2}))
-	assert.NoError(t, r.ctl.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
+	assert.NoError(t, r.sel.validateSelect(signals.SelectOptionRequest{Rank: 2}))
+	assert.NoError(t, r.sel.validateRefine(signals.RefinePlanRequest{Feedback: "cheaper"}))
 }
 
 func TestSecondConfirmationOfASkipSaysItIsAnswered(t *testing.T) {

@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -19,71 +18,71 @@ type selectionCancelled struct{ reason string }
 
 func (e *selectionCancelled) Error() string { return e.reason }
 
-// selectPhase waits for a selection according to the policy: auto takes
-// the recommended option at once; manual waits for select-option, with an
+// await waits for a selection according to the policy: auto takes the
+// recommended option at once; manual waits for select-option, with an
 // optional timeout whose outcome is the recommended option or a
 // cancellation. A refine restarts the wait with a full timeout. The wait
 // is a safe point to continue as new (chain.due): then it returns the
 // continue-as-new error.
-func (r *run) selectPhase(ctx workflow.Context) (err error) {
-	if r.req.Selection.Mode == signals.SelectAuto {
-		o, _ := recommended(r.st.Options)
-		r.st.Options.SelectedID = o.ID
-		r.publish(ctx)
+func (s *selection) await(ctx workflow.Context) (err error) {
+	if s.policy.Mode == signals.SelectAuto {
+		o, _ := recommended(*s.opts)
+		s.opts.SelectedID = o.ID
+		s.run.publish(ctx)
 		return nil
 	}
-	r.setPhase(ctx, plan.PhaseAwaitingSelection)
-	r.sel.waiting = true
+	s.run.setPhase(ctx, plan.PhaseAwaitingSelection)
+	s.waiting = true
 	defer func() {
 		var can *workflow.ContinueAsNewError
 		if errors.As(err, &can) {
 			return // the continuation waits on
 		}
-		r.sel.waiting = false
-		r.st.Options.SelectionTimeout = nil
-		r.publish(ctx)
+		s.waiting = false
+		s.opts.SelectionTimeout = nil
+		s.run.publish(ctx)
 	}()
-	for r.st.Options.SelectedID == "" {
-		if r.sel.notified != r.st.Options.Revision {
-			r.sel.notified = r.st.Options.Revision
-			r.hooks.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
-				Message: fmt.Sprintf("choose one of %d option(s)", len(r.st.Options.Options)), Selection: view.Pending(r.view()).Selection,
+	for s.opts.SelectedID == "" {
+		if s.notified != s.opts.Revision {
+			s.notified = s.opts.Revision
+			s.hooks.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
+				Message: fmt.Sprintf("choose one of %d option(s)", len(s.opts.Options)), Selection: view.Pending(s.run.view()).Selection,
 			})
 		}
-		timedOut, err := r.awaitSelection(ctx)
+		timedOut, err := s.wait(ctx)
 		if err != nil {
 			return err
 		}
 		if timedOut {
-			return r.selectionTimedOut(ctx)
+			return s.timedOut()
 		}
 	}
 	return nil
 }
 
-// awaitSelection waits for a selection, a new revision or the timeout; a
-// refine in progress holds the timeout off. It reports a timeout. When the
-// run should continue as new it does, unless a selection came first.
-func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
-	rev := r.st.Options.Revision
+// wait waits for a selection, a new revision or the timeout; a refine in
+// progress holds the timeout off. It reports a timeout. When the run
+// should continue as new it does, unless a selection came first.
+func (s *selection) wait(ctx workflow.Context) (bool, error) {
+	rev := s.opts.Revision
 	changed := func() bool {
-		return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev || r.sel.refining || r.chain.due(ctx)
+		return s.opts.SelectedID != "" || s.opts.Revision != rev || s.refining || s.chain.due(ctx)
 	}
-	t := r.req.Selection.Timeout.D()
+	t := s.policy.Timeout.D()
 	ok := true
 	var err error
 	if t <= 0 {
-		r.publish(ctx)
+		s.run.publish(ctx)
 		err = workflow.Await(ctx, changed)
 	} else {
 		dl := workflow.Now(ctx).Add(t)
-		if r.sel.deadline != nil {
+		if s.deadline != nil {
 			// A continuation waits for the deadline its first wait set.
-			dl, t = *r.sel.deadline, r.sel.deadline.Sub(workflow.Now(ctx))
-			r.sel.deadline = nil
+			dl, t = *s.deadline, s.deadline.Sub(workflow.Now(ctx))
+			s.deadline = nil
 		}
-		r.st.Options.SelectionTimeout = &dl
-		r.publish(ctx)
+		s.opts.SelectionTimeout = &dl
+		s.run.publish(ctx)
 		if t <= 0 {
 			ok = changed()
 		} else {
@@ -93,60 +92,67 @@ func (r *run) awaitSelection(ctx workflow.Context) (bool, error) {
 	if err != nil || !ok {
 		return !ok, err
 	}
-	if r.chain.due(ctx) && r.st.Options.SelectedID == "" {
+	if s.chain.due(ctx) && s.opts.SelectedID == "" {
 		// A refine that ran meanwhile stays here to announce its options.
-		return false, r.chain.continueAsNew(ctx, func() bool {
-			return r.st.Options.SelectedID != "" || r.st.Options.Revision != rev
+		return false, s.chain.continueAsNew(ctx, func() bool {
+			return s.opts.SelectedID != "" || s.opts.Revision != rev
 		})
 	}
-	if r.sel.refining {
-		r.st.Options.SelectionTimeout = nil
-		r.publish(ctx)
-		return false, workflow.Await(ctx, func() bool { return !r.sel.refining })
+	if s.refining {
+		s.opts.SelectionTimeout = nil
+		s.run.publish(ctx)
+		return false, workflow.Await(ctx, func() bool { return !s.refining })
 	}
 	return false, nil
 }
 
-// selectionTimedOut applies the timeout outcome.
-func (r *run) selectionTimedOut(ctx workflow.Context) error {
-	if r.req.Selection.OnTimeout == signals.OnTimeoutCancel {
-		return &selectionCancelled{reason: fmt.Sprintf("no option selected within %s", r.req.Selection.Timeout)}
+// timedOut applies the timeout outcome.
+func (s *selection) timedOut() error {
+	if s.policy.OnTimeout == signals.OnTimeoutCancel {
+		return &selectionCancelled{reason: fmt.Sprintf("no option selected within %s", s.policy.Timeout)}
 	}
-	o, _ := recommended(r.st.Options)
-	r.st.Options.SelectedID = o.ID
-	r.st.Options.Feedback = append(r.st.Options.Feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", r.req.Selection.Timeout))
+	o, _ := recommended(*s.opts)
+	s.opts.SelectedID = o.ID
+	s.opts.Feedback = append(s.opts.Feedback, fmt.Sprintf("selection timed out after %s: took the recommended option", s.policy.Timeout))
 	return nil
 }
 
-// choose records the selection of o, with the caller's feedback.
-func (r *run) choose(ctx workflow.Context, o plan.Option, feedback string) {
-	r.st.Options.SelectedID = o.ID
-	if fb := strings.TrimSpace(feedback); fb != "" {
-		r.st.Options.Feedback = append(r.st.Options.Feedback, fb)
+// refine generates a new revision of options from the feedback while the
+// selection waits, and answers it; no selection is taken meanwhile. When
+// it fails the previous options stay and the wait goes on.
+func (s *selection) refine(ctx workflow.Context, req signals.RefinePlanRequest) (signals.OptionsView, error) {
+	s.refining = true
+	s.opts.Feedback = append(s.opts.Feedback, req.Feedback)
+	s.run.publish(ctx)
+	err := s.generate(ctx, req.Feedback, s.opts.Options)
+	s.refining = false
+	s.run.publish(ctx)
+	if err != nil {
+		return signals.OptionsView{}, fmt.Errorf("refine: %w", err)
 	}
-	r.publish(ctx)
+	return *s.opts, nil
 }
 
-// refine generates a new revision of options from feedback while the
-// selection waits; no selection is taken meanwhile. On error the previous
-// options stay.
-func (r *run) refine(ctx workflow.Context, feedback string) error {
-	r.sel.refining = true
-	r.st.Options.Feedback = append(r.st.Options.Feedback, feedback)
-	r.publish(ctx)
-	err := r.generate(ctx, feedback, r.st.Options.Options)
-	r.sel.refining = false
-	r.publish(ctx)
-	return err
+// awaitOptions answers the options once they exist and no refine is
+// running. It fails when the run ends without options (a direct answer, no
+// valid option).
+func (s *selection) awaitOptions(ctx workflow.Context, _ signals.AwaitOptionsRequest) (signals.OptionsView, error) {
+	ready := func() bool { return (s.opts.Revision > 0 && !s.refining) || finishing(s.run.phase()) }
+	if err := workflow.Await(ctx, ready); err != nil {
+		return signals.OptionsView{}, err
+	}
+	if s.opts.Revision == 0 {
+		return signals.OptionsView{}, fmt.Errorf("the run ended without options (phase %s)", s.run.phase())
+	}
+	return *s.opts, nil
 }
 
 // prepare takes the selected option's plan and snapshots the workspace
 // (every first run has one, see newRun), so that rollback can restore it;
 // a plan handed in with the request has its snapshot from the lease
-// (run.snapshotFirst).
-// From here on the plan is the executor's.
+// (run.snapshotFirst). From here on the plan is the executor's.
 func (r *run) prepare(ctx workflow.Context) error {
-	o, ok := optionByID(r.st.Options, r.st.Options.SelectedID)
+	o, ok := r.sel.selected()
 	if !ok {
 		return fmt.Errorf("selected option %q not found", r.st.Options.SelectedID)
 	}
@@ -170,14 +176,4 @@ func (r *run) prepare(ctx workflow.Context) error {
 	r.st.SnapshotID = out.SnapshotID
 	r.exec.useFiles(out.Manifest)
 	return nil
-}
-
-// optionByID returns the option of opts with id.
-func optionByID(opts signals.OptionsView, id string) (plan.Option, bool) {
-	for _, o := range opts.Options {
-		if o.ID == id {
-			return o, true
-		}
-	}
-	return plan.Option{}, false
 }

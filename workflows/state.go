@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"time"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -43,8 +41,8 @@ type run struct {
 	// workspace, a selection, a resume), once no handler or signal is in
 	// progress and no webhook delivery is in flight: every field below
 	// is then at its resting value, or rebuilt by the continuation.
-	clarify view.Clarification
-	sel     selectionState
+	clar *clarification
+	sel  *selection
 	// isEnding is set once the run is ending: a deadline passing then
 	// changes nothing.
 	isEnding bool
@@ -58,18 +56,6 @@ type run struct {
 	hooks *notifier
 	chain *chain
 	pub   publisher
-}
-
-// selectionState says whether the run waits for a selection and whether a
-// refine is running; the options themselves are in st.Options.
-type selectionState struct {
-	waiting  bool
-	refining bool
-	// notified is the revision whose options a webhook announced.
-	notified int
-	// deadline is the selection deadline a continuation keeps waiting
-	// for, in place of a full timeout, until a refine restarts it.
-	deadline *time.Time
 }
 
 // The cycle's own writes that every part asks for (reporter), and what the
@@ -152,6 +138,27 @@ func (r *run) usage() plan.Usage { return r.st.Usage }
 // limits are the limits every validation and plan change keeps.
 func (r *run) limits() plan.Limits { return r.lim }
 
+// planned reports whether the cycle handed a plan to the executor.
+func (r *run) planned() bool { return r.exec.plan() != nil }
+
+// optionsInput is what a request for options starts from: the task, the
+// clarified goal, the request's template, count and bounds, the recorded
+// MCP tools the plan may name and inspect, and the files.
+func (r *run) optionsInput() activities.OptionsInput {
+	k := r.recorded()
+	return activities.OptionsInput{
+		Task:     r.task,
+		Goal:     r.st.Goal,
+		Count:    r.req.OptionCount,
+		Template: r.req.Template,
+		MaxSteps: r.req.Execution.MaxSteps,
+		Prompts:  r.prompts,
+		MCPTools: k.planTools(),
+		Inspect:  k.inspectMCP(),
+		Files:    r.exec.filesRef(),
+	}
+}
+
 // ending reports whether the run is ending: it settles, summarizes or
 // has ended.
 func (r *run) ending() bool { return r.isEnding }
@@ -182,7 +189,7 @@ func (r *run) view() view.Run {
 		Request:       &r.req,
 		WorkflowID:    r.workflowID,
 		Namespace:     r.namespace,
-		Clarify:       r.clarify,
+		Clarify:       r.clar.q,
 		Selecting:     r.sel.waiting,
 		Refining:      r.sel.refining,
 		WorkspaceWait: r.lease.wait,

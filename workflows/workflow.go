@@ -139,14 +139,17 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 // the interfaces to the rest it asks, and returns r.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.ctl = &controls{r: r}
+	r.ctl = &controls{run: r, hooks: r.hooks}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
 	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, heir: r}
 	r.gate = newGate(signals.ApprovalState{}, r.req.Approval)
 	r.exec = newExecutor(r.req, r.prompts, r.opts.budget,
 		execDeps{run: r, hooks: r.hooks, pause: r.ctl, chain: r.chain, inputs: &r.ctl.in, gate: r.gate})
 	r.gate.run, r.gate.plans, r.gate.hooks, r.gate.pause = r, r.exec, r.hooks, r.ctl
-	r.ctl.owners = owners{skips: r.exec.skips, plan: r.exec, approvals: r.gate, budget: r.exec.budget}
+	r.clar = &clarification{timeout: r.req.Clarify.Timeout.D(), run: r, hooks: r.hooks}
+	r.sel = &selection{opts: &r.st.Options, policy: r.req.Selection, ranking: r.req.Ranking, workflowID: r.workflowID,
+		run: r, hooks: r.hooks, chain: r.chain}
+	r.ctl.owners = owners{selection: r.sel, answers: r.clar, skips: r.exec.skips, plan: r.exec, approvals: r.gate, budget: r.exec.budget}
 	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
 		waitBusy: r.req.OnBusy == signals.OnBusyWait}
 	return r
@@ -199,9 +202,7 @@ func (r *run) phases(ctx, work workflow.Context) (signals.Status, string, error)
 		return r.act(work)
 	}
 	if r.req.Checkpoint != nil && r.st.Phase == plan.PhaseAwaitingSelection {
-		// The options were announced, and the selection deadline stays.
-		r.sel.notified = r.st.Options.Revision
-		r.sel.deadline = r.st.Options.SelectionTimeout
+		r.sel.resume()
 		return r.selectAndAct(work)
 	}
 	tools := r.recordingTools(work)
@@ -244,7 +245,7 @@ func (r *run) phases(ctx, work workflow.Context) (signals.Status, string, error)
 // selectAndAct waits for a selection, then executes the selected plan. A
 // selection timeout with the cancel outcome cancels the run.
 func (r *run) selectAndAct(work workflow.Context) (signals.Status, string, error) {
-	if err := r.selectPhase(work); err != nil {
+	if err := r.sel.await(work); err != nil {
 		var c *selectionCancelled
 		if errors.As(err, &c) {
 			return signals.StatusCancelled, "", err
