@@ -43,12 +43,6 @@ type budgetRun interface {
 	phase() plan.Phase
 }
 
-// Budget kinds as Result.BudgetExceeded reports them.
-const (
-	budgetTokens = "tokens"
-	budgetCost   = "cost"
-)
-
 // inForce returns the budget in force: the one raise-budget set, else the
 // request's.
 func (b *budget) inForce() signals.Budget {

@@ -12,7 +12,7 @@ type goalAttrState struct {
 	published bool
 }
 
-// resolveGoalAttr asks the worker, once per run and before anything is
+// resolve asks the worker, once per run and before anything is
 // published, what PlanGoal holds for goal: the goal, or, on a worker that encrypts
 // payloads, a keyed digest of it (activities.Activities.GoalAttr). Search
 // attributes are never encrypted, so the workflow cannot write the goal
@@ -25,7 +25,7 @@ type goalAttrState struct {
 // get an answer sets no PlanGoal rather than the plaintext. The caller
 // passes the request's goal, not a clarified one: it is what a client
 // searches for, and every run of the chain carries it.
-func (p *publisher) resolveGoalAttr(ctx workflow.Context, goal string) {
+func (g *goalAttrState) resolve(ctx workflow.Context, goal string) {
 	ctx = workerCtx(ctx, "the PlanGoal value")
 	var out activities.GoalAttrOutput
 	err := workflow.ExecuteLocalActivity(ctx, a.GoalAttr, activities.GoalAttrInput{Goal: goal}).Get(ctx, &out)
@@ -33,11 +33,11 @@ func (p *publisher) resolveGoalAttr(ctx workflow.Context, goal string) {
 		workflow.GetLogger(ctx).Warn("PlanGoal left unset: the worker did not say what it holds", "error", err)
 		return
 	}
-	p.goal.value = out.Value
+	g.value = out.Value
 }
 
-// goalAttrDue returns the PlanGoal value publish sets now, if any: what
-// resolveGoalAttr got, once.
-func (p *publisher) goalAttrDue() (string, bool) {
-	return p.goal.value, p.goal.value != "" && !p.goal.published
+// due returns the PlanGoal value publish sets now, if any: what resolve
+// got, once.
+func (g goalAttrState) due() (string, bool) {
+	return g.value, g.value != "" && !g.published
 }

@@ -2,6 +2,14 @@ package workflows
 
 import "github.com/planmode/planmode/plan"
 
+// Budget kinds as Result.BudgetExceeded reports them: the kinds of the
+// halts for a budget.
+const (
+	budgetTokens  = "tokens"
+	budgetCost    = "cost"
+	budgetHistory = "history"
+)
+
 // haltKind says why execution stopped starting steps. The budget kinds
 // are the values of signals.Result.BudgetExceeded.
 type haltKind string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/signals"
@@ -51,10 +52,6 @@ type historyBudget struct {
 // for the summary and the end.
 var defaultHistoryBudget = historyBudget{events: 25_000, bytes: 25 << 20}
 
-// budgetHistory is Result.BudgetExceeded when the history budget stopped
-// the run.
-const budgetHistory = "history"
-
 // historyExhausted returns why the history is past budget b, or "" when
 // it is not.
 func historyExhausted(ctx workflow.Context, b historyBudget) string {
@@ -65,4 +62,9 @@ func historyExhausted(ctx workflow.Context, b historyBudget) string {
 			"the plan stops long before Temporal would terminate it", n, size, b.events, b.bytes)
 	}
 	return ""
+}
+
+// invalidRequest fails the workflow for err, without retries.
+func invalidRequest(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), signals.ErrorTypeInvalidRequest, err)
 }

@@ -139,16 +139,3 @@ func dropReasons(ds []plan.DroppedOption) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// issueTexts renders validation issues as "CODE [step]: message".
-func issueTexts(issues []plan.Issue) []string {
-	out := make([]string, 0, len(issues))
-	for _, i := range issues {
-		if i.StepID != "" {
-			out = append(out, fmt.Sprintf("%s [%s]: %s", i.Code, i.StepID, i.Message))
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s: %s", i.Code, i.Message))
-	}
-	return out
-}

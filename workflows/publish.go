@@ -25,9 +25,15 @@ type publisher struct {
 	progressAt time.Time
 	flush      workflow.CancelFunc
 	// goal is what PlanGoal holds, asked of the worker at the start of
-	// every run (resolveGoalAttr).
+	// every run (goalAttrState.resolve).
 	goal    goalAttrState
 	details shownDetails
+}
+
+// resolveGoal asks the worker what PlanGoal holds for goal, once per run
+// and before anything is published (goalAttrState.resolve).
+func (p *publisher) resolveGoal(ctx workflow.Context, goal string) {
+	p.goal.resolve(ctx, goal)
 }
 
 // progressEvery bounds how often PlanProgress alone is upserted. An
@@ -111,8 +117,8 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started i
 	}
 	// Set by the workflow, not by the client that starts the run, so
 	// that a plan started by any client (another SDK, the temporal CLI)
-	// is found by its goal; see resolveGoalAttr.
-	goal, setGoal := p.goalAttrDue()
+	// is found by its goal; see goalAttrState.resolve.
+	goal, setGoal := p.goal.due()
 	if setGoal {
 		ups = append(ups, signals.GoalAttr.ValueSet(goal))
 	}

@@ -57,32 +57,6 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 	return e.applyReflection(ctx, refl)
 }
 
-// compactAll compacts every done step's result in p (nil: no plan yet):
-// before the state is handed on or the Result returned, when no step
-// waits for its reflection.
-func compactAll(p *plan.Plan) {
-	if p == nil {
-		return
-	}
-	for i := range p.Steps {
-		compact(p, &p.Steps[i])
-	}
-}
-
-// compact cuts step s's result to what p keeps of a done step
-// (plan.Plan.CompactResult). That looks up the step and searches the plan
-// for a skip condition reading its output, both walks of the plan: it is
-// asked only when the result is longer than what the plan keeps, which
-// after its reflection no result is.
-func compact(p *plan.Plan, s *plan.Step) {
-	if s == nil || s.Result == nil {
-		return
-	}
-	if len(s.Result.Output) > plan.KeptOutputBytes || len(s.Result.Error) > plan.KeptErrorBytes {
-		p.CompactResult(s.ID)
-	}
-}
-
 // applyReflection carries out a reflection's decision. Changes that fail
 // are recorded as rejected reflection inputs; execution goes on. A
 // reflection that finds the goal met halts execution: every pending step
@@ -156,19 +130,6 @@ func (e *executor) changePlan(ctx workflow.Context, fn func(*plan.Plan) error) e
 	return nil
 }
 
-// tryChange is changePlan's dry run on p within lim: it returns the
-// changed clone.
-func tryChange(p *plan.Plan, lim plan.Limits, fn func(*plan.Plan) error) (plan.Plan, error) {
-	c := p.Clone()
-	if err := fn(&c); err != nil {
-		return plan.Plan{}, err
-	}
-	if res := plan.Validate(c, lim); !res.Valid {
-		return plan.Plan{}, fmt.Errorf("the changed plan is invalid: %s", strings.Join(issueTexts(res.Errors), "; "))
-	}
-	return c, nil
-}
-
 // rejectReflection records a reflection decision that could not apply.
 func (e *executor) rejectReflection(ctx workflow.Context, refl plan.Reflection, err error) {
 	e.inputs.record(ctx, signals.Rejection{
@@ -176,15 +137,4 @@ func (e *executor) rejectReflection(ctx workflow.Context, refl plan.Reflection, 
 		Name:   fmt.Sprintf("%s:%s", reflectionInput, refl.Decision),
 		Reason: err.Error(),
 	})
-}
-
-// pendingOf keeps the ids of p's steps that are still pending.
-func pendingOf(p *plan.Plan, ids []string) []string {
-	var out []string
-	for _, id := range ids {
-		if s := p.StepByID(id); s != nil && s.Status == plan.StepPending {
-			out = append(out, id)
-		}
-	}
-	return out
 }

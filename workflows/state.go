@@ -9,6 +9,38 @@ import (
 	"github.com/planmode/planmode/view"
 )
 
+// defaultHistoryLimit is the history length past which a run continues as
+// new at the next step boundary, whatever the server suggests.
+const defaultHistoryLimit = 10000
+
+// runOptions tune a run; the zero value is not used, see newRun.
+type runOptions struct {
+	historyLimit int
+	budget       historyBudget
+	// signalLimit is how many signals a run receives before it continues
+	// as new at its next safe point.
+	signalLimit int
+}
+
+// runOption changes one run option.
+type runOption func(*runOptions)
+
+// withHistoryLimit sets the history length that triggers continue-as-new.
+func withHistoryLimit(n int) runOption {
+	return func(o *runOptions) { o.historyLimit = n }
+}
+
+// withSignalLimit sets how many signals make a run continue as new.
+func withSignalLimit(n int) runOption {
+	return func(o *runOptions) { o.signalLimit = n }
+}
+
+// withHistoryBudget sets the history length and size (bytes) past which a
+// step stops, see historyBudget.
+func withHistoryBudget(events, bytes int) runOption {
+	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
+}
+
 // run is one PlanMode run, and the cycle that drives it: the phases in
 // the order they run (clarify, options, select, execute, summarize, end)
 // and continue-as-new. Its parts work beside it, each owning what it

@@ -48,48 +48,11 @@ func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption)
 	return r.run(ctx)
 }
 
-// invalidRequest fails the workflow for err, without retries.
-func invalidRequest(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), signals.ErrorTypeInvalidRequest, err)
-}
-
 // errForeignCheckpoint refuses a checkpoint a run did not hand on. A
 // checkpoint is the state a run hands its own continuation; restoring one
 // a caller wrote would report steps done that never ran. Only a continued
 // run (it has a ContinuedExecutionRunID) accepts one.
 var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue-as-new")
-
-// defaultHistoryLimit is the history length past which a run continues as
-// new at the next step boundary, whatever the server suggests.
-const defaultHistoryLimit = 10000
-
-// runOptions tune a run; the zero value is not used, see newRun.
-type runOptions struct {
-	historyLimit int
-	budget       historyBudget
-	// signalLimit is how many signals a run receives before it continues
-	// as new at its next safe point.
-	signalLimit int
-}
-
-// runOption changes one run option.
-type runOption func(*runOptions)
-
-// withHistoryLimit sets the history length that triggers continue-as-new.
-func withHistoryLimit(n int) runOption {
-	return func(o *runOptions) { o.historyLimit = n }
-}
-
-// withSignalLimit sets how many signals make a run continue as new.
-func withSignalLimit(n int) runOption {
-	return func(o *runOptions) { o.signalLimit = n }
-}
-
-// withHistoryBudget sets the history length and size (bytes) past which a
-// step stops, see historyBudget.
-func withHistoryBudget(events, bytes int) runOption {
-	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
-}
 
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
@@ -168,7 +131,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 			return r.end(ctx, signals.StatusFailed, err)
 		}
 	}
-	r.pub.resolveGoalAttr(ctx, r.req.Goal)
+	r.pub.resolveGoal(ctx, r.req.Goal)
 	r.hooks.askReceiver(ctx)
 	work, err := r.watchDeadline(ctx)
 	if err != nil {
