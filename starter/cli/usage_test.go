@@ -122,6 +122,7 @@ var validArgs = map[string][]string{
 	"deny":         {"plan-42", "approval-1", "--reason", "no"},
 	"raise-budget": {"plan-42", "--max-tokens", "10", "--reason", "more"},
 	"codec-server": nil,
+	"serve":        nil,
 	"healthcheck":  {"http://127.0.0.1:9/readyz"},
 	"version":      nil,
 	"gc":           nil,
