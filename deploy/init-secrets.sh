@@ -3,7 +3,7 @@
 # hold: the .env file beside docker-compose.yml, from deploy/env.example with
 # a random database password, and the files of deploy/secrets/ (see its
 # README): empty LLM, webhook and Temporal API keys, a random codec key, a
-# random Grafana password, and a random S3 key pair for the blob store with
+# random Grafana password, a random token for planmode serve, and a random S3 key pair for the blob store with
 # the SeaweedFS config that names it. It never overwrites anything, so it is
 # safe to run again; it only sets the modes the containers need.
 #
@@ -42,6 +42,12 @@ if [ ! -e "$secrets/codec_key" ]; then
 	echo "wrote a new codec key to $secrets/codec_key: keep a copy, history encrypted with it is unreadable without it"
 fi
 [ -e "$secrets/grafana_admin_password" ] || random 24 >"$secrets/grafana_admin_password"
+# One token for planmode serve, for the operator; add a line per person or
+# service (TOKEN IDENTITY [TENANT,...]), and remove one to revoke it.
+if [ ! -e "$secrets/serve_tokens" ]; then
+	printf '# TOKEN IDENTITY [TENANT,...] (docs/serve.md)\n%s operator\n' "$(random 40)" >"$secrets/serve_tokens"
+	echo "wrote a serve token for \"operator\" to $secrets/serve_tokens"
+fi
 
 # The workers' key pair for the blob store, and SeaweedFS's S3 config made
 # from it: one identity that may read, write and list the planmode bucket
@@ -67,7 +73,7 @@ fi
 # SeaweedFS's) and read these files through bind mounts, which keep host
 # modes; the 0700 folder is what keeps other users of this host out.
 for name in llm_api_key webhook_secret temporal_api_key codec_key grafana_admin_password \
-	store_access_key store_secret_key store_s3_config; do
+	store_access_key store_secret_key store_s3_config serve_tokens; do
 	chmod 644 "$secrets/$name"
 done
 echo "secrets in $secrets: put the LLM API key in llm_api_key (printf '%s' \"\$KEY\" > llm_api_key)"

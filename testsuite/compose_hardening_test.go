@@ -381,7 +381,7 @@ func TestComposeInitSecrets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
 	for _, name := range []string{"llm_api_key", "webhook_secret", "temporal_api_key", "codec_key", "grafana_admin_password",
-		"store_access_key", "store_secret_key", "store_s3_config"} {
+		"store_access_key", "store_secret_key", "store_s3_config", "serve_tokens"} {
 		info, err := os.Stat(filepath.Join(secrets, name))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "%s is readable by the containers' users", name)
