@@ -1,6 +1,6 @@
 GO ?= go
 # TEST_TIMEOUT bounds the whole test run; end-to-end tests start dev servers.
-TEST_TIMEOUT ?= 20m
+TEST_TIMEOUT ?= 45m
 TEMPORAL_ADDRESS ?= 127.0.0.1:7233
 TEMPORAL_UI_PORT ?= 8233
 TEMPORAL_DB ?= .cache/temporal.db

@@ -142,14 +142,18 @@ func isolate(t *testing.T) {
 // test asserts.
 const loadedWait = 5 * time.Minute
 
-// testContext returns the context an end-to-end test works in: it ends a
-// minute before the test binary's own deadline (go test -timeout), so a
-// test that hangs fails with its name and its state rather than with the
-// binary's panic, and it allows whatever a loaded machine takes until
-// then; without a deadline it ends after loadedWait.
+// testContext returns the context an end-to-end test works in: it allows
+// what a loaded machine takes (testWait), and ends half a minute before
+// the test binary's own deadline (go test -timeout) when that comes first,
+// so that a test that hangs fails with its name and its state rather than
+// with the binary's panic.
 func testContext(t *testing.T) (context.Context, context.CancelFunc) {
-	if dl, ok := t.Deadline(); ok {
-		return context.WithDeadline(context.Background(), dl.Add(-time.Minute))
+	end := time.Now().Add(testWait)
+	if dl, ok := t.Deadline(); ok && dl.Add(-30*time.Second).Before(end) {
+		end = dl.Add(-30 * time.Second)
 	}
-	return context.WithTimeout(context.Background(), loadedWait)
+	return context.WithDeadline(context.Background(), end)
 }
+
+// testWait bounds one end-to-end test's work on a loaded machine.
+const testWait = 15 * time.Minute

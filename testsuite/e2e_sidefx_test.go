@@ -136,31 +136,12 @@ func TestStepsAppendingToOneLogSideBySideAllComplete(t *testing.T) {
 	requireSideFx(ctx, t, pc, ids, wss, w.out.String)
 }
 
-// TestStepsAppendingToOneLogSurviveAWorkerKill runs the same ten plans and
-// kills the worker with SIGKILL once some of the make steps have run; a
-// new worker process finishes them all, each log whole.
-func TestStepsAppendingToOneLogSurviveAWorkerKill(t *testing.T) {
-	srv, bin, env, queue, _ := workerRig(t, map[string]string{config.KeyOfflineLatency: offlineLatency})
-	root := envValue(env, config.KeyWorkspaceRoot)
-	first := startWorkerProcess(t, bin, env)
-	ctx, cancel := testContext(t)
-	defer cancel()
-	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
-	wss := sideFxWorkspaces(t, root, sideFxPlans)
-	ids := startSideFxPlans(ctx, t, pc, "plan-sidefx-kill-"+queue, wss)
-	awaitSideFxStarted(ctx, t, pc, ids)
-
-	first.kill()
-	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
-	second := startWorkerProcess(t, bin, env)
-	requireSideFx(ctx, t, pc, ids, wss, second.out.String)
-}
-
-// TestStepsAppendingToOneLogSurviveAServerRestart runs the ten plans on a
-// dev server of its own, stops the server once some make steps have run
-// and starts it again on the same state and address: the worker finds it
-// again and every plan completes, each log whole.
-func TestStepsAppendingToOneLogSurviveAServerRestart(t *testing.T) {
+// TestStepsAppendingToOneLogSurviveAWorkerKillAndAServerRestart runs the
+// ten plans on a dev server of its own and, once some make steps have
+// run, kills the worker with SIGKILL and stops the server; the server
+// starts again on the same state and address, a new worker process
+// starts, and every plan completes, each log whole.
+func TestStepsAppendingToOneLogSurviveAWorkerKillAndAServerRestart(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	port, err := devserver.FreePort()
@@ -175,17 +156,20 @@ func TestStepsAppendingToOneLogSurviveAServerRestart(t *testing.T) {
 	env := workerEnv(t, map[string]string{config.KeyAddress: srv.Address(), config.KeyNamespace: srv.Namespace,
 		config.KeyTaskQueue: queue, config.KeyWorkspaceRoot: root, config.KeyLLMOffline: "true",
 		config.KeyLogLevel: "info", config.KeyOfflineLatency: offlineLatency})
-	w := startWorkerProcess(t, bin, env)
+	first := startWorkerProcess(t, bin, env)
 	wss := sideFxWorkspaces(t, root, sideFxPlans)
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue))
 	ids := startSideFxPlans(ctx, t, pc, "plan-sidefx-restart", wss)
 	awaitSideFxStarted(ctx, t, pc, ids)
 
+	first.kill()
+	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
 	require.NoError(t, srv.Stop())
 	again, err := devserver.Start(ctx, opts)
 	require.NoError(t, err, "the dev server starts again on its state")
 	t.Cleanup(func() { _ = again.Stop() })
-	requireSideFx(ctx, t, planclient.New(again.Client, planclient.WithTaskQueue(queue)), ids, wss, w.out.String)
+	second := startWorkerProcess(t, bin, env)
+	requireSideFx(ctx, t, planclient.New(again.Client, planclient.WithTaskQueue(queue)), ids, wss, second.out.String)
 }
 
 // awaitSideFxStarted waits until a make step of some plan completed:
