@@ -27,12 +27,39 @@ import (
 // probes, configuration keys the worker knows, keys from Secret files, and
 // a pod bubblewrap can make its namespaces in.
 
-// kubeWorker returns the Deployment, its pod spec and its one container.
+// kubeWorker returns the workers' Deployment, its pod spec and its one
+// container.
 func kubeWorker(t *testing.T, m kubeManifests) (*appsv1.Deployment, *corev1.PodSpec, *corev1.Container) {
 	t.Helper()
-	d := kubeOne[appsv1.Deployment](t, m)
+	return kubeDeployment(t, m, "planmode-worker")
+}
+
+// kubeDeployment returns the Deployment named name, its pod spec and its
+// one container.
+func kubeDeployment(t *testing.T, m kubeManifests, name string) (*appsv1.Deployment, *corev1.PodSpec, *corev1.Container) {
+	t.Helper()
+	d := kubeNamed(t, kubeAll[appsv1.Deployment](m), name, func(d *appsv1.Deployment) string { return d.Name })
 	require.Len(t, d.Spec.Template.Spec.Containers, 1)
 	return d, &d.Spec.Template.Spec, &d.Spec.Template.Spec.Containers[0]
+}
+
+// kubeNamed returns the one object of all named name.
+func kubeNamed[T any](t *testing.T, all []*T, name string, nameOf func(*T) string) *T {
+	t.Helper()
+	var found []*T
+	for _, o := range all {
+		if nameOf(o) == name {
+			found = append(found, o)
+		}
+	}
+	require.Len(t, found, 1, "one %T named %s", *new(T), name)
+	return found[0]
+}
+
+// kubeService returns the Service named name.
+func kubeService(t *testing.T, m kubeManifests, name string) *corev1.Service {
+	t.Helper()
+	return kubeNamed(t, kubeAll[corev1.Service](m), name, func(s *corev1.Service) string { return s.Name })
 }
 
 func TestKubernetesKustomizationListsEveryFile(t *testing.T) {
@@ -53,10 +80,12 @@ func TestKubernetesKustomizationListsEveryFile(t *testing.T) {
 	for _, s := range m[kubeSecretsExample] {
 		assert.Equal(t, k.Namespace, s.(*corev1.Secret).Namespace)
 	}
-	for _, kind := range []any{kubeAll[corev1.ServiceAccount](m), kubeAll[corev1.ConfigMap](m), kubeAll[corev1.Service](m),
+	for _, kind := range []any{kubeAll[corev1.ServiceAccount](m), kubeAll[corev1.ConfigMap](m),
 		kubeAll[policyv1.PodDisruptionBudget](m), kubeAll[scaledObject](m)} {
 		assert.Len(t, kind, 1)
 	}
+	assert.Len(t, kubeAll[appsv1.Deployment](m), 2, "the workers and serve")
+	assert.Len(t, kubeAll[corev1.Service](m), 2, "the workers' metrics and serve")
 
 	// kustomize itself builds it, when kubectl is here.
 	kubectl, err := exec.LookPath("kubectl")
@@ -123,7 +152,7 @@ func TestKubernetesProbesAndMetrics(t *testing.T) {
 	assert.NotEmpty(t, c.Resources.Limits)
 
 	labels := d.Spec.Template.Labels
-	svc := kubeOne[corev1.Service](t, m)
+	svc := kubeService(t, m, "planmode-worker-metrics")
 	assert.Subset(t, labels, svc.Spec.Selector, "the Service selects the workers")
 	require.Len(t, svc.Spec.Ports, 1)
 	assert.Equal(t, c.Ports[0].Name, svc.Spec.Ports[0].TargetPort.String())
@@ -205,7 +234,15 @@ func TestKubernetesKeysAreSecretFiles(t *testing.T) {
 	for vol, secret := range secretOf {
 		assert.True(t, used[vol], "Secret %s is mounted but no key file names it", secret)
 	}
-	assert.Len(t, secretKeys, len(secretOf), "the example shows every Secret mounted, and only those")
+	mounted := map[string]bool{}
+	for _, d := range kubeAll[appsv1.Deployment](m) {
+		for _, v := range d.Spec.Template.Spec.Volumes {
+			if v.Secret != nil {
+				mounted[v.Secret.SecretName] = true
+			}
+		}
+	}
+	assert.ElementsMatch(t, mapKeys(secretKeys), mapKeys(mounted), "the example shows every Secret a pod mounts, and only those")
 }
 
 // composeStopGrace is what docker-compose.yml gives a stopping worker.
