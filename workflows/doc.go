@@ -10,32 +10,59 @@
 //
 // # Reading the code
 //
-// [PlanMode] builds a run and drives it; the run's parts are types a
-// reader meets in the order they act, each writing only what it owns:
+// [PlanMode] builds a run and drives it. The run's state is one
+// [signals.Checkpoint] made of one struct per part: each part holds its
+// own, writes only that, and asks the rest through a small interface
+// (parts.go and each part's file) that the run, or the part that owns
+// the answer, implements; no part holds the run. The run assembles the
+// checkpoint from the parts when it continues as new or a view is asked
+// for (run.checkpoint) and splits it back in the continuation
+// (run.restore).
 //
-//   - The cycle, run (workflow.go): the phases in the order they run,
-//     one file each: the workspace lease (lease.go), clarify.go,
-//     options.go, select.go (external.go for a plan handed in), the
-//     executor's act, summarize.go for the end, and continue.go for
-//     continue-as-new; deadline.go bounds them all. It owns the request
-//     and the carried state, one signals.Checkpoint whose fields the
-//     other parts write only through the cycle or where the run type's
-//     comment says they own them (state.go has the shared writes).
-//   - The executor (execute.go, step.go, agent.go, reflect.go, skip.go,
-//     budget.go, limits.go): steps, tries, agent turns and tool calls,
-//     fallbacks, the reflection after each step, skips and the skip
-//     confirmations (confirmations), the budgets and the history budget.
-//   - The controls (handlers.go, inputs.go, controls.go): the signals and
-//     updates, each a validator that only reads and a handler that asks
-//     the part that owns the change to make it, and the queries.
-//   - The notifier (notify.go) sends the webhooks; the publisher
-//     (publish.go, goalattr.go) upserts the search attributes and sets
-//     the current details.
+//	part (files)                state it owns                        what it asks of the rest
+//	cycle: run (state.go,       CycleState: Runs, StartedAt, Phase,  drives the phases and the other
+//	  workflow.go, clarify.go,    Goal, SnapshotID, ForkedFrom, Usage, parts; implements what they ask
+//	  fork.go, tools.go,          Offline, LastError, Tools; the       of the cycle (report, set the
+//	  external.go, deadline.go,   deadline's reason                    phase, read the goal, usage,
+//	  end.go)                                                          tools, limits, the view)
+//	  selection (selection.go,  Options; whether it waits, whether   run: report, set the phase, the
+//	    options.go, select.go)    a refine runs                        view, what options start from,
+//	                                                                   limits; notifier; chain
+//	  clarification (answers.go) the questions and answers (not      run: publish, the view, the
+//	                              carried)                             phase; notifier
+//	executor (execute.go,       ExecutionState: Plan, Manifest       run: report, set the phase, read
+//	  act.go, reflect.go,         (files), SkipConfirmations and       goal, usage, tools, limits,
+//	  edit.go, settle.go,         SkipSeq (confirmations), Budget and  phase, snapshot, deadline;
+//	  halt.go) with its runner    BudgetWaived (budget),               controls: pause; chain: continue
+//	  (runner.go, step.go,        MaxConcurrent; the halt              as new; inbox: record a refused
+//	  agent.go, steptools.go),                                         reflection; gate: decide a call;
+//	  budget, files, skips                                             notifier
+//	gate (gate.go,              ApprovalState: Approvals,            run: publish, the recorded tools;
+//	  gate_inputs.go)             ApprovalSeq, ApprovalDecisions,      executor: the plan's version, fail
+//	                              ApprovalDecisionsDropped             the plan; controls: pause; notifier
+//	controls (controls.go,      InputState: Paused, PauseReason,     run: publish, the view, the phase;
+//	  handlers.go: the inbox)     PausedFor, PausedAt; Rejected        notifier; the owner of each input
+//	                              (inbox)                              (owners), which validates and
+//	                                                                   applies it; budget: waive
+//	notifier (notify.go)        NotifyState: NotifySeq, NoReceiver   run: goal, phase, percent
+//	lease (lease.go)            LeaseState: Lease                    run: set the phase; chain
+//	chain (continue.go)         nothing                              inbox: signals spent, idle;
+//	                                                                   notifier: deliveries in flight;
+//	                                                                   run: the request to hand on
+//	publisher (publish.go,      its own bookkeeping                  nothing: it reads a view.Run
+//	  goalattr.go)                                                     handed to it
 //
-// Every read-only projection (the queries' answers, the search attribute
-// values, the Web UI's details) is a pure function of package view over a
-// view.Run, which the run builds from pointers to its state when a value
-// is asked for.
+// The controls route each input to its owner (controls.owners): the
+// validator only reads, the handler changes what its owner owns. Every
+// read-only projection (the queries' answers, the search attribute
+// values, the Web UI's details) is a pure function of package view over
+// a view.Run, which the run builds when a value is asked for: the
+// checkpoint assembled from the parts (a few hundred bytes copied, no
+// slice or plan) and pointers to the rest.
+//
+// The files read as layers: a part's type and its leaf methods sit below
+// the files that drive it, the cycle's state.go below its phases, and
+// workflow.go on top (testsuite's TestWorkflowFilesReadAsLayers).
 //
 // # Phases
 //
@@ -47,6 +74,26 @@
 // outright ends as completed with status answered.
 //
 // # How a run ends
+//
+// Three verbs end a run, and nothing else does:
+//
+//   - halt (executor.halt) stops new steps, for one halt value: a kind
+//     (the goal declared achieved, tokens, cost, history, an approval
+//     that timed out with fail-plan, the deadline) and a reason. Running
+//     steps finish. The first halt that fails the run stands, and
+//     outweighs a goal declared achieved before it (halt.then). A budget
+//     pause (onExceed pause) is no halt: the budget holds the run paused
+//     (the controls' pause) until a person resumes or raises it.
+//   - settle (executor.settle) finishes the steps at the run's end: after
+//     a cancellation or the deadline it waits for the running steps and
+//     cancels every step not done; otherwise it skips the fallbacks
+//     nobody needed and cancels the steps a failed dependency blocks.
+//     Then it brings the workspace to the plan's files and drops the
+//     skip confirmations still open.
+//   - end (run.end, and run.endAnswered for a run clarification
+//     answered) builds the Result, with the summary and the metrics,
+//     gives the lease back, reports the end (webhook, metrics) and
+//     returns the Result the way Temporal records it (returned).
 //
 // Temporal's status tells the truth, and the Result is never lost. A
 // completed or answered run returns its Result (Completed). A failed run
@@ -75,7 +122,7 @@
 // most progressLag behind: progressEvery), and PlanGoal, set once
 // with the first of them to what the
 // worker answered at the run's start: the goal, or its keyed digest when
-// the worker encrypts payloads (resolveGoalAttr); a server must have them
+// the worker encrypts payloads (goalAttrState.resolve); a server must have them
 // registered, or the upsert fails the workflow task; current details
 // for the Web UI, a few KiB of markdown with the options or the steps,
 // what the run waits for and the exact commands that answer it, rebuilt
@@ -98,8 +145,9 @@
 // defaultHistoryLimit events, or whose server suggests it, continues as new
 // with its whole state in StartRequest.Checkpoint, after letting running
 // handlers and webhook deliveries finish and draining the signal channels.
-// The run keeps that state as a [signals.Checkpoint] from its start, so
-// the continuation receives it whole, never copied field by field. Only a
+// Each part keeps its share of that state from the run's start, and the
+// run assembles the [signals.Checkpoint] from them, so the continuation
+// receives it whole, never copied field by field. Only a
 // continued run (one with a ContinuedExecutionRunID) accepts a checkpoint:
 // a first run that carries one fails at once as an InvalidRequest.
 //

@@ -131,7 +131,7 @@ func (e *executor) planVersion() int {
 	return e.st.Plan.Version
 }
 
-// files names the plan's files as the activities take them.
+// filesRef names the plan's files as the activities take them.
 func (e *executor) filesRef() activities.FilesRef {
 	return activities.FilesRef{Manifest: e.st.Manifest}
 }

@@ -42,14 +42,18 @@ func withHistoryBudget(events, bytes int) runOption {
 }
 
 // run is one PlanMode run, and the cycle that drives it: the phases in
-// the order they run (clarify, options, select, execute, summarize, end)
-// and continue-as-new. Its parts work beside it, each owning what it
-// writes: the workspace lease (lease), the executor (exec) that runs the
-// selected plan, the controls (ctl) that take the signals, updates and
-// queries, the notifier (hooks) that sends the webhooks, the chain that
-// decides when the run continues as new and what it hands on, and the
-// publisher (pub) that shows the run in search attributes and current
-// details.
+// the order they run (workflow.go: lease, clarify, options, select, act,
+// end), continuing as new at their safe points. It owns the cycle's state
+// (signals.CycleState), with two pieces of its own: the clarification
+// (clar), which waits for answers, and the selection (sel), which owns
+// the options. Its parts work beside it, each owning its state and
+// asking the rest through small interfaces, which the run implements for
+// what is the cycle's (this file): the workspace lease (lease), the gate
+// that decides tool calls, the executor (exec) that runs the selected
+// plan, the controls (ctl) that take the signals, updates and queries,
+// the notifier (hooks) that sends the webhooks, the chain that decides
+// when the run continues as new, and the publisher (pub) that shows the
+// run in search attributes and current details. No part holds the run.
 // Only the workflow's coroutines write; queries, validators and await
 // conditions only read.
 type run struct {

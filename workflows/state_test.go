@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sdktest "go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -41,6 +42,23 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	want := cp
 	want.Runs++
 	require.Equal(t, want, got)
+}
+
+// TestRestoreThenCheckpointIsTheIdentity splits a checkpoint with every
+// field set into the parts of a run and assembles it again: each part
+// took its own, and nothing is lost or moved on the way.
+func TestRestoreThenCheckpointIsTheIdentity(t *testing.T) {
+	var cp signals.Checkpoint
+	fillAll(t, rf.ValueOf(&cp).Elem(), "Checkpoint")
+	r := wire(&run{})
+	r.restore(cp)
+	require.Equal(t, cp, r.checkpoint())
+	assert.Equal(t, cp.ExecutionState, r.exec.st, "the executor's")
+	assert.Equal(t, cp.ApprovalState, r.gate.st, "the gate's")
+	assert.Equal(t, cp.InputState, r.ctl.st, "the controls'")
+	assert.Equal(t, cp.NotifyState, r.hooks.st, "the notifier's")
+	assert.Equal(t, cp.LeaseState, r.lease.st, "the lease's")
+	assert.Equal(t, cp.Options, *r.sel.opts, "the selection's, in the cycle's")
 }
 
 // fillAll sets every field reachable from v to a non-zero value: structs
