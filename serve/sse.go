@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -123,6 +124,7 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after in
 				return nil
 			}
 			if it.err != nil {
+				_ = out.failure(id, it.err)
 				return it.err
 			}
 			if err := out.event(it.ev); err != nil {
@@ -166,6 +168,26 @@ func (o *sseWriter) event(ev signals.Event) error {
 	fmt.Fprintf(&o.buf, "data: %s\n\n", data)
 	return o.write()
 }
+
+// failure tells the client, in an error event, that the plan's events
+// could not be read, and asks it to wait retryAfter before it resumes:
+// an EventSource reconnects by itself, and a failing Source should not
+// be asked again at once by every follower. The cause is not said: it
+// may name the servers behind this one (the handler logs it).
+func (o *sseWriter) failure(id string, err error) error {
+	msg := "the plan's events could not be read; try again"
+	if errors.Is(err, ErrUnknownPlan) {
+		msg = "no plan " + id
+	}
+	data, _ := json.Marshal(map[string]string{"error": msg})
+	o.buf.Reset()
+	fmt.Fprintf(&o.buf, "retry: %d\nevent: error\ndata: %s\n\n", retryAfter.Milliseconds(), data)
+	return o.write()
+}
+
+// retryAfter is how long a client waits before it resumes after an error
+// event.
+const retryAfter = 5 * time.Second
 
 // comment writes a comment line, which clients ignore.
 func (o *sseWriter) comment(text string) error {

@@ -120,6 +120,9 @@ func TestSourceFailureEndsTheStream(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	r := newSSEReader(resp.Body)
 	assert.Equal(t, []int64{1}, r.seqs(t, 1))
+	m := r.nextEvent(t)
+	assert.Equal(t, "error", m.event)
+	assert.JSONEq(t, `{"error":"the plan's events could not be read; try again"}`, m.data, "the cause stays in the log")
 	_, err := r.next()
 	assert.True(t, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF), "%v", err)
 }
