@@ -2,10 +2,12 @@ package serve_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,6 +73,29 @@ func TestRevokedTokenIs401(t *testing.T) {
 		return err == nil && code == http.StatusUnauthorized
 	}, patience, tick)
 	assert.Equal(t, http.StatusOK, ts.get(t, "/plans/p1", adminToken).StatusCode)
+}
+
+func TestRevokedTokenEndsItsOpenStreams(t *testing.T) {
+	src := newFakeSource()
+	src.add("p1", "acme", 1)
+	ts := startServer(t, serve.Config{Heartbeat: 20 * time.Millisecond}, src, "")
+	acme := newSSEReader(ts.get(t, "/plans/p1/events", acmeToken).Body)
+	admin := newSSEReader(ts.get(t, "/plans/p1/events", adminToken).Body)
+	assert.Equal(t, []int64{1}, acme.seqs(t, 1))
+	assert.Equal(t, []int64{1}, admin.seqs(t, 1))
+
+	// A stream outlives the check of its request: revoking the token
+	// ends it too, at the next heartbeat; other tokens' streams go on.
+	require.NoError(t, os.WriteFile(ts.tokens, []byte(adminToken+" admin\n"), 0o600))
+	for {
+		_, err := acme.next()
+		if err != nil {
+			assert.ErrorIs(t, err, io.EOF)
+			break
+		}
+	}
+	src.append("p1", 1)
+	assert.Equal(t, []int64{2}, admin.seqs(t, 1))
 }
 
 func TestMalformedTokensFileRefusesEveryToken(t *testing.T) {

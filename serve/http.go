@@ -102,13 +102,13 @@ func (s *Server) limitConnections(h http.Handler) http.Handler {
 // request carries no token, or one the tokens file does not hold.
 func (s *Server) authenticate(h func(http.ResponseWriter, *http.Request, Caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		tok, ok := bearer(r)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="planmode"`)
 			writeError(w, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer TOKEN")
 			return
 		}
-		caller, ok := s.tokens.lookup(strings.TrimSpace(tok))
+		caller, ok := s.tokens.lookup(tok)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="planmode", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, "the token is not valid")
@@ -118,30 +118,37 @@ func (s *Server) authenticate(h func(http.ResponseWriter, *http.Request, Caller)
 	})
 }
 
-// plan returns the request's plan id once the caller may see the plan,
-// or answers why not: 400 for a malformed id, 404 for an unknown plan,
+// bearer returns the request's bearer token.
+func bearer(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	tok = strings.TrimSpace(tok)
+	return tok, ok && strings.EqualFold(scheme, "Bearer") && tok != ""
+}
+
+// plan returns the request's plan id and its tenant once the caller may
+// see the plan, or answers why not: 400 for a malformed id, 404 for an unknown plan,
 // 403 for a plan of a tenant the token does not list.
-func (s *Server) plan(w http.ResponseWriter, r *http.Request, c Caller) (string, bool) {
+func (s *Server) plan(w http.ResponseWriter, r *http.Request, c Caller) (string, string, bool) {
 	id := r.PathValue("id")
 	if id == "" || len(id) > MaxPlanIDBytes || strings.IndexFunc(id, unicode.IsControl) >= 0 {
 		writeError(w, http.StatusBadRequest, "the plan id is empty, longer than 1000 bytes or holds a control character")
-		return "", false
+		return "", "", false
 	}
 	tenant, err := s.src.Tenant(r.Context(), id)
 	if err != nil {
 		s.sourceError(w, id, err)
-		return "", false
+		return "", "", false
 	}
 	if !c.mayFollow(tenant) {
 		writeError(w, http.StatusForbidden, "the token may not see plans of this tenant")
-		return "", false
+		return "", "", false
 	}
-	return id, true
+	return id, tenant, true
 }
 
 // state answers the plan's state as JSON.
 func (s *Server) state(w http.ResponseWriter, r *http.Request, c Caller) {
-	id, ok := s.plan(w, r, c)
+	id, _, ok := s.plan(w, r, c)
 	if !ok {
 		return
 	}

@@ -60,15 +60,20 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	id, ok := s.plan(w, r, c)
+	id, tenant, ok := s.plan(w, r, c)
 	if !ok {
 		return
 	}
+	// A stream outlives the check of its request: the token is looked at
+	// again at every heartbeat, so that revoking it, or taking the plan's
+	// tenant from it, ends the streams it holds open too.
+	tok, _ := bearer(r)
+	allowed := func() bool {
+		now, ok := s.tokens.lookup(tok)
+		return ok && now.mayFollow(tenant)
+	}
 	s.streams.Add(1)
 	defer s.streams.Add(-1)
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -79,20 +84,26 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) {
 	if err := out.flush(); err != nil {
 		return
 	}
-	if err := s.stream(ctx, out, id, after); err != nil && ctx.Err() == nil {
+	if err := s.stream(r.Context(), out, id, after, allowed); err != nil && r.Context().Err() == nil {
 		s.log.Info("event stream ended", "plan", id, "identity", c.Identity, "err", err)
 	}
 }
 
+// errRevoked ends the stream of a token revoked, or no longer allowed the
+// plan, since the stream began.
+var errRevoked = errors.New("the token was revoked or no longer sees this plan's tenant")
+
 // stream writes the plan's events to out, and a ping whenever Heartbeat
-// passes without one. A goroutine pulls the events and hands them over
-// one at a time, so that the stream holds at most one event besides the
-// one being written however slowly the client reads.
-func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after int64) error {
+// passes without one, as long as allowed, asked every Heartbeat, says the
+// caller may still see the plan. A goroutine pulls the events and hands
+// them over one at a time, so that the stream holds at most one event
+// besides the one being written however slowly the client reads.
+func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after int64, allowed func() bool) error {
 	type item struct {
 		ev  signals.Event
 		err error
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	items := make(chan item)
 	go func() {
 		defer close(items)
@@ -107,13 +118,18 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after in
 			}
 		}
 	}()
-	// Leave the puller no one to hand to: it sees ctx end and stops.
+	// End the puller's ctx and wait for it to stop, so that the stream's
+	// follow ends with the stream.
 	defer func() {
+		cancel()
 		for range items {
 		}
 	}()
 	ping := time.NewTimer(s.cfg.Heartbeat)
 	defer ping.Stop()
+	// Not reset by events: a busy stream is checked as often as an idle one.
+	recheck := time.NewTicker(s.cfg.Heartbeat)
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -130,6 +146,11 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after in
 			if err := out.event(it.ev); err != nil {
 				return err
 			}
+		case <-recheck.C:
+			if !allowed() {
+				return errRevoked
+			}
+			continue
 		case <-ping.C:
 			if err := out.comment("ping"); err != nil {
 				return err
