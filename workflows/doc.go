@@ -20,11 +20,11 @@
 // (run.restore).
 //
 //	part (files)                state it owns                        what it asks of the rest
-//	cycle: run (state.go,       CycleState: Runs, StartedAt, Phase,  drives the phases and the other
-//	  workflow.go, clarify.go,    Goal, SnapshotID, ForkedFrom, Usage, parts; implements what they ask
-//	  fork.go, tools.go,          Offline, LastError, Tools; the       of the cycle (report, set the
-//	  external.go, deadline.go,   deadline's reason                    phase, read the goal, usage,
-//	  end.go)                                                          tools, limits, the view)
+//	cycle: run (state.go,       CycleState but Options: Runs,        drives the phases and the other
+//	  workflow.go, clarify.go,    StartedAt, Phase, Goal, SnapshotID,  parts; implements what they ask
+//	  fork.go, tools.go,          ForkedFrom, Usage, Offline,          of the cycle (report, set the
+//	  external.go, deadline.go,   LastError, Tools; not carried: the   phase, read the goal, usage,
+//	  end.go)                     deadline's reason                    tools, limits, the view)
 //	  selection (selection.go,  Options; whether it waits, whether   run: report, set the phase, the
 //	    options.go, select.go)    a refine runs                        view, what options start from,
 //	                                                                   limits; notifier; chain
@@ -41,7 +41,7 @@
 //	  gate_inputs.go)             ApprovalSeq, ApprovalDecisions,      executor: the plan's version, fail
 //	                              ApprovalDecisionsDropped             the plan; controls: pause; notifier
 //	controls (controls.go,      InputState: Paused, PauseReason,     run: publish, the view, the phase;
-//	  handlers.go: the inbox)     PausedFor, PausedAt; Rejected        notifier; the owner of each input
+//	  inbox.go)     PausedFor, PausedAt; Rejected        notifier; the owner of each input
 //	                              (inbox)                              (owners), which validates and
 //	                                                                   applies it; budget: waive
 //	notifier (notify.go)        NotifyState: NotifySeq, NoReceiver   run: goal, phase, percent
