@@ -41,7 +41,7 @@
 //	  gate_inputs.go)             ApprovalSeq, ApprovalDecisions,      executor: the plan's version, fail
 //	                              ApprovalDecisionsDropped             the plan; controls: pause; notifier
 //	controls (controls.go,      InputState: Paused, PauseReason,     run: publish, the view, the phase;
-//	  inbox.go)     PausedFor, PausedAt; Rejected        notifier; the owner of each input
+//	  inbox.go)                   PausedFor, PausedAt; Rejected        notifier; the owner of each input
 //	                              (inbox)                              (owners), which validates and
 //	                                                                   applies it; budget: waive
 //	notifier (notify.go)        NotifyState: NotifySeq, NoReceiver   run: goal, phase, percent
