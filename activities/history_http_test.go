@@ -51,7 +51,8 @@ func TestHistoryReachesClarifyAndPlanPrompts(t *testing.T) {
 	clarified, err := a.Clarify(ctx, activities.ClarifyInput{Task: task})
 	require.NoError(t, err)
 	assert.Equal(t, "Add a discount to the cart.", clarified.Goal, "the request's own label wins over the history's lines")
-	opts, err := a.GenerateOptions(ctx, activities.OptionsInput{Task: task, Goal: clarified.Goal, Count: 2, Revision: 1})
+	task.Goal = clarified.Goal
+	opts, err := a.GenerateOptions(ctx, activities.OptionsInput{Task: task, Count: 2, Revision: 1})
 	require.NoError(t, err)
 	assert.Len(t, opts.Options, 2)
 
@@ -110,7 +111,7 @@ func TestHistoryInPromptsIsBounded(t *testing.T) {
 			task := plan.Task{ID: "t1", Goal: "Add a discount to the cart", History: tt.history}
 			_, err := a.Clarify(context.Background(), activities.ClarifyInput{Task: task})
 			require.NoError(t, err)
-			_, err = a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Goal: task.Goal, Count: 1, Revision: 1})
+			_, err = a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 1, Revision: 1})
 			require.NoError(t, err)
 			for _, r := range srv.Requests() {
 				_, user := messagesOf(t, r)

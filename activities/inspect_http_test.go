@@ -90,9 +90,9 @@ func TestReflectionRefusesWriteFileOverHTTP(t *testing.T) {
 	srv.Enqueue(activities.PhaseReflect, offline.Reply{ToolCalls: []offline.ToolCall{{Name: "write_file",
 		Arguments: `{"path":"notes.md","content":"reflection was here"}`}}})
 	a := over(srv, llm.Config{})
-	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "Add a discount", Workspace: ws,
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Workspace: ws,
 		Result:  &plan.StepResult{Success: false, Error: "go vet failed"},
-		Context: plan.StepContext{Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
+		Context: plan.StepContext{Goal: "Add a discount", Step: plan.Step{ID: "s1", Title: "Edit Total"}, Position: 1, Total: 1}})
 	require.NoError(t, err)
 	assert.NotEmpty(t, r.Decision, "the brain answers once the refusal is back")
 	assert.NoFileExists(t, filepath.Join(ws, "notes.md"))
@@ -116,7 +116,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue,
 		Reason: "seen enough"}))
 	a := over(srv, llm.Config{})
-	r, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g", Workspace: ws,
+	r, err := a.Reflect(context.Background(), activities.ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: ws,
 		Result: &plan.StepResult{Success: true, CommandsRun: 1}})
 	require.NoError(t, err, "a reply that calls tools after the cap gets one repair")
 	assert.Equal(t, "seen enough", r.Reason)
@@ -141,7 +141,7 @@ func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {
 		Context: plan.TaskContext{CurrentFiles: []string{"cart.go"}}}
 	_, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 1, Revision: 1})
 	require.NoError(t, err)
-	_, err = a.Reflect(context.Background(), activities.ReflectInput{Goal: task.Goal})
+	_, err = a.Reflect(context.Background(), activities.ReflectInput{Context: plan.StepContext{Goal: task.Goal}})
 	require.NoError(t, err)
 
 	reqs := srv.Requests()

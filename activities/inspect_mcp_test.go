@@ -40,7 +40,7 @@ func TestReflectionCallsOnlyTheReadOnlyMCPToolsItIsOffered(t *testing.T) {
 	digest := a.MCP.Catalogue().Digest
 	// The workflow names only read-only tools; a name it should not have
 	// sent is still not offered, as the catalogue does not mark it so.
-	in := ReflectInput{Goal: "g", Result: &plan.StepResult{Error: "failed"},
+	in := ReflectInput{Context: plan.StepContext{Goal: "g"}, Result: &plan.StepResult{Error: "failed"},
 		Inspect: MCPInspect{Digest: digest, Names: []string{"mcp__srv__read_graph", "mcp__srv__delete_all"}}}
 	_, err := a.Reflect(context.Background(), in)
 	require.NoError(t, err)

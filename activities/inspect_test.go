@@ -95,7 +95,7 @@ func TestReflectionNeverRunsAMutatingTool(t *testing.T) {
 		ToolCall{ID: "d", Name: "delete_file", Arguments: `{"path":"x"}`},
 		ToolCall{ID: "u", Name: "launch_rockets", Arguments: `{}`}),
 		text(goodReflect))
-	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
+	r, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	assert.Equal(t, plan.DecisionContinue, r.Decision)
 	assert.NoFileExists(t, filepath.Join(ws, "evil.go"))
@@ -155,7 +155,7 @@ func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {
 			a := tt.a(model)
 			_, err := a.GenerateOptions(context.Background(), optionsIn(tt.ws))
 			require.NoError(t, err)
-			_, err = a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: tt.ws, Result: editedFile()})
+			_, err = a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: tt.ws, Result: editedFile()})
 			require.NoError(t, err)
 			require.Equal(t, 2, model.calls())
 			for _, req := range model.requests {
@@ -183,7 +183,7 @@ func TestInspectionResultsAreBounded(t *testing.T) {
 		ToolCall{ID: "gone", Name: "read_file", Arguments: `{"path":"gone.txt"}`},
 		ToolCall{ID: "bad", Name: "read_file", Arguments: `{"path":"../../etc/passwd"}`}),
 		text(goodReflect))
-	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
+	_, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	msgs := toolMessages(model.requests[1].Messages)
 	require.Len(t, msgs, 3)
@@ -198,7 +198,7 @@ func TestRepairAfterInspectionKeepsTheTranscript(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	a, model := newScripted(calling(ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}),
 		text("I looked; here is my plan"), text(goodReflect))
-	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
+	r, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	assert.Equal(t, 3, r.Usage.Calls)
 	repair := model.requests[2]
@@ -235,7 +235,7 @@ func TestInspectionHeartbeatsBetweenRounds(t *testing.T) {
 		beats = append(beats, what)
 		mu.Unlock()
 	})
-	val, err := env.ExecuteActivity(a.Reflect, ReflectInput{Goal: "g", Workspace: ws, Result: editedFile()})
+	val, err := env.ExecuteActivity(a.Reflect, ReflectInput{Context: plan.StepContext{Goal: "g"}, Workspace: ws, Result: editedFile()})
 	require.NoError(t, err)
 	var r plan.Reflection
 	require.NoError(t, val.Get(&r))

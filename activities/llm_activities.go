@@ -153,7 +153,7 @@ func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutp
 // reflection carries no tool schemas: most reflections of a long plan
 // are such steps, and the schemas were a fifth of a plan's prompt tokens.
 func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
-	data := prompts.NewReflectData(in.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
+	data := prompts.NewReflectData(in.Context.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
 	msgs, err := m.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
 		return plan.Reflection{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the reflect prompt")
@@ -178,12 +178,11 @@ func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, 
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
 func (m *Model) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
-	digest := in.Digest
-	if digest == nil {
-		d := in.Plan.Digest()
-		digest = &d
+	var digest plan.PlanDigest // no plan was selected
+	if in.Digest != nil {
+		digest = *in.Digest
 	}
-	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, *digest)
+	data := prompts.NewSummarizeData(in.Goal, in.Status, in.Partial, digest)
 	msgs, err := m.Prompts.Summarize(in.Prompts, data)
 	if err != nil {
 		return SummarizeOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the summary prompt")

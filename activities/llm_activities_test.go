@@ -105,8 +105,8 @@ func optionsJSON(t *testing.T, n, steps int) string {
 func TestGenerateOptionsFromLLM(t *testing.T) {
 	a, model := newScripted(text(optionsJSON(t, 4, 9)), text(optionsJSON(t, 4, 2)))
 	out, err := a.GenerateOptions(context.Background(), OptionsInput{
-		Task: plan.Task{ID: "wf", Goal: "Fix the crash", Context: plan.TaskContext{CurrentFiles: []string{"go.mod"}}},
-		Goal: "Fix the nil crash in login", Count: 2, Revision: 1, MaxSteps: 5, Feedback: "smaller",
+		Task:  plan.Task{ID: "wf", Goal: "Fix the nil crash in login", Context: plan.TaskContext{CurrentFiles: []string{"go.mod"}}},
+		Count: 2, Revision: 1, MaxSteps: 5, Feedback: "smaller",
 		Previous: []plan.Option{{Title: "Big bang"}}, Template: TemplateAuto})
 	require.NoError(t, err)
 	require.Equal(t, 2, model.calls(), "9 steps break the limit of 5: one repair")
@@ -211,7 +211,7 @@ func TestSummarizeBoundsStepsAndFallsBack(t *testing.T) {
 		p.Steps = append(p.Steps, plan.Step{ID: fmt.Sprintf("s%d", i), Title: "t", Status: plan.StepCompleted,
 			Result: &plan.StepResult{Success: true, Output: strings.Repeat("z", 5000)}})
 	}
-	out, err := a.Summarize(context.Background(), SummarizeInput{Goal: "g", Plan: p, Status: "completed"})
+	out, err := a.Summarize(context.Background(), SummarizeInput{Goal: "g", Digest: ptr(p.Digest()), Status: "completed"})
 	require.NoError(t, err)
 	assert.Contains(t, out.Summary, "100 of 100 steps completed")
 	user := model.requests[0].Messages[1].Content
@@ -240,3 +240,6 @@ func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
 	assert.Equal(t, "list_files", model.requests[0].Tools[0].Name)
 	assert.NotEmpty(t, model.requests[0].Tools[0].Parameters)
 }
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

@@ -159,7 +159,7 @@ func TestRepairOverHTTP(t *testing.T) {
 		srv := serve(t)
 		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: "I think we should continue."},
 			offline.JSONReply(goodReflect))
-		r, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
+		r, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Context: plan.StepContext{Goal: "g"}})
 		require.NoError(t, err)
 		assert.Equal(t, plan.DecisionContinue, r.Decision)
 		assert.Equal(t, 2, srv.Calls(activities.PhaseReflect))
@@ -173,7 +173,7 @@ func TestRepairOverHTTP(t *testing.T) {
 		srv := serve(t)
 		srv.Enqueue(activities.PhaseReflect, offline.Reply{Content: `{"decision":"maybe"}`},
 			offline.Reply{Content: `{"decision":"perhaps"}`})
-		_, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
+		_, err := over(srv, llm.Config{}).Reflect(context.Background(), activities.ReflectInput{Context: plan.StepContext{Goal: "g"}})
 		ae := appErr(t, err)
 		assert.Equal(t, string(llm.ErrorTypeMalformedOutput), ae.Type())
 		assert.True(t, ae.NonRetryable())
@@ -196,7 +196,7 @@ func TestStructuredRequestsAsTheServerSeesThem(t *testing.T) {
 			srv := serve(t)
 			srv.Enqueue(activities.PhaseReflect, offline.JSONReply(goodReflect))
 			a := over(srv, llm.Config{JSONSchema: tt.jsonSchema})
-			_, err := a.Reflect(context.Background(), activities.ReflectInput{Goal: "g"})
+			_, err := a.Reflect(context.Background(), activities.ReflectInput{Context: plan.StepContext{Goal: "g"}})
 			require.NoError(t, err)
 			rf := srv.Requests()[0].Request.ResponseFormat
 			require.NotNil(t, rf)

@@ -23,7 +23,8 @@ func TestOfflineModelPlansThroughTheAdapter(t *testing.T) {
 	assert.NotEmpty(t, c.Goal)
 	assert.True(t, c.Offline)
 
-	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Goal: c.Goal, Count: 2,
+	task.Goal = c.Goal
+	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Count: 2,
 		Revision: 1})
 	require.NoError(t, err)
 	require.Len(t, out.Options, 2)
@@ -77,17 +78,18 @@ func TestOfflineModelRunsEveryPhase(t *testing.T) {
 	ctx := context.Background()
 	goal := "Add input validation to the signup handler"
 	task := plan.Task{ID: "wf", Goal: goal, Context: plan.TaskContext{CurrentFiles: []string{"go.mod", "signup.go"}}}
-	opts, err := a.GenerateOptions(ctx, activities.OptionsInput{Task: task, Goal: goal, Count: 1})
+	opts, err := a.GenerateOptions(ctx, activities.OptionsInput{Task: task, Count: 1})
 	require.NoError(t, err)
 	p := opts.Options[0].Plan
 	for i := range p.Steps {
 		runStep(t, a, goal, &p, i)
 		sc := plan.BuildStepContext(goal, &p, p.Steps[i].ID)
-		r, err := a.Reflect(ctx, activities.ReflectInput{Goal: goal, Context: sc, Result: p.Steps[i].Result})
+		r, err := a.Reflect(ctx, activities.ReflectInput{Context: sc, Result: p.Steps[i].Result})
 		require.NoError(t, err)
 		assert.NotEmpty(t, r.Decision)
 	}
-	sum, err := a.Summarize(ctx, activities.SummarizeInput{Goal: goal, Plan: p, Status: "completed"})
+	digest := p.Digest()
+	sum, err := a.Summarize(ctx, activities.SummarizeInput{Goal: goal, Digest: &digest, Status: "completed"})
 	require.NoError(t, err)
 	assert.Contains(t, sum.Summary, "offline")
 	for _, phase := range []string{activities.PhasePlan, activities.PhaseReflect, activities.PhaseSummarize} {

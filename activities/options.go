@@ -18,7 +18,7 @@ const (
 
 // options is what in asks the plan phase.
 func options(in OptionsInput) phases.Options {
-	return phases.Options{Task: in.Task, Goal: in.Goal, Count: in.Count, Revision: in.Revision, MaxSteps: in.MaxSteps,
+	return phases.Options{Task: in.Task, Count: in.Count, Revision: in.Revision, MaxSteps: in.MaxSteps,
 		Template: in.Template, Feedback: in.Feedback, Previous: in.Previous, Invalid: in.Invalid, MCPTools: in.MCPTools}
 }
 

@@ -22,7 +22,7 @@ func TestActivitiesRenderTheirPromptSet(t *testing.T) {
 	a, model := newScripted(text("done"))
 	a.Prompts = set
 	p := plan.Plan{ID: "p", Steps: []plan.Step{{ID: "s1", Title: "x", Status: plan.StepCompleted}}}
-	_, err = a.Summarize(context.Background(), SummarizeInput{Goal: "ship", Plan: p, Status: "completed"})
+	_, err = a.Summarize(context.Background(), SummarizeInput{Goal: "ship", Digest: ptr(p.Digest()), Status: "completed"})
 	require.NoError(t, err)
 	require.Equal(t, 1, model.calls())
 	assert.Equal(t, prompts.PhaseLine+"summarize\nSummarize for the ops team: ship ended completed.",

@@ -41,7 +41,7 @@ func TestEveryPhasePromptHasPhaseLineAndCallerPrompts(t *testing.T) {
 			return err
 		},
 		PhaseReflect: func(a Set) error {
-			_, err := a.Reflect(ctx, ReflectInput{Goal: "g", Prompts: custom})
+			_, err := a.Reflect(ctx, ReflectInput{Context: plan.StepContext{Goal: "g"}, Prompts: custom})
 			return err
 		},
 		PhaseSummarize: func(a Set) error {
@@ -81,7 +81,7 @@ func TestReflectPromptShowsResultAndBoundsRemaining(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		remaining = append(remaining, plan.StepDigest{ID: fmt.Sprintf("s%d", i), Title: "later"})
 	}
-	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g",
+	_, err := a.Reflect(context.Background(), ReflectInput{
 		Context:   plan.StepContext{Goal: "g", Step: plan.Step{ID: "s0", Title: "Run tests"}, Position: 1, Total: 31},
 		Result:    &plan.StepResult{Success: false, Error: "2 tests failed", Output: "FAIL TestLogin"},
 		Remaining: remaining})

@@ -15,7 +15,7 @@ const goodReflect = `{"decision":"continue","reason":"on track"}`
 
 func TestStructuredRepairSucceeds(t *testing.T) {
 	a, model := newScripted(text("not json at all"), text(goodReflect))
-	r, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
+	r, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}})
 	require.NoError(t, err)
 	assert.Equal(t, plan.DecisionContinue, r.Decision)
 	assert.Equal(t, 2, model.calls())
@@ -34,7 +34,7 @@ func TestStructuredRepairSucceeds(t *testing.T) {
 
 func TestStructuredFailsAfterOneRepair(t *testing.T) {
 	a, model := newScripted(text(`{"decision":"dance"}`), text(`{"decision":"dance","reason":"x"}`))
-	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
+	_, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}})
 	appErr := appError(t, err)
 	assert.Equal(t, string(llm.ErrorTypeMalformedOutput), appErr.Type())
 	assert.True(t, appErr.NonRetryable())
@@ -49,7 +49,7 @@ func TestStructuredRepairOfACutOffReplyAsksForAShorterOne(t *testing.T) {
 	cut := text(`{"decision":"continue","reason":"the first step went`)
 	cut.resp.FinishReason = "length"
 	a, model := newScripted(cut, cut)
-	_, err := a.Reflect(context.Background(), ReflectInput{Goal: "g"})
+	_, err := a.Reflect(context.Background(), ReflectInput{Context: plan.StepContext{Goal: "g"}})
 	appErr := appError(t, err)
 	assert.Equal(t, string(llm.ErrorTypeMalformedOutput), appErr.Type())
 	assert.Contains(t, appErr.Message(), "stopped at the token limit")

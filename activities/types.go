@@ -49,10 +49,8 @@ type ClarifyOutput struct {
 
 // OptionsInput asks for plan options.
 type OptionsInput struct {
-	Task plan.Task `json:"task"`
-	// Goal is the clarified goal.
-	Goal  string `json:"goal"`
-	Count int    `json:"count"`
+	Task  plan.Task `json:"task"`
+	Count int       `json:"count"`
 	// Revision numbers this generation; option ids are derived from it.
 	Revision int `json:"revision"`
 	// Feedback and Previous are set when refining.
@@ -174,9 +172,6 @@ type ToolOutput struct {
 
 // ReflectInput asks what to do after a step.
 type ReflectInput struct {
-	// Goal stands in when Context names none; the workflow leaves it
-	// empty, as the context carries the goal.
-	Goal string `json:"goal"`
 	// Context centres on the step that just ended.
 	Context plan.StepContext `json:"context"`
 	// Result is how that step ended (plan.BuildStepContext clears the
@@ -202,10 +197,8 @@ type ReflectInput struct {
 type SummarizeInput struct {
 	Goal string `json:"goal"`
 	// Digest is the plan's bounded account (plan.Plan.Digest), which is
-	// all the prompt shows. Plan is the whole plan, which runs before the
-	// digest sent; it is used only when Digest is nil.
+	// all the prompt shows; nil before a plan was selected.
 	Digest *plan.PlanDigest `json:"digest,omitempty"`
-	Plan   plan.Plan        `json:"plan,omitzero"`
 	Status string           `json:"status"`
 	// Partial is set when the run was cancelled or failed.
 	Partial bool    `json:"partial,omitempty"`

@@ -15,7 +15,7 @@ import (
 // cancellation is returned as an error.
 func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	r.setPhase(ctx, plan.PhaseClarifying)
-	in := activities.ClarifyInput{Task: r.task, AskQuestions: r.req.Clarify.AskQuestions, Prompts: r.prompts}
+	in := activities.ClarifyInput{Task: r.task(), AskQuestions: r.req.Clarify.AskQuestions, Prompts: r.prompts}
 	out, err := clarify(ctx, in, "clarify goal")
 	if err != nil {
 		return "", softFail(ctx, r, "clarify", err)

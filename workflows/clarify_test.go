@@ -71,7 +71,7 @@ func TestClarifyQuestionsAnsweredBySignalAndUpdate(t *testing.T) {
 	assert.True(t, h.f.clarifyIn[0].AskQuestions)
 	assert.Equal(t, map[string]string{"Which users?": "admins", "Which store?": "postgres"}, h.f.clarifyIn[1].Answers)
 	assert.False(t, h.f.clarifyIn[1].AskQuestions)
-	assert.Equal(t, "JWT for admins via postgres", h.f.optionsIn[0].Goal)
+	assert.Equal(t, "JWT for admins via postgres", h.f.optionsIn[0].Task.Goal)
 }
 
 func TestClarifyTimeoutProceedsWithOriginalGoal(t *testing.T) {
@@ -91,7 +91,7 @@ func TestClarifyTimeoutProceedsWithOriginalGoal(t *testing.T) {
 	assert.Equal(t, 1, h.f.count("Clarify"), "no answers, no second clarify")
 	h.f.mu.Lock()
 	defer h.f.mu.Unlock()
-	assert.Equal(t, "Add JWT authentication", h.f.optionsIn[0].Goal)
+	assert.Equal(t, "Add JWT authentication", h.f.optionsIn[0].Task.Goal)
 }
 
 func TestClarifyWithoutQuestionsWhenNotAllowed(t *testing.T) {
@@ -117,7 +117,7 @@ func TestClarifyErrorKeepsOriginalGoal(t *testing.T) {
 	assert.Equal(t, activityAttempts, h.f.count("Clarify"), "Temporal retries the activity first")
 	h.f.mu.Lock()
 	defer h.f.mu.Unlock()
-	assert.Equal(t, "Add JWT authentication", h.f.optionsIn[0].Goal)
+	assert.Equal(t, "Add JWT authentication", h.f.optionsIn[0].Task.Goal)
 }
 
 func TestAnswerClarificationRejections(t *testing.T) {

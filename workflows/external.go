@@ -34,7 +34,7 @@ func (r *run) adoptExternal(ctx workflow.Context) error {
 	// task and publishes the run then, so the search attributes are
 	// written once, not once for a phase nobody could see.
 	r.st.Phase = plan.PhasePlanning
-	p := r.req.Plan.Plan(externalPlanID(r.workflowID), r.task.ID, r.st.Goal, workflow.Now(ctx))
+	p := r.req.Plan.Plan(externalPlanID(r.workflowID), r.workflowID, r.st.Goal, workflow.Now(ctx))
 	if res := plan.Validate(p, r.lim); !res.Valid {
 		return fmt.Errorf("external plan: %v", issueTexts(res.Errors))
 	}

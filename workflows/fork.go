@@ -32,7 +32,7 @@ func (r *run) forkFrom(ctx workflow.Context) error {
 			r.req.Plan = &signals.ExternalPlan{Title: src.Title, Steps: src.Steps}
 		}
 	}
-	r.st.Goal, r.task.Goal = r.req.Goal, r.req.Goal
+	r.st.Goal = r.req.Goal
 	return nil
 }
 

@@ -61,7 +61,6 @@ type run struct {
 	opts       runOptions
 	workflowID string
 	namespace  string
-	task       plan.Task
 	prompts    activities.Prompts
 	// lim are the limits every validation and plan change keeps: the
 	// request's maxSteps and the built-in tools.
@@ -177,14 +176,28 @@ func (r *run) limits() plan.Limits { return r.lim }
 // planned reports whether the cycle handed a plan to the executor.
 func (r *run) planned() bool { return r.exec.plan() != nil }
 
-// optionsInput is what a request for options starts from: the task, the
-// clarified goal, the request's template, count and bounds, the recorded
+// task is the task the activities work on: the request's, with the goal
+// the run holds (the request's until clarification clarified it), which
+// is held nowhere else.
+func (r *run) task() plan.Task {
+	return plan.Task{
+		ID:           r.workflowID,
+		Goal:         r.st.Goal,
+		Requirements: r.req.Requirements,
+		Constraints:  r.req.Constraints,
+		Priority:     r.req.Priority,
+		Context:      plan.TaskContext{WorkspaceRoot: r.req.Workspace},
+		History:      r.req.History,
+	}
+}
+
+// optionsInput is what a request for options starts from: the task with
+// the clarified goal, the request's template, count and bounds, the recorded
 // MCP tools the plan may name and inspect, and the files.
 func (r *run) optionsInput() activities.OptionsInput {
 	k := r.recorded()
 	return activities.OptionsInput{
-		Task:     r.task,
-		Goal:     r.st.Goal,
+		Task:     r.task(),
 		Count:    r.req.OptionCount,
 		Template: r.req.Template,
 		MaxSteps: r.req.Execution.MaxSteps,

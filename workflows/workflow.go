@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -78,15 +77,6 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *
 		st:         signals.CycleState{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
 	}
 	wire(r)
-	r.task = plan.Task{
-		ID:           r.workflowID,
-		Goal:         req.Goal,
-		Requirements: req.Requirements,
-		Constraints:  req.Constraints,
-		Priority:     req.Priority,
-		Context:      plan.TaskContext{WorkspaceRoot: req.Workspace},
-		History:      slices.Clone(req.History),
-	}
 	if req.Checkpoint != nil {
 		// The state the previous run handed on, whole: each part takes
 		// its own.

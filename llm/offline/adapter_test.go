@@ -71,7 +71,7 @@ func TestOfflineOptionsThroughAdapter(t *testing.T) {
 		count, maxSteps int
 		feedback        string
 	}{{3, 0, ""}, {5, 3, ""}, {2, 0, "make it faster"}} {
-		out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task, Goal: task.Goal,
+		out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{Task: task,
 			Count: tt.count, MaxSteps: tt.maxSteps, Feedback: tt.feedback, Revision: 1})
 		require.NoError(t, err)
 		require.Len(t, out.Options, tt.count)
@@ -130,15 +130,15 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 	done := agentStep
 	done.Status = plan.StepCompleted
 	done.Result = &plan.StepResult{Success: true, Output: final}
-	r, err := a.Reflect(ctx, activities.ReflectInput{Goal: "Add a discount",
+	r, err := a.Reflect(ctx, activities.ReflectInput{
 		Context:   plan.StepContext{Goal: "Add a discount", Step: done, Position: 1, Total: 2},
 		Remaining: []plan.StepDigest{{ID: "s3", Title: "Run the tests"}}})
 	require.NoError(t, err)
 	assert.Equal(t, plan.DecisionContinue, r.Decision)
 	assert.Contains(t, r.Reason, "s3 Run the tests")
 
-	sum, err := a.Summarize(ctx, activities.SummarizeInput{Goal: "Add a discount", Status: "completed",
-		Plan: plan.Plan{Title: "Balanced", Steps: []plan.Step{done, {ID: "s3", Title: "Run the tests", Status: plan.StepSkipped}}}})
+	digest := (&plan.Plan{Title: "Balanced", Steps: []plan.Step{done, {ID: "s3", Title: "Run the tests", Status: plan.StepSkipped}}}).Digest()
+	sum, err := a.Summarize(ctx, activities.SummarizeInput{Goal: "Add a discount", Status: "completed", Digest: &digest})
 	require.NoError(t, err)
 	assert.Contains(t, sum.Summary, "## Completed (1)")
 	assert.Contains(t, sum.Summary, "## Skipped (1)")

@@ -19,9 +19,8 @@ import (
 // take into account (feedback, earlier options, the problems of invalid
 // ones).
 type Options struct {
-	Task plan.Task
-	// Goal is the clarified goal; empty keeps the task's.
-	Goal     string
+	// Task carries the goal, clarified.
+	Task     plan.Task
 	Count    int
 	Revision int
 	MaxSteps int
@@ -80,15 +79,6 @@ func OptionCount(n int) int {
 // OptionID is the id of the n-th option of a revision.
 func OptionID(revision, n int) string { return fmt.Sprintf("r%d-o%d", revision, n) }
 
-// task returns the task with its goal replaced by the clarified one.
-func (o Options) task() plan.Task {
-	t := o.Task
-	if o.Goal != "" {
-		t.Goal = o.Goal
-	}
-	return t
-}
-
 // planID is the plan id of an option: the task id and the option id.
 func (o Options) planID(optionID string) string {
 	if o.Task.ID == "" {
@@ -108,7 +98,7 @@ func (o Options) FromTemplate(now time.Time) (opt plan.Option, name string, ok b
 		return plan.Option{}, "", false, nil
 	}
 	if name == plan.TemplateAuto {
-		if name, ok = plan.DetectTaskType(o.task().Goal); !ok {
+		if name, ok = plan.DetectTaskType(o.Task.Goal); !ok {
 			return plan.Option{}, "", false, nil
 		}
 	}
@@ -117,7 +107,7 @@ func (o Options) FromTemplate(now time.Time) (opt plan.Option, name string, ok b
 		return plan.Option{}, "", false, &UnknownTemplate{Name: name}
 	}
 	id := OptionID(o.Revision, 1)
-	p := plan.FromTemplate(t, o.task(), o.planID(id), now)
+	p := plan.FromTemplate(t, o.Task, o.planID(id), now)
 	desc := fmt.Sprintf("%s. Built from the %q template without an LLM call; a template gives one option", t.Description,
 		t.Name)
 	if n := OptionCount(o.Count); n > 1 {
@@ -138,7 +128,7 @@ func (o Options) FromReply(r reply.Options, now time.Time) []plan.Option {
 	out := make([]plan.Option, 0, len(opts))
 	for i, ro := range opts {
 		id := OptionID(o.Revision, i+1)
-		out = append(out, ro.PlanOption(id, o.planID(id), o.task(), now))
+		out = append(out, ro.PlanOption(id, o.planID(id), o.Task, now))
 	}
 	return out
 }
@@ -148,7 +138,7 @@ func (o Options) FromReply(r reply.Options, now time.Time) []plan.Option {
 // (more when the listing was cut), the tools steps may use and the MCP
 // tools (PlanTools).
 func (o Options) Data(files []string, more bool, tools []llm.ToolSpec) prompts.PlanData {
-	d := prompts.PlanData{Task: o.Task, Goal: o.task().Goal, Count: OptionCount(o.Count), MaxSteps: o.MaxSteps,
+	d := prompts.PlanData{Task: o.Task, Goal: o.Task.Goal, Count: OptionCount(o.Count), MaxSteps: o.MaxSteps,
 		Feedback: o.Feedback, Invalid: o.Invalid, Files: files, MoreFiles: more}
 	for _, p := range o.Previous {
 		d.Previous = append(d.Previous, p.Title)
