@@ -91,8 +91,9 @@ var commandFixtures = map[string]fixture{
 	"result": completedPlan, "export": completedPlan,
 	// Commands that serve or probe a service are not run here: their own
 	// tests run them (starter/cli codec and healthcheck tests, worker's
-	// metrics test). Their examples must still parse.
-	"codec-server": parsedOnly, "healthcheck": parsedOnly,
+	// metrics test, serve's tests and e2e_serve_test.go). Their examples
+	// must still parse.
+	"codec-server": parsedOnly, "healthcheck": parsedOnly, "serve": parsedOnly,
 	"approvals": noPlan,
 	// A gated call or a plan paused on its budget, with the request ids the
 	// examples name, is the approval tests' to set up: they run approve
