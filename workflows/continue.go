@@ -11,7 +11,7 @@ import (
 // and writes nothing.
 type chain struct {
 	// historyLimit is the history length past which a run continues as
-	// new at its next safe point (runOptions.historyLimit).
+	// new at its next safe point (runSettings.historyLimit).
 	historyLimit int
 	inputs       inputLoad
 	hooks        interface{ delivering() bool }

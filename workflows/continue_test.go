@@ -23,9 +23,9 @@ func (h *harness) continued() *harness {
 	return h
 }
 
-// runToContinue runs PlanMode with run options and returns the request it
+// runToContinue runs PlanMode with run settings and returns the request it
 // continued as new with; the run must end that way.
-func (h *harness) runToContinue(req signals.StartRequest, opts ...runOption) signals.StartRequest {
+func (h *harness) runToContinue(req signals.StartRequest, opts ...runSetting) signals.StartRequest {
 	h.t.Helper()
 	h.registerRun(opts...)
 	h.env.ExecuteWorkflow(signals.WorkflowType, req)

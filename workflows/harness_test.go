@@ -153,9 +153,9 @@ func (h *harness) registerTools() {
 		})
 }
 
-// registerRun registers PlanMode with run options (lower thresholds) and
+// registerRun registers PlanMode with run settings (lower thresholds) and
 // the fakes; run the workflow by its type name.
-func (h *harness) registerRun(opts ...runOption) {
+func (h *harness) registerRun(opts ...runSetting) {
 	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req signals.StartRequest) (signals.Result, error) {
 		return planMode(ctx, req, opts...)
 	}, workflow.RegisterOptions{Name: signals.WorkflowType})

@@ -38,7 +38,7 @@ type inbox struct {
 	st   *signals.InputState
 	show reporter
 	// limit is how many signals a run receives before it continues as
-	// new (runOptions.signalLimit).
+	// new (runSettings.signalLimit).
 	limit int
 	// running counts signal handlers in progress, so that continue-as-new
 	// waits for them as AllHandlersFinished does for updates; count

@@ -13,8 +13,8 @@ import (
 // new at the next step boundary, whatever the server suggests.
 const defaultHistoryLimit = 10000
 
-// runOptions tune a run; the zero value is not used, see newRun.
-type runOptions struct {
+// runSettings tune a run; the zero value is not used, see newRun.
+type runSettings struct {
 	historyLimit int
 	budget       historyBudget
 	// signalLimit is how many signals a run receives before it continues
@@ -22,23 +22,23 @@ type runOptions struct {
 	signalLimit int
 }
 
-// runOption changes one run option.
-type runOption func(*runOptions)
+// runSetting changes one run setting.
+type runSetting func(*runSettings)
 
 // withHistoryLimit sets the history length that triggers continue-as-new.
-func withHistoryLimit(n int) runOption {
-	return func(o *runOptions) { o.historyLimit = n }
+func withHistoryLimit(n int) runSetting {
+	return func(o *runSettings) { o.historyLimit = n }
 }
 
 // withSignalLimit sets how many signals make a run continue as new.
-func withSignalLimit(n int) runOption {
-	return func(o *runOptions) { o.signalLimit = n }
+func withSignalLimit(n int) runSetting {
+	return func(o *runSettings) { o.signalLimit = n }
 }
 
 // withHistoryBudget sets the history length and size (bytes) past which a
 // step stops, see historyBudget.
-func withHistoryBudget(events, bytes int) runOption {
-	return func(o *runOptions) { o.budget = historyBudget{events: events, bytes: bytes} }
+func withHistoryBudget(events, bytes int) runSetting {
+	return func(o *runSettings) { o.budget = historyBudget{events: events, bytes: bytes} }
 }
 
 // run is one PlanMode run, and the cycle that drives it: the phases in
@@ -58,7 +58,7 @@ func withHistoryBudget(events, bytes int) runOption {
 // conditions only read.
 type run struct {
 	req        signals.StartRequest
-	opts       runOptions
+	opts       runSettings
 	workflowID string
 	namespace  string
 	prompts    activities.Prompts

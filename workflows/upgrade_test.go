@@ -13,9 +13,9 @@ import (
 	"github.com/planmode/planmode/signals"
 )
 
-// continueAsNewOf runs PlanMode with req and run options and returns how
+// continueAsNewOf runs PlanMode with req and run settings and returns how
 // it continued as new; the run must end that way.
-func continueAsNewOf(h *harness, req signals.StartRequest, opts ...runOption) (*workflow.ContinueAsNewError, signals.StartRequest) {
+func continueAsNewOf(h *harness, req signals.StartRequest, opts ...runSetting) (*workflow.ContinueAsNewError, signals.StartRequest) {
 	h.t.Helper()
 	h.registerRun(opts...)
 	h.env.ExecuteWorkflow(signals.WorkflowType, req)

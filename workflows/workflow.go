@@ -27,7 +27,7 @@ func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, e
 
 // planMode is PlanMode with run options, so tests can lower thresholds
 // without package-level state.
-func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runOption) (signals.Result, error) {
+func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) (signals.Result, error) {
 	if err := req.Validate(); err != nil {
 		return signals.Result{}, invalidRequest(err)
 	}
@@ -55,8 +55,8 @@ var errForeignCheckpoint = errors.New("checkpoint is only accepted from continue
 
 // newRun builds the run for req, restoring a checkpoint when the request
 // continues an earlier run.
-func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runOption) *run {
-	o := runOptions{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget, signalLimit: signals.MaxSignalsPerRun}
+func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) *run {
+	o := runSettings{historyLimit: defaultHistoryLimit, budget: defaultHistoryBudget, signalLimit: signals.MaxSignalsPerRun}
 	for _, fn := range opts {
 		fn(&o)
 	}
