@@ -25,7 +25,7 @@ func PlanMode(ctx workflow.Context, req signals.StartRequest) (signals.Result, e
 	return planMode(ctx, req)
 }
 
-// planMode is PlanMode with run options, so tests can lower thresholds
+// planMode is PlanMode with run settings, so tests can lower thresholds
 // without package-level state.
 func planMode(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) (signals.Result, error) {
 	if err := req.Validate(); err != nil {
