@@ -15,7 +15,7 @@ const (
 	CriterionBrevity    = "brevity"
 )
 
-// Scoring weights. Seed 000's formula gives complexity and confidence 30
+// Scoring weights. The built-in score gives complexity and confidence 30
 // points each, 5 per pro and −3 per con, and −5×impact×likelihood per
 // risk. Pros and cons count up to maxTradeoffs each, so a long list cannot
 // drown the rest, and a brevity bonus rewards short plans: with five pros,
