@@ -105,6 +105,13 @@ type Request struct {
 	Format      ResponseFormat `json:"format,omitempty"`
 	// Schema is used with FormatJSON when the provider supports JSON schema.
 	Schema *JSONSchema `json:"schema,omitempty"`
+	// OnText, when set, asks for the reply as it is written: the adapter
+	// streams the call where the provider can, and calls OnText with each
+	// delta of the reply's content, in order, from the calling goroutine;
+	// the arguments of tool calls never reach it. The Response is the same
+	// either way. A provider that cannot stream answers in one piece and
+	// OnText is not called. nil makes a plain call.
+	OnText func(delta string) `json:"-"`
 }
 
 // FinishLength is the finish reason of a reply the token limit cut off.

@@ -27,6 +27,12 @@ type Config struct {
 	// JSONSchema says the provider accepts response_format json_schema;
 	// otherwise structured phases use JSON mode (json_object).
 	JSONSchema bool `json:"jsonSchema,omitempty" mapstructure:"jsonSchema" yaml:"jsonSchema"`
+	// Stream makes the activities ask for the text of every model call as
+	// it is written (Request.OnText) and heartbeat it, so that a person
+	// following a plan reads it while the call runs; none of it reaches
+	// workflow history. The configuration's llm.stream sets it, true by
+	// default; the zero Config does not stream.
+	Stream bool `json:"stream,omitempty" mapstructure:"stream" yaml:"stream"`
 	// Organization is sent as the OpenAI-Organization header when set.
 	Organization string `json:"organization,omitempty" mapstructure:"organization" yaml:"organization"`
 	// APIType is "openai" (the default), "azure" or "azure_ad".

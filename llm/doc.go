@@ -7,6 +7,8 @@
 //   - The wire of one chat completion: [Request], [Response], [Message],
 //     [ToolCall], [ToolSpec], [JSONSchema] and [ResponseFormat], with the
 //     Phase* constants every request names.
+//   - Streaming: a Request with OnText set is answered as it is written,
+//     each delta of the content handed to OnText; the Response is the same.
 //   - The adapter's configuration: [Config], per-phase [PhaseConfig].
 //   - Error classification: [ClassifyError] turns a provider's failure
 //     into a Temporal ApplicationError whose type ([ErrorType]) and

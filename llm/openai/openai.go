@@ -21,20 +21,24 @@ import (
 // Client is the LLM adapter for every OpenAI-compatible chat completions
 // API, built on go-openai. go-openai does not retry chat requests; the
 // adapter does not either: Temporal's activity retry policy owns retries,
-// guided by the classified errors the adapter returns. The one exception
-// is a provider that refuses response_format (JSON mode or JSON schema):
-// the same call goes once more without it, the prompt alone asking for
-// JSON, and the model is remembered so that later calls skip it.
+// guided by the classified errors the adapter returns. The exceptions are
+// refusals of what a request may do without: a provider that refuses
+// response_format (JSON mode or JSON schema) gets the same call once more
+// without it, the prompt alone asking for JSON, and one that refuses to
+// stream gets it once more in one piece; the model is remembered so that
+// later calls skip what its provider refused.
 type Client struct {
 	client *goopenai.Client
 	cfg    llm.Config
 
-	// mu guards promptOnly: the models whose provider refused
+	// mu guards promptOnly and plain: the models whose provider refused
 	// response_format, asked for JSON by the prompt alone from then on,
+	// and those whose provider refused to stream, called in one piece,
 	// for the adapter's lifetime. Activities call the adapter from many
 	// goroutines at once.
 	mu         sync.Mutex
 	promptOnly map[string]bool
+	plain      map[string]bool
 }
 
 // New returns the adapter for cfg. It returns an error when the base
@@ -45,17 +49,18 @@ func New(cfg llm.Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	hc := &http.Client{Timeout: cfg.RequestTimeout}
 	if cfg.HTTPClient != nil {
-		cc.HTTPClient = cfg.HTTPClient
-	} else {
-		timeout := cfg.RequestTimeout
-		if timeout <= 0 {
-			timeout = llm.DefaultRequestTimeout
-		}
-		cc.HTTPClient = &http.Client{Timeout: timeout}
+		copied := *cfg.HTTPClient
+		hc = &copied
+	} else if hc.Timeout <= 0 {
+		hc.Timeout = llm.DefaultRequestTimeout
 	}
+	hc.Transport = headerKeeper{base: hc.Transport}
+	cc.HTTPClient = hc
 	cc.OrgID = cfg.Organization
-	return &Client{client: goopenai.NewClientWithConfig(cc), cfg: cfg, promptOnly: map[string]bool{}}, nil
+	return &Client{client: goopenai.NewClientWithConfig(cc), cfg: cfg, promptOnly: map[string]bool{},
+		plain: map[string]bool{}}, nil
 }
 
 // clientConfig picks go-openai's default config for the API type.
@@ -92,8 +97,10 @@ func clientConfig(cfg llm.Config) (goopenai.ClientConfig, error) {
 // Config returns the adapter's configuration.
 func (o *Client) Config() llm.Config { return o.cfg }
 
-// Complete sends one chat completion request and returns the first choice.
-// Errors are classified with ClassifyError.
+// Complete sends one chat completion request and returns the first choice:
+// streamed, its content handed to req.OnText as it arrives, when OnText
+// is set and the model's provider did not refuse to stream. Errors are
+// classified with ClassifyError.
 func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	creq, err := o.chatRequest(req)
 	if err != nil {
@@ -102,33 +109,51 @@ func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 	if creq.ResponseFormat != nil && o.isPromptOnly(creq.Model) {
 		creq.ResponseFormat = nil
 	}
-	resp, err := o.client.CreateChatCompletion(ctx, creq)
-	if err != nil && creq.ResponseFormat != nil {
-		if perr := providerError(err, resp.Header(), creq.Model); refusesResponseFormat(perr) {
+	streamed := req.OnText != nil && !o.isPlain(creq.Model)
+	for {
+		var resp llm.Response
+		var header http.Header
+		if streamed {
+			resp, header, err = o.stream(ctx, creq, req.OnText)
+		} else {
+			resp, header, err = o.complete(ctx, creq)
+		}
+		if err == nil {
+			return resp, nil
+		}
+		perr := providerError(err, header, creq.Model)
+		switch {
+		case creq.ResponseFormat != nil && refusesResponseFormat(perr):
 			// The prompts ask for JSON in words too, and Structured repairs
 			// a reply that is not, so the same call goes again without it.
 			o.setPromptOnly(creq.Model)
 			creq.ResponseFormat = nil
-			resp, err = o.client.CreateChatCompletion(ctx, creq)
+		case streamed && refusesStreaming(err, perr):
+			// Nothing reached OnText: the call goes again in one piece.
+			o.setPlain(creq.Model)
+			streamed = false
+		default:
+			return llm.Response{}, llm.ClassifyError(perr)
 		}
 	}
+}
+
+// complete makes creq in one piece and returns the first choice and the
+// response's headers.
+func (o *Client) complete(ctx context.Context, creq goopenai.ChatCompletionRequest) (llm.Response, http.Header, error) {
+	resp, err := o.client.CreateChatCompletion(ctx, creq)
 	if err != nil {
-		return llm.Response{}, llm.ClassifyError(providerError(err, resp.Header(), creq.Model))
+		return llm.Response{}, resp.Header(), err
 	}
 	if len(resp.Choices) == 0 {
-		return llm.Response{}, llm.Retry(llm.ErrorTypeInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+		return llm.Response{}, resp.Header(), noChoices()
 	}
 	choice := resp.Choices[0]
 	out := llm.Response{
 		Content:      choice.Message.Content,
 		FinishReason: string(choice.FinishReason),
 		Model:        resp.Model,
-		Usage: plan.Usage{
-			PromptTokens:     resp.Usage.PromptTokens,
-			CompletionTokens: resp.Usage.CompletionTokens,
-			TotalTokens:      resp.Usage.TotalTokens,
-			Calls:            1,
-		},
+		Usage:        usage(resp.Usage),
 	}
 	if out.Model == "" {
 		out.Model = creq.Model
@@ -136,7 +161,18 @@ func (o *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 	for _, tc := range choice.Message.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
-	return out, nil
+	return out, resp.Header(), nil
+}
+
+// noChoices is the error of an answer without a choice.
+func noChoices() error {
+	return llm.Retry(llm.ErrorTypeInvalidResponse, nil, "the LLM provider answered with no choices", 0)
+}
+
+// usage is one call's token counts.
+func usage(u goopenai.Usage) plan.Usage {
+	return plan.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
+		Calls: 1}
 }
 
 // isPromptOnly reports whether model's provider refused response_format.
@@ -151,6 +187,20 @@ func (o *Client) setPromptOnly(model string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.promptOnly[model] = true
+}
+
+// isPlain reports whether model's provider refused to stream.
+func (o *Client) isPlain(model string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.plain[model]
+}
+
+// setPlain remembers that model's provider refuses to stream.
+func (o *Client) setPlain(model string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.plain[model] = true
 }
 
 // formatWords are what a provider's refusal of response_format says, in
