@@ -18,6 +18,14 @@
 // the phase from it, so queues, call counts and token usage are kept per
 // phase. A request without that line has the phase [PhaseUnknown].
 //
+// # Streaming
+//
+// A request with "stream": true is answered as OpenAI streams: the content
+// in pieces of a few words, the tool calls whole, the finish reason, the
+// usage when asked for, then "[DONE]". The server's latency
+// ([WithLatency]) is spread over the pieces, so that the text arrives
+// gradually.
+//
 // # Usage
 //
 // Every successful reply carries deterministic token counts: a token is

@@ -42,16 +42,30 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !scripted {
 		reply = ensureJSON(req, s.cfg.brain.Reply(phase, req))
 	}
-	if !s.wait(r.Context(), s.cfg.latency+reply.Delay, reply.Hang) {
+	// A streamed answer spreads the server's latency over its events, so
+	// that its text arrives gradually; any other waits it whole first.
+	wait := s.cfg.latency + reply.Delay
+	if req.Stream && answers(reply) {
+		wait = reply.Delay
+	}
+	if !s.wait(r.Context(), wait, reply.Hang) {
 		// The client gave up or the server is closing: drop the
 		// connection rather than send a half answer.
 		panic(http.ErrAbortHandler)
 	}
-	s.respond(w, phase, req, reply)
+	s.respond(r.Context(), w, phase, req, reply)
 }
 
-// respond writes reply as the answer to req.
-func (s *Server) respond(w http.ResponseWriter, phase string, req openai.ChatCompletionRequest, reply Reply) {
+// answers reports whether reply is an answer (status 200 and no raw
+// body) rather than an error or a malformed body.
+func answers(reply Reply) bool {
+	return reply.RawBody == "" && (reply.Status == 0 || reply.Status == http.StatusOK)
+}
+
+// respond writes reply as the answer to req; ctx is the request's, which
+// a streamed answer stops at.
+func (s *Server) respond(ctx context.Context, w http.ResponseWriter, phase string, req openai.ChatCompletionRequest,
+	reply Reply) {
 	if reply.RetryAfter != "" {
 		w.Header().Set("Retry-After", reply.RetryAfter)
 	}
@@ -73,7 +87,8 @@ func (s *Server) respond(w http.ResponseWriter, phase string, req openai.ChatCom
 		id, firstCall := s.answered(phase, Usage{u.PromptTokens, u.CompletionTokens}, len(reply.ToolCalls))
 		resp := buildResponse(id, firstCall, s.modelFor(req), reply, u)
 		if req.Stream {
-			writeStream(w, resp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+			pace := func(n int) bool { return s.wait(ctx, s.cfg.latency/time.Duration(n), false) }
+			writeStream(w, resp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage, pace)
 			return
 		}
 		writeJSON(w, http.StatusOK, resp)

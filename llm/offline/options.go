@@ -19,9 +19,10 @@ type config struct {
 	apiKey  string
 }
 
-// WithLatency makes every reply wait d before it is sent, on top of the
-// reply's own Delay. A client that gives up earlier gets no reply. The
-// default is no latency.
+// WithLatency makes every reply take d, on top of the reply's own Delay:
+// a plain reply waits d before it is sent, a streamed one spreads d over
+// its events, so that its text arrives gradually. A client that gives up
+// earlier gets no reply, or the rest of it. The default is no latency.
 func WithLatency(d time.Duration) ServerOption {
 	return func(c *config) { c.latency = d }
 }

@@ -110,7 +110,8 @@ func (s *Server) Pending(phase string) int {
 }
 
 // Calls returns how many requests of phase were answered, error replies
-// included (AnyPhase: all). A request the client abandoned is not counted.
+// included (AnyPhase: all). A request the client abandoned is not
+// counted, unless it abandoned a streamed answer already under way.
 func (s *Server) Calls(phase string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
