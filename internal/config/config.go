@@ -126,6 +126,10 @@ type LLM struct {
 	// plan step by step instead of seeing it end at once. Zero answers at
 	// once.
 	OfflineLatency time.Duration `mapstructure:"offlineLatency"`
+	// Stream makes model calls stream their text into their activity's
+	// heartbeat as it is written, for people following a plan
+	// (llm.Config.Stream). Default true.
+	Stream bool `mapstructure:"stream"`
 	// PromptDir is a folder of prompt templates (plan_system.tmpl,
 	// reflect_user.tmpl, ...) that replace the embedded ones of the same
 	// names; empty keeps them all. The worker loads and checks them at

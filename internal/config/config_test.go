@@ -60,6 +60,7 @@ func TestLoad(t *testing.T) {
 			assert.Equal(t, 2*time.Minute, c.LLM.RequestTimeout)
 			assert.True(t, c.LLM.Offline, "no base URL and no key: offline")
 			assert.Zero(t, c.LLM.OfflineLatency, "the offline model answers at once")
+			assert.True(t, c.LLM.Stream, "model calls stream their text by default")
 			assert.Equal(t, DefaultAllowCommands(), c.Tools.AllowCommands)
 			assert.True(t, c.Tools.AllowTests, "run_tests may run the test command by default")
 			assert.Equal(t, DefaultMaxOutputBytes, c.Tools.MaxOutputBytes)
@@ -148,6 +149,10 @@ func TestLoad(t *testing.T) {
 				assert.True(t, c.LLM.Offline)
 				assert.Equal(t, 150*time.Millisecond, c.LLM.OfflineLatency)
 			}},
+		{name: "stream off", env: map[string]string{"PLANMODE_LLM_STREAM": "false"},
+			check: func(t *testing.T, c Config) { assert.False(t, c.LLM.Stream) }},
+		{name: "stream off in the file", file: "llm:\n  stream: false\n",
+			check: func(t *testing.T, c Config) { assert.False(t, c.LLM.Stream) }},
 		{name: "negative offline latency", file: "llm:\n  offlineLatency: -1s\n", wantErr: "llm.offlineLatency must not be negative"},
 		{name: "explicit offline false without provider", env: map[string]string{"PLANMODE_LLM_OFFLINE": "false"},
 			check: func(t *testing.T, c Config) { assert.False(t, c.LLM.Offline) }},

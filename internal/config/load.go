@@ -41,6 +41,7 @@ const (
 	KeyLLMJSONSchema   = "llm.jsonSchema"
 	KeyLLMOffline      = "llm.offline"
 	KeyOfflineLatency  = "llm.offlineLatency"
+	KeyLLMStream       = "llm.stream"
 	KeyLLMPrices       = "llm.prices"
 	KeyPromptDir       = "llm.promptDir"
 	KeyWorkspaceRoot   = "workspace.root"
@@ -93,6 +94,7 @@ func NewViper() *viper.Viper {
 	v.SetDefault(KeyLLMModel, DefaultModel)
 	v.SetDefault(KeyLLMTemperature, DefaultTemperature)
 	v.SetDefault(KeyLLMTimeout, DefaultRequestTimeout)
+	v.SetDefault(KeyLLMStream, true)
 	v.SetDefault(KeyAllowCommands, DefaultAllowCommands())
 	v.SetDefault(KeyAllowTests, true)
 	v.SetDefault(KeyCommandTimeout, DefaultCommandTimeout)

@@ -235,6 +235,7 @@ func LLMConfig(l config.LLM) llm.Config {
 		Temperature:    &temp,
 		RequestTimeout: l.RequestTimeout,
 		JSONSchema:     l.JSONSchema,
+		Stream:         l.Stream,
 	}
 	if len(l.Phases) > 0 {
 		cfg.Phases = make(map[string]llm.PhaseConfig, len(l.Phases))

@@ -24,7 +24,7 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 	temp := 0.7
 	got := LLMConfig(config.LLM{
 		BaseURL: "https://x/v1", APIKey: "k", Model: "m", Temperature: 0.3, RequestTimeout: time.Minute, JSONSchema: true,
-		Phases: map[string]config.PhaseModel{"plan": {Model: "big", Temperature: &temp}},
+		Stream: true, Phases: map[string]config.PhaseModel{"plan": {Model: "big", Temperature: &temp}},
 	})
 	assert.Equal(t, "https://x/v1", got.BaseURL)
 	assert.Equal(t, "k", got.APIKey)
@@ -34,6 +34,7 @@ func TestLLMConfigMapsTheConfiguration(t *testing.T) {
 	assert.Equal(t, 0.3, *got.TemperatureFor("reflect"))
 	assert.Equal(t, 0.7, *got.TemperatureFor("plan"))
 	assert.True(t, got.JSONSchema)
+	assert.True(t, got.Stream)
 
 	p := pricing(config.LLM{Prices: map[string]config.Price{"mine": {Input: 1, Output: 2}}})
 	assert.Equal(t, llm.Price{Input: 1, Output: 2}, p["mine"])
