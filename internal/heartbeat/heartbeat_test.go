@@ -71,3 +71,60 @@ func TestStartBeatsInsideAnActivity(t *testing.T) {
 	require.NoError(t, val.Get(&got))
 	assert.Equal(t, "waiting", got)
 }
+
+func TestWithDetailsPinsWhatTheBeatsCarry(t *testing.T) {
+	tests := []struct {
+		name   string
+		pinned any
+		want   string
+	}{
+		{name: "pinned details win", pinned: "the text so far", want: "the text so far"},
+		{name: "nil leaves each beat its own", want: "own"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var suite sdktest.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			beats := make(chan string, 100)
+			env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+				var d string
+				if details.Get(&d) == nil {
+					beats <- d
+				}
+			})
+			// The SDK sends the first heartbeat of an activity at once: one
+			// activity for the recorder, one for the ticker.
+			recorded := func(ctx context.Context) error {
+				Recorder(WithDetails(ctx, func() any { return tt.pinned }))("own")
+				return nil
+			}
+			ticking := func(ctx context.Context) (string, error) {
+				stop := Start(WithDetails(ctx, func() any { return tt.pinned }), 5*time.Millisecond, "own")
+				defer stop()
+				select {
+				case b := <-beats:
+					return b, nil
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			}
+			env.RegisterActivity(recorded)
+			env.RegisterActivity(ticking)
+
+			_, err := env.ExecuteActivity(recorded)
+			require.NoError(t, err)
+			select {
+			case b := <-beats:
+				assert.Equal(t, tt.want, b, "the recorder's beat")
+			default:
+				t.Fatal("the recorder's beat was not sent")
+			}
+
+			val, err := env.ExecuteActivity(ticking)
+			require.NoError(t, err)
+			var got string
+			require.NoError(t, val.Get(&got))
+			assert.Equal(t, tt.want, got, "the ticker's beat")
+		})
+	}
+}
