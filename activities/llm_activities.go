@@ -20,13 +20,16 @@ import (
 // complete): LLMAuthError, LLMBadRequest, LLMNotFound, LLMContextLength,
 // LLMConfigError and MalformedLLMOutput are non-retryable; rate limits,
 // server faults, timeouts and network errors are retryable, rate limits
-// after the provider's Retry-After.
+// after the provider's Retry-After. With llm.stream on, each heartbeats
+// the text of its calls as it arrives (withText), naming the step when it
+// is a step's or reflects on one.
 
 // Clarify rewrites a vague goal into a clear one, answers it directly when
 // no plan is needed, or asks questions when in.AskQuestions allows it.
 // Questions are dropped when not allowed; a reply with no goal keeps the
 // task's own.
 func (m *Model) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, error) {
+	ctx = m.withText(ctx, "")
 	files, more := m.tools().folders().List(in.Task.Context)
 	data := prompts.ClarifyData{Task: in.Task, AskQuestions: in.AskQuestions,
 		Answers: prompts.SortedAnswers(in.Answers), Files: files, MoreFiles: more}
@@ -51,6 +54,7 @@ func (m *Model) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, er
 // read-only tools. Option ids are "r<revision>-o<n>", plan ids the task id
 // and the option id.
 func (m *Model) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOutput, error) {
+	ctx = m.withText(ctx, "")
 	o := options(in)
 	opt, name, ok, err := o.FromTemplate(time.Now())
 	var unknown *phases.UnknownTemplate
@@ -90,6 +94,7 @@ func (m *Model) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOu
 // empty reply is a failed step, not an activity error.
 func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResult, error) {
 	step := in.Context.Step
+	ctx = m.withText(ctx, step.ID)
 	cfg := phases.LLMStep(step)
 	data := prompts.StepData{Context: in.Context, Prompt: cfg.Prompt, Workspace: in.Workspace}
 	msgs, err := m.Prompts.Execute(in.Prompts, data, cfg.SystemPrompt)
@@ -122,6 +127,7 @@ func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResu
 // offered, so the model answers.
 func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
+	ctx = m.withText(ctx, step.ID)
 	data, specs := phases.AgentTurn(in.Context, in.Workspace, in.Iteration, in.MaxIterations,
 		func(names []string) []llm.ToolSpec { return append(m.specs().Specs(names), in.MCPTools...) })
 	msgs, err := m.Prompts.Agent(in.Prompts, data, in.Transcript)
@@ -153,6 +159,7 @@ func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutp
 // reflection carries no tool schemas: most reflections of a long plan
 // are such steps, and the schemas were a fifth of a plan's prompt tokens.
 func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, error) {
+	ctx = m.withText(ctx, in.Context.Step.ID)
 	data := prompts.NewReflectData(in.Context.Goal, in.Context, in.Result, in.Remaining, in.RemainingMore, in.Mode)
 	msgs, err := m.Prompts.Reflect(in.Prompts, data)
 	if err != nil {
@@ -178,6 +185,7 @@ func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, 
 // Summarize writes the final summary from a bounded list of the plan's
 // steps. An empty reply gets a plain summary of the counts instead.
 func (m *Model) Summarize(ctx context.Context, in SummarizeInput) (SummarizeOutput, error) {
+	ctx = m.withText(ctx, "")
 	var digest plan.PlanDigest // no plan was selected
 	if in.Digest != nil {
 		digest = *in.Digest
