@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -34,6 +35,7 @@ type Client struct {
 	taskQueue    string
 	identity     string
 	queryTimeout time.Duration
+	dc           converter.DataConverter
 }
 
 // Option configures a Client.
