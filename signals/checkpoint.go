@@ -30,6 +30,7 @@ type Checkpoint struct {
 	InputState
 	NotifyState
 	LeaseState
+	EventLogState
 }
 
 // CycleState is the cycle's: where the run is in its phases, what it
@@ -128,6 +129,7 @@ var checkpointFields = []string{
 	"usage", "offline", "lastError", "skipConfirmations", "skipSeq", "rejected", "paused", "pauseReason",
 	"approvals", "approvalSeq", "approvalDecisions", "approvalDecisionsDropped", "tools", "budget",
 	"budgetWaived", "notifySeq", "noReceiver", "pausedFor", "pausedAt", "maxConcurrent", "lease",
+	"eventSeq", "recentEvents", "eventPhase", "eventAwaiting",
 }
 
 // MarshalJSON encodes c as encoding/json does, its fields in

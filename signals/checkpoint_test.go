@@ -62,6 +62,7 @@ func TestCheckpointJSONTags(t *testing.T) {
 		"rejected,omitempty", "paused,omitempty", "pauseReason,omitempty", "pausedFor,omitempty", "pausedAt,omitempty",
 		"notifySeq,omitempty", "noReceiver,omitempty",
 		"lease,omitempty",
+		"eventSeq,omitempty", "recentEvents,omitempty", "eventPhase,omitempty", "eventAwaiting,omitempty",
 	}
 	var got, names []string
 	typ := reflect.TypeOf(Checkpoint{})

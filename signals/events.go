@@ -2,7 +2,6 @@ package signals
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/planmode/planmode/plan"
@@ -11,108 +10,126 @@ import (
 // The event log: one per plan, followed as it happens by the CLI, services
 // and browsers. Every change a person or a service follows becomes an
 // [Event] with a sequence number that grows across continue-as-new, a
-// time, a type and a small bounded body. A follower asks for the events
-// after the last one it saw ([AwaitEvents]) and is answered as soon as
-// there are some; the plan keeps only recent events, and a follower that
-// asks for older ones gets a [EventGap] carrying the current state.
+// time, a type and a small bounded body. The plan writes the events of
+// each workflow task to its own history as one marker ([EventBatch]), so
+// a follower reads them with the history's long poll: it waits on the
+// server, never on a worker, and adds nothing to the plan's history. A
+// run carries its recent events ([EventLogState]) into its continuation;
+// a follower that asks for older ones than the run and those recent
+// events hold gets one [EventGap] carrying the current state.
 //
-// Where an event is also a webhook event (package webhook), it has the
-// webhook's name, so that one vocabulary serves both.
+// The webhooks and the Web UI's current details are fed from the same
+// log; where an event is also a webhook event (package webhook), it has
+// the webhook's name.
 
 // EventType names what an [Event] tells.
 type EventType string
 
-// Event types.
+// Event types. Where an event is also delivered as a webhook, it has the
+// webhook's name (package webhook maps the two: options-ready is
+// delivered as plan-created, ended as completed, failed or cancelled).
 const (
-	// EventPhaseChanged: the run entered a new phase (Data: the phase).
+	// EventPhaseChanged: the run entered a new phase (Data: phase).
 	EventPhaseChanged EventType = "phase-changed"
-	// EventAwaitingChanged: what the run waits for changed (Data: the
-	// Awaiting value and what the pending query shows of it).
+	// EventAwaitingChanged: what the run waits for changed (Data:
+	// awaiting, one of the Awaiting values).
 	EventAwaitingChanged EventType = "awaiting-changed"
-	// EventOptionsReady: the options of a revision exist.
+	// EventOptionsReady: the options of a revision exist (Data: revision,
+	// recommended and each option's id, title and score).
 	EventOptionsReady EventType = "options-ready"
-	// EventOptionSelected: an option was selected (by a person or the
-	// selection policy).
+	// EventPlanCreated: a plan handed in with the request was adopted
+	// (Data: steps).
+	EventPlanCreated EventType = "plan-created"
+	// EventOptionSelected: an option was selected, by a person or the
+	// selection policy (Data: optionId, title, by, reason).
 	EventOptionSelected EventType = "option-selected"
+	// The asks that wait for a person (Data: what the pending query shows
+	// of them: selection, clarification, skip).
+	EventAwaitingSelection     EventType = "awaiting-selection"
+	EventAwaitingClarification EventType = "awaiting-clarification"
+	EventAwaitingConfirmation  EventType = "awaiting-confirmation"
+	// EventConfirmationAnswered: a skip confirmation was answered or timed
+	// out (Data: skip, approved, by, reason).
+	EventConfirmationAnswered EventType = "confirmation-answered"
 
-	// Steps. Step names the step.
+	// Steps. Step names the step; Data has percent, attempt and, for a
+	// failure, error.
 	EventStepStarted   EventType = "step-started"
 	EventStepRetried   EventType = "step-retried"
 	EventStepCompleted EventType = "step-completed"
 	EventStepFailed    EventType = "step-failed"
 	EventStepSkipped   EventType = "step-skipped"
 
-	// Tool calls of a step.
-	EventToolCallStarted  EventType = "tool-call-started"
-	EventToolCallFinished EventType = "tool-call-finished"
+	// EventToolCall: a tool call of a step started or finished (Data:
+	// tool, argsDigest, state "started" or "finished", success and the
+	// head of its outcome). Its arguments are never shown: only their
+	// digest, and only once the call is complete.
+	EventToolCall EventType = "tool-call"
 
-	// Gated tool calls: asked, and decided (by a person, a timeout or a
-	// rule).
+	// Gated tool calls: asked, reminded of, and decided by a person, a
+	// timeout or a rule (Data: approval, decision).
 	EventApprovalRequested EventType = "approval-requested"
+	EventApprovalReminder  EventType = "approval-reminder"
 	EventApprovalDecided   EventType = "approval-decided"
 
-	// Skip confirmations the reflection asks a person for, and their
-	// answers.
-	EventConfirmationAsked    EventType = "confirmation-asked"
-	EventConfirmationAnswered EventType = "confirmation-answered"
-
 	// EventPlanUpdated: the plan was edited or replanned, a new plan
-	// version (the webhook's plan-updated).
+	// version (Data: version, by, reason).
 	EventPlanUpdated EventType = "plan-updated"
-	// EventReflectionDecided: the reflection after a step decided
-	// (continue, retry, skip, replan).
+	// EventReflectionDecided: the reflection after a step decided (Data:
+	// decision: continue, retry, skip, replan or complete; reason).
 	EventReflectionDecided EventType = "reflection-decided"
 
-	// Budgets: what was used so far, a budget that stopped or paused
-	// the run (the webhook's budget-exceeded), and a raise.
+	// Budgets: what was used so far (Data: tokens, costUSD), a budget
+	// that stopped or paused the run, and a raise (Data: maxTokens,
+	// maxCostUSD, by, reason).
 	EventBudgetUsed     EventType = "budget-used"
 	EventBudgetExceeded EventType = "budget-exceeded"
 	EventBudgetRaised   EventType = "budget-raised"
 
-	// EventModelUsage: the tokens and cost of one model call.
-	EventModelUsage EventType = "model-usage"
-	// EventModelText: a delta of the text of a model call still running.
-	// It is for followers watching live only: it is never kept in the
-	// log or in history, so a follower that resumes does not get it
-	// again.
+	// EventUsage: the tokens and cost of one activity's model calls
+	// (Data: phase, promptTokens, completionTokens, costUSD).
+	EventUsage EventType = "usage"
+	// EventModelText: text of a model call still running (Data:
+	// ModelTextDelta). It is for followers watching live only: it is never
+	// in the log or in history, and its Seq is that of the last event of
+	// the log before it.
 	EventModelText EventType = "model-text"
 
-	// Pause and resume, a budget pause included.
+	// Pause and resume, a budget pause included (Data: reason, by).
 	EventPaused  EventType = "paused"
 	EventResumed EventType = "resumed"
-	// EventEnded: the plan ended; Data holds its Status. It is the last
-	// event of a log. (Webhooks tell it as completed, failed or
-	// cancelled.)
+	// EventEnded: the plan ended; Data holds status, summary and error. It
+	// is the last event of a log.
 	EventEnded EventType = "ended"
 
 	// EventGap: a follower asked for events older than the plan keeps;
-	// Data carries the plan's current state, from which the follower goes
-	// on with the events after this one's Seq.
+	// Data (EventGapData) carries the plan's current state, from which
+	// the follower goes on with the events after this one's Seq.
 	EventGap EventType = "gap"
 )
 
 // EventTypes lists every event type, in the order above.
 var EventTypes = []EventType{
-	EventPhaseChanged, EventAwaitingChanged, EventOptionsReady, EventOptionSelected,
+	EventPhaseChanged, EventAwaitingChanged, EventOptionsReady, EventPlanCreated, EventOptionSelected,
+	EventAwaitingSelection, EventAwaitingClarification, EventAwaitingConfirmation, EventConfirmationAnswered,
 	EventStepStarted, EventStepRetried, EventStepCompleted, EventStepFailed, EventStepSkipped,
-	EventToolCallStarted, EventToolCallFinished, EventApprovalRequested, EventApprovalDecided,
-	EventConfirmationAsked, EventConfirmationAnswered, EventPlanUpdated, EventReflectionDecided,
-	EventBudgetUsed, EventBudgetExceeded, EventBudgetRaised, EventModelUsage, EventModelText,
-	EventPaused, EventResumed, EventEnded, EventGap,
+	EventToolCall, EventApprovalRequested, EventApprovalReminder, EventApprovalDecided,
+	EventPlanUpdated, EventReflectionDecided, EventBudgetUsed, EventBudgetExceeded, EventBudgetRaised,
+	EventUsage, EventModelText, EventPaused, EventResumed, EventEnded, EventGap,
 }
 
-// Bounds of the event log. A plan keeps its recent events in its state,
-// which travels in every continue-as-new, and answers up to
-// MaxEventsPerReply of them in one update, whose answer must stay well
-// under the server's 2 MB payload limit: 100 events of at most about
-// 9 KiB each do.
+// Bounds of the event log. Every event is bounded (Event.Bounded), and
+// what a run keeps of the log in memory and carries across
+// continue-as-new is bounded in count and bytes.
 const (
 	// MaxEventMessageBytes bounds an event's one-line message.
 	MaxEventMessageBytes = 1 << 10
 	// MaxEventDataBytes bounds an event's data, as JSON.
 	MaxEventDataBytes = 8 << 10
-	// MaxEventsPerReply bounds the events of one [AwaitEventsResponse].
-	MaxEventsPerReply = 100
+	// MaxRecentEvents and MaxRecentEventBytes bound the recent events a
+	// run keeps (EventLogState.Recent): the newest that fit both.
+	MaxRecentEvents     = 256
+	MaxRecentEventBytes = 64 << 10
 )
 
 // Event is one entry of a plan's event log.
@@ -155,52 +172,104 @@ func (e Event) Bounded() Event {
 	return e
 }
 
-// AwaitEvents waits until plan events after a sequence number exist and
-// answers them, at most Max (MaxEventsPerReply when zero), or that the
-// plan ended. It is an update only: a follower long-polls with it, and a
-// query cannot wait.
-var AwaitEvents = UpdateOnly[AwaitEventsRequest, AwaitEventsResponse]{
-	Name:        "await-events",
-	Description: "Wait until events after sequence number `after` exist and answer up to `max` of them, or that the plan ended.",
+// size is about what e weighs in a run's memory and checkpoint: its
+// message, data and the fixed fields.
+func (e Event) size() int {
+	n := len(e.Message) + len(e.Data) + len(e.Type) + len(e.PlanID) + 64
+	if e.Step != nil {
+		n += len(e.Step.ID) + len(e.Step.Title) + 16
+	}
+	return n
 }
 
-// AwaitEventsRequest asks for the events after sequence number After.
-type AwaitEventsRequest struct {
-	// After is the last Seq the follower has; 0 asks from the start.
-	After int64 `json:"after"`
-	// Max bounds the events answered; 0 means MaxEventsPerReply.
-	Max int `json:"max,omitempty"`
-}
+// EventLogName tags the markers a plan writes its events in
+// (EventBatch.Log), so a reader of its history tells them from any other
+// marker.
+const EventLogName = "planmode-events/1"
 
-// Validate refuses a negative After and a Max outside 0..MaxEventsPerReply.
-func (r AwaitEventsRequest) Validate() error {
-	if r.After < 0 {
-		return fmt.Errorf("after is %d: want 0 or more", r.After)
-	}
-	if r.Max < 0 {
-		return fmt.Errorf("max is %d: want 0..%d", r.Max, MaxEventsPerReply)
-	}
-	if r.Max > MaxEventsPerReply {
-		return tooLarge("max is %d: want 0..%d", r.Max, MaxEventsPerReply)
-	}
-	return nil
-}
-
-// Limit is the most events an answer to r may hold.
-func (r AwaitEventsRequest) Limit() int {
-	if r.Max == 0 {
-		return MaxEventsPerReply
-	}
-	return r.Max
-}
-
-// AwaitEventsResponse answers [AwaitEvents]: the events after the asked
-// sequence number, in order, and whether the plan ended (then Status says
-// how, and no event follows the last one answered).
-type AwaitEventsResponse struct {
+// EventBatch is what a plan writes to its history for the events recorded
+// in one workflow task: the data of one SideEffect marker.
+type EventBatch struct {
+	Log    string  `json:"log"`
 	Events []Event `json:"events"`
-	Ended  bool    `json:"ended,omitempty"`
-	Status Status  `json:"status,omitempty"`
 }
 
-var _ interface{ Validate() error } = AwaitEventsRequest{}
+// EventLogState is what a run carries of its event log across
+// continue-as-new: the last sequence number given, the recent events
+// (oldest first, within MaxRecentEvents and MaxRecentEventBytes) and
+// the phase and awaiting the log last told, so the continuation neither
+// repeats nor skips a change.
+type EventLogState struct {
+	EventSeq      int64      `json:"eventSeq,omitempty"`
+	RecentEvents  []Event    `json:"recentEvents,omitempty"`
+	EventPhase    plan.Phase `json:"eventPhase,omitempty"`
+	EventAwaiting Awaiting   `json:"eventAwaiting,omitempty"`
+}
+
+// Keep appends e to the recent events and drops the oldest until they
+// fit MaxRecentEvents and MaxRecentEventBytes.
+func (s *EventLogState) Keep(e Event) {
+	s.RecentEvents = append(s.RecentEvents, e)
+	total := 0
+	for _, r := range s.RecentEvents {
+		total += r.size()
+	}
+	drop := 0
+	for len(s.RecentEvents)-drop > MaxRecentEvents || (total > MaxRecentEventBytes && len(s.RecentEvents)-drop > 1) {
+		total -= s.RecentEvents[drop].size()
+		drop++
+	}
+	if drop > 0 {
+		s.RecentEvents = append([]Event(nil), s.RecentEvents[drop:]...)
+	}
+}
+
+// After returns the recent events whose Seq is over after, and whether
+// they reach back to it: false when events after it were dropped.
+func (s EventLogState) After(after int64) ([]Event, bool) {
+	for i, e := range s.RecentEvents {
+		if e.Seq > after {
+			return s.RecentEvents[i:], e.Seq == after+1
+		}
+	}
+	return nil, after >= s.EventSeq
+}
+
+// EventGapData is the data of an EventGap: the events after After up to
+// FirstKept-1 are no longer kept; Standing is the plan's state now.
+type EventGapData struct {
+	After     int64           `json:"after"`
+	FirstKept int64           `json:"firstKept"`
+	Standing  json.RawMessage `json:"standing,omitempty"`
+}
+
+// ModelText is what the activity of a model call that streams heartbeats
+// while the text arrives: the phase and step of the call, how many bytes
+// of text arrived so far, and the last MaxModelTextBytes of them. The
+// server keeps the last heartbeat with the pending activity, not in
+// history; a follower that watches the text reads it from there.
+type ModelText struct {
+	Phase  string `json:"phase"`
+	StepID string `json:"stepId,omitempty"`
+	Bytes  int64  `json:"bytes"`
+	Text   string `json:"text"`
+}
+
+// MaxModelTextBytes bounds ModelText.Text: the tail of the text, cut on a
+// rune boundary.
+const MaxModelTextBytes = 4 << 10
+
+// ModelTextDelta is the data of an EventModelText: new text of the model
+// call running as activity ActivityID's attempt Attempt. Restarted is
+// set on the first delta of a new attempt (a worker died or the call was
+// retried): the text starts over. Skipped counts bytes that arrived
+// between two looks and were no longer in the heartbeat's tail.
+type ModelTextDelta struct {
+	Phase      string `json:"phase"`
+	StepID     string `json:"stepId,omitempty"`
+	ActivityID string `json:"activityId"`
+	Attempt    int32  `json:"attempt"`
+	Text       string `json:"text"`
+	Restarted  bool   `json:"restarted,omitempty"`
+	Skipped    int64  `json:"skipped,omitempty"`
+}

@@ -15,57 +15,6 @@ import (
 	"github.com/planmode/planmode/webhook"
 )
 
-func TestAwaitEventsRequestValidate(t *testing.T) {
-	tests := []struct {
-		name    string
-		req     signals.AwaitEventsRequest
-		wantErr string
-	}{
-		{"from the start", signals.AwaitEventsRequest{}, ""},
-		{"after some", signals.AwaitEventsRequest{After: 42, Max: 10}, ""},
-		{"max at the bound", signals.AwaitEventsRequest{Max: signals.MaxEventsPerReply}, ""},
-		{"negative after", signals.AwaitEventsRequest{After: -1}, "after is -1"},
-		{"negative max", signals.AwaitEventsRequest{Max: -1}, "max is -1"},
-		{"max over the bound", signals.AwaitEventsRequest{Max: signals.MaxEventsPerReply + 1}, "max is 101: want 0..100"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.req.Validate()
-			if tt.wantErr == "" {
-				assert.NoError(t, err)
-				return
-			}
-			assert.ErrorContains(t, err, tt.wantErr)
-		})
-	}
-	assert.Equal(t, signals.MaxEventsPerReply, signals.AwaitEventsRequest{}.Limit(), "0 takes the bound")
-	assert.Equal(t, 7, signals.AwaitEventsRequest{Max: 7}.Limit())
-}
-
-func TestAwaitEventsDecodesStrictly(t *testing.T) {
-	tests := []struct {
-		name, raw, wantErr string
-	}{
-		{"empty", ``, ""},
-		{"fields", `{"after": 3, "max": 5}`, ""},
-		{"unknown field", `{"afterSeq": 3}`, "unknown field"},
-		{"negative", `{"after": -2}`, "after is -2"},
-		{"not a number", `{"after": "3"}`, "bad payload"},
-		{"trailing data", `{"after": 3} {}`, "data after the JSON value"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := signals.AwaitEvents.Decode(json.RawMessage(tt.raw))
-			if tt.wantErr == "" {
-				assert.NoError(t, err)
-				return
-			}
-			assert.ErrorContains(t, err, tt.wantErr)
-			assert.Contains(t, err.Error(), "await-events")
-		})
-	}
-}
-
 func TestEventBounded(t *testing.T) {
 	big := `{"text":"` + strings.Repeat("x", signals.MaxEventDataBytes) + `"}`
 	atBound := `"` + strings.Repeat("y", signals.MaxEventDataBytes-2) + `"`
@@ -121,38 +70,46 @@ func TestEventJSONFieldNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"seq":1,"at":"2026-01-02T03:04:05Z","type":"paused"}`, string(b), "empty fields are left out")
 
-	b, err = json.Marshal(signals.AwaitEventsResponse{Events: []signals.Event{}, Ended: true, Status: signals.StatusCompleted})
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"events":[],"ended":true,"status":"completed"}`, string(b))
-	b, err = json.Marshal(signals.AwaitEventsRequest{After: 3, Max: 2})
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"after":3,"max":2}`, string(b))
 }
 
-// TestEventTypesShareTheWebhookVocabulary: an event that is also a webhook
-// event has the webhook's name.
+// TestEventTypesShareTheWebhookVocabulary: every webhook event is the
+// delivery of a log event, under the log event's name but for the three
+// the webhook names otherwise; every type is kebab-case and listed once.
 func TestEventTypesShareTheWebhookVocabulary(t *testing.T) {
-	shared := map[signals.EventType]webhook.Event{
-		signals.EventStepStarted:       webhook.EventStepStarted,
-		signals.EventStepCompleted:     webhook.EventStepCompleted,
-		signals.EventStepFailed:        webhook.EventStepFailed,
-		signals.EventPlanUpdated:       webhook.EventPlanUpdated,
-		signals.EventPaused:            webhook.EventPaused,
-		signals.EventResumed:           webhook.EventResumed,
-		signals.EventBudgetExceeded:    webhook.EventBudgetExceeded,
-		signals.EventApprovalRequested: webhook.EventApprovalRequested,
-		signals.EventApprovalDecided:   webhook.EventApprovalDecided,
+	renamed := map[signals.EventType]webhook.Event{
+		signals.EventOptionsReady: webhook.EventPlanCreated,
+		signals.EventBudgetRaised: webhook.EventPlanUpdated,
 	}
-	for ev, hook := range shared {
-		assert.Equal(t, string(hook), string(ev))
-	}
-
+	delivered := map[webhook.Event]bool{}
 	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 	seen := map[signals.EventType]bool{}
 	for _, ev := range signals.EventTypes {
 		assert.Regexp(t, kebab, string(ev))
 		assert.False(t, seen[ev], "%s is listed twice", ev)
 		seen[ev] = true
+		hook, ok := webhook.FromLog(ev, signals.StatusCompleted)
+		if !ok {
+			continue
+		}
+		delivered[hook] = true
+		if want, ok := renamed[ev]; ok {
+			assert.Equal(t, want, hook)
+		} else if ev != signals.EventEnded {
+			assert.Equal(t, string(ev), string(hook), "%s keeps its name", ev)
+		}
 	}
-	assert.Len(t, seen, 26)
+	assert.Len(t, seen, 29)
+	for _, st := range []signals.Status{signals.StatusFailed, signals.StatusCancelled} {
+		hook, ok := webhook.FromLog(signals.EventEnded, st)
+		require.True(t, ok)
+		delivered[hook] = true
+	}
+	for _, hook := range []webhook.Event{webhook.EventPlanCreated, webhook.EventAwaitingSelection,
+		webhook.EventAwaitingClarification, webhook.EventAwaitingConfirmation, webhook.EventStepStarted,
+		webhook.EventStepCompleted, webhook.EventStepFailed, webhook.EventPlanUpdated, webhook.EventPaused,
+		webhook.EventResumed, webhook.EventBudgetExceeded, webhook.EventApprovalRequested,
+		webhook.EventApprovalReminder, webhook.EventApprovalDecided, webhook.EventCompleted, webhook.EventFailed,
+		webhook.EventCancelled} {
+		assert.True(t, delivered[hook], "webhook %s comes from the log", hook)
+	}
 }

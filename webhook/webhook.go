@@ -47,6 +47,37 @@ const (
 	EventCancelled         Event = "cancelled"
 )
 
+// FromLog returns the webhook event a plan's log event of type t is
+// delivered as, and false when it is delivered as none. The log and the
+// webhooks share a name wherever they tell the same change; a log's
+// options-ready is delivered as plan-created, budget-raised as
+// plan-updated, and its ended as completed
+// (or answered), failed or cancelled by the plan's status.
+func FromLog(t signals.EventType, status signals.Status) (Event, bool) {
+	switch t {
+	case signals.EventOptionsReady, signals.EventPlanCreated:
+		return EventPlanCreated, true
+	case signals.EventBudgetRaised:
+		// A raise changes what the plan may spend: receivers have been
+		// told of it as a plan update.
+		return EventPlanUpdated, true
+	case signals.EventEnded:
+		switch status {
+		case signals.StatusFailed:
+			return EventFailed, true
+		case signals.StatusCancelled:
+			return EventCancelled, true
+		}
+		return EventCompleted, true
+	case signals.EventAwaitingSelection, signals.EventAwaitingClarification, signals.EventAwaitingConfirmation,
+		signals.EventStepStarted, signals.EventStepCompleted, signals.EventStepFailed, signals.EventPlanUpdated,
+		signals.EventPaused, signals.EventResumed, signals.EventBudgetExceeded,
+		signals.EventApprovalRequested, signals.EventApprovalReminder, signals.EventApprovalDecided:
+		return Event(t), true
+	}
+	return "", false
+}
+
 // Request headers.
 const (
 	HeaderEvent          = "X-Planmode-Event"
