@@ -52,6 +52,9 @@ func Details(r Run) string {
 	if r.State.Paused {
 		detailsPaused(&p, r)
 	}
+	if len(r.State.RecentEvents) > 0 {
+		detailsEvents(&p, r)
+	}
 	detailsFooter(&p, r)
 	return plan.TruncateBytes(p.String(), maxDetailsBytes)
 }
@@ -155,6 +158,22 @@ func detailsFooter(p *page, r Run) {
 	if r.State.Offline {
 		p.WriteString(" · **offline model**")
 	}
+}
+
+// detailsEventCount is how many of the log's last events the details
+// show.
+const detailsEventCount = 8
+
+// detailsEvents writes the last events of the plan's log, newest first,
+// and how to follow it.
+func detailsEvents(p *page, r Run) {
+	p.section("Recent events")
+	evs := r.State.RecentEvents
+	for i := len(evs) - 1; i >= 0 && i >= len(evs)-detailsEventCount; i-- {
+		e := evs[i]
+		p.f("\n- `%d` %s **%s** %s", e.Seq, stamp(e.At), e.Type, inline(e.Message, textWidth))
+	}
+	p.f("\n\nFollow them: `planmode watch %s --follow`", shellQuote(r.WorkflowID))
 }
 
 // updateCommand is the Temporal CLI command that sends update name with

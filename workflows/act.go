@@ -5,8 +5,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // act runs the plan: steps in dependency order, up to parallelism at once,
@@ -156,8 +156,43 @@ func (e *executor) skipByCondition(ctx workflow.Context, id string) bool {
 		e.run.noteError(fmt.Sprintf("skip step %s: %v (the step runs)", id, err))
 		return false
 	}
+	e.skipped(ctx, []string{id}, plan.ActorSystem, reason)
 	e.run.publish(ctx)
 	return true
+}
+
+// stepEnded records how step s ended: completed, skipped or failed (a
+// cancelled step was cut short by the run's end, which the log tells).
+func (e *executor) stepEnded(ctx workflow.Context, s plan.Step) {
+	typ := signals.EventStepCompleted
+	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, len(e.st.Plan.Steps), s.Status, s.Title)
+	d := stepData{Percent: e.percent()}
+	if s.Result != nil {
+		d.Attempt = s.Result.Attempts
+	}
+	switch s.Status {
+	case plan.StepCompleted:
+	case plan.StepSkipped:
+		typ = signals.EventStepSkipped
+	default:
+		typ = signals.EventStepFailed
+		if s.Result != nil && s.Result.Error != "" {
+			msg += ": " + s.Result.Error
+			d.Error = s.Result.Error
+		}
+	}
+	e.log.record(ctx, typ, &s, msg, d)
+}
+
+// skipped records that actor skipped the steps of ids that are skipped
+// now, and why.
+func (e *executor) skipped(ctx workflow.Context, ids []string, actor plan.Actor, reason string) {
+	for _, id := range ids {
+		if s := e.step(id); s != nil && s.Status == plan.StepSkipped {
+			e.log.record(ctx, signals.EventStepSkipped, s, fmt.Sprintf("step %d skipped by %s: %s", s.Number, actor, reason),
+				byReason{By: string(actor), Reason: reason})
+		}
+	}
 }
 
 // launch marks step id running and has the runner run it in its own
@@ -171,7 +206,8 @@ func (e *executor) launch(ctx workflow.Context, id string) {
 	e.st.MaxConcurrent = max(e.st.MaxConcurrent, e.running)
 	e.run.publish(ctx)
 	if s := e.step(id); s != nil {
-		e.hooks.change(ctx, activities.EventStepStarted, fmt.Sprintf("step %d/%d started: %s", s.Number, len(e.st.Plan.Steps), s.Title), s)
+		e.log.record(ctx, signals.EventStepStarted, s, fmt.Sprintf("step %d/%d started: %s", s.Number, len(e.st.Plan.Steps), s.Title),
+			stepData{Percent: e.percent()})
 	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		res := e.steps.attempt(ctx, id)
@@ -185,7 +221,7 @@ func (e *executor) launch(ctx workflow.Context, id string) {
 		if s := e.step(id); s != nil {
 			countStep(ctx, *s)
 			if s.Status != plan.StepCancelled {
-				e.hooks.step(ctx, *s, len(e.st.Plan.Steps))
+				e.stepEnded(ctx, *s)
 			}
 		}
 		e.running--

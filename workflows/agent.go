@@ -54,7 +54,7 @@ func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult 
 			res.Error = fmt.Sprintf("agent turn %d: %v", i, err)
 			return res
 		}
-		r.run.addUsage(out.Usage)
+		r.run.addUsage(ctx, activities.PhaseAgent, out.Usage)
 		res.Usage = res.Usage.Add(out.Usage)
 		last = out.Content
 		if len(out.ToolCalls) == 0 {

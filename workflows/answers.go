@@ -22,7 +22,7 @@ type clarification struct {
 	// timeout is the request's clarify timeout, 0 for none.
 	timeout time.Duration
 	run     clarifyRun
-	hooks   announcer
+	log     eventLog
 }
 
 // clarifyRun is what the clarification asks of the run: to show it, the
@@ -42,9 +42,8 @@ func (c *clarification) await(ctx workflow.Context, questions []string) (map[str
 		c.q.Deadline = &dl
 	}
 	c.run.publish(ctx)
-	c.hooks.notify(ctx, activities.EventAwaitingClarification, activities.NotifyData{
-		Message: fmt.Sprintf("%d question(s) to answer", len(questions)), Clarification: view.Pending(c.run.view()).Clarification,
-	})
+	c.log.record(ctx, signals.EventAwaitingClarification, nil, fmt.Sprintf("%d question(s) to answer", len(questions)),
+		activities.NotifyData{Clarification: view.Pending(c.run.view()).Clarification})
 	defer func() {
 		c.q.Waiting = false
 		c.run.publish(ctx)

@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -21,11 +20,14 @@ type budget struct {
 	// req is the request's budget, in force until a raise.
 	req signals.Budget
 	// held is set while a budget overrun holds the run paused.
-	held  bool
+	held bool
+	// told is the usage budget-used last told, so that it tells each
+	// change once.
+	told  plan.Usage
 	x     budgetPlan
 	run   budgetRun
 	pause pauser
-	hooks announcer
+	log   eventLog
 }
 
 // budgetPlan is what the budget asks of the executor: why execution
@@ -55,6 +57,7 @@ func (b *budget) inForce() signals.Budget {
 // check compares usage with the budget at a step boundary and before an
 // LLM call: stop halts execution, pause pauses the run (once, see waive).
 func (b *budget) check(ctx workflow.Context) {
+	b.tellUsed(ctx)
 	if b.x.stopped().set() || b.st.BudgetWaived || b.held {
 		return
 	}
@@ -67,12 +70,12 @@ func (b *budget) check(ctx workflow.Context) {
 		b.held = true
 		b.run.noteError(msg)
 		b.run.publish(ctx)
-		b.hooks.change(ctx, activities.EventBudgetExceeded, msg+": paused", nil)
-		b.hooks.change(ctx, activities.EventPaused, "paused: "+msg, nil)
+		b.log.record(ctx, signals.EventBudgetExceeded, nil, msg+": paused", nil)
+		b.log.record(ctx, signals.EventPaused, nil, "paused: "+msg, byReason{By: string(plan.ActorSystem), Reason: msg})
 		return
 	}
 	b.x.halt(ctx, halt{kind: haltKind(kind), reason: msg})
-	b.hooks.change(ctx, activities.EventBudgetExceeded, msg+": stopped", nil)
+	b.log.record(ctx, signals.EventBudgetExceeded, nil, msg+": stopped", nil)
 }
 
 // waive lifts a budget pause for the rest of the run: a person resumed
@@ -116,6 +119,18 @@ func (b *budget) beforeLLM(ctx workflow.Context) string {
 	return ""
 }
 
+// tellUsed records budget-used when the run has a budget and its usage
+// changed since the log last told it.
+func (b *budget) tellUsed(ctx workflow.Context) {
+	caps, used := b.inForce(), b.run.usage()
+	if (caps.MaxTokens == 0 && caps.MaxCostUSD == 0) || used == b.told {
+		return
+	}
+	b.told = used
+	b.log.record(ctx, signals.EventBudgetUsed, nil, fmt.Sprintf("used %d tokens, $%.4f of %s", used.TotalTokens, used.CostUSD, budgetText(caps)),
+		budgetUsed{Tokens: used.TotalTokens, CostUSD: used.CostUSD, MaxTokens: caps.MaxTokens, MaxCostUSD: caps.MaxCostUSD})
+}
+
 // validateRaise refuses a raise of a finished run and caps that do not go
 // up (signals.Budget.Raise).
 func (b *budget) validateRaise(req signals.RaiseBudgetRequest) error {
@@ -139,13 +154,13 @@ func (b *budget) raise(ctx workflow.Context, req signals.RaiseBudgetRequest) (si
 	b.st.Budget = &nb
 	by := string(signals.Caller(req.By))
 	msg := fmt.Sprintf("budget raised by %s to %s: %s", by, budgetText(nb), req.Reason)
-	b.hooks.change(ctx, activities.EventPlanUpdated, msg, nil)
+	b.log.record(ctx, signals.EventBudgetRaised, nil, msg, budgetRaised{Budget: nb, By: by, Reason: req.Reason})
 	resumed := false
 	if kind, _ := overBudget(nb, b.run.usage()); b.held && kind == "" {
 		b.held = false
 		b.pause.setPaused(ctx, false, msg)
 		resumed = true
-		b.hooks.change(ctx, activities.EventResumed, "resumed: "+msg, nil)
+		b.log.record(ctx, signals.EventResumed, nil, "resumed: "+msg, byReason{By: by, Reason: msg})
 	}
 	if b.st.Plan != nil {
 		b.st.Plan.UpdatedAt = workflow.Now(ctx)

@@ -20,7 +20,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	if err != nil {
 		return "", softFail(ctx, r, "clarify", err)
 	}
-	r.noteClarify(out)
+	r.noteClarify(ctx, out)
 	if out.DirectAnswer != "" {
 		return out.DirectAnswer, nil
 	}
@@ -41,7 +41,7 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 	if err != nil {
 		return "", softFail(ctx, r, "clarify with answers", err)
 	}
-	r.noteClarify(again)
+	r.noteClarify(ctx, again)
 	if again.DirectAnswer != "" {
 		return again.DirectAnswer, nil
 	}
@@ -50,8 +50,8 @@ func (r *run) clarifyPhase(ctx workflow.Context) (string, error) {
 }
 
 // noteClarify records a Clarify activity's usage and offline flag.
-func (r *run) noteClarify(out activities.ClarifyOutput) {
-	r.addUsage(out.Usage)
+func (r *run) noteClarify(ctx workflow.Context, out activities.ClarifyOutput) {
+	r.addUsage(ctx, activities.PhaseClarify, out.Usage)
 	r.st.Offline = r.st.Offline || out.Offline
 }
 

@@ -15,6 +15,7 @@ type chain struct {
 	historyLimit int
 	inputs       inputLoad
 	hooks        interface{ delivering() bool }
+	log          interface{ written() bool }
 	heir         heir
 }
 
@@ -69,7 +70,7 @@ func (c *chain) historyPassed(ctx workflow.Context) bool {
 // Otherwise it returns the continue-as-new error.
 func (c *chain) continueAsNew(ctx workflow.Context, stay func() bool) error {
 	err := workflow.Await(ctx, func() bool {
-		return workflow.AllHandlersFinished(ctx) && c.inputs.idle() && !c.hooks.delivering()
+		return workflow.AllHandlersFinished(ctx) && c.inputs.idle() && !c.hooks.delivering() && c.log.written()
 	})
 	if err != nil {
 		return err

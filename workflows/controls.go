@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/view"
@@ -19,10 +18,10 @@ import (
 // when asked. They own the pause, with its inputs pause and resume, and
 // the inputs refused (signals.InputState).
 type controls struct {
-	st    signals.InputState
-	in    inbox
-	run   controlRun
-	hooks announcer
+	st  signals.InputState
+	in  inbox
+	run controlRun
+	log eventLog
 	owners
 }
 
@@ -155,7 +154,7 @@ func (c *controls) pause(ctx workflow.Context, req signals.ControlRequest) (sign
 	}
 	c.setPaused(ctx, true, reason)
 	c.run.publish(ctx)
-	c.hooks.change(ctx, activities.EventPaused, "paused: "+orDash(req.Reason), nil)
+	c.log.record(ctx, signals.EventPaused, nil, "paused: "+orDash(req.Reason), byReason{By: string(signals.Caller(req.By)), Reason: req.Reason})
 	return c.controlState(), nil
 }
 
@@ -173,7 +172,7 @@ func (c *controls) resume(ctx workflow.Context, req signals.ControlRequest) (sig
 	c.setPaused(ctx, false, req.Reason)
 	c.budget.waive()
 	c.run.publish(ctx)
-	c.hooks.change(ctx, activities.EventResumed, "resumed: "+orDash(req.Reason), nil)
+	c.log.record(ctx, signals.EventResumed, nil, "resumed: "+orDash(req.Reason), byReason{By: string(signals.Caller(req.By)), Reason: req.Reason})
 	return c.controlState(), nil
 }
 

@@ -27,27 +27,32 @@
 //	  end.go)                     deadline's reason                    tools, limits, the view)
 //	  selection (selection.go,  Options; whether it waits, whether   run: report, set the phase, the
 //	    options.go, select.go)    a refine runs                        view, what options start from,
-//	                                                                   limits; notifier; chain
+//	                                                                   limits; journal; chain
 //	  clarification (answers.go) the questions and answers (not      run: publish, the view, the
-//	                              carried)                             phase; notifier
+//	                              carried)                             phase; journal
 //	executor (execute.go,       ExecutionState: Plan, Manifest       run: report, set the phase, read
 //	  act.go, reflect.go,         (files), SkipConfirmations and       goal, usage, tools, limits,
 //	  edit.go, settle.go,         SkipSeq (confirmations), Budget and  phase, snapshot, deadline;
 //	  halt.go) with its runner    BudgetWaived (budget),               controls: pause; chain: continue
 //	  (runner.go, step.go,        MaxConcurrent; the halt              as new; inbox: record a refused
 //	  agent.go, steptools.go),                                         reflection; gate: decide a call;
-//	  budget, files, skips                                             notifier
+//	  budget, files, skips                                             journal
 //	gate (gate.go,              ApprovalState: Approvals,            run: publish, the recorded tools;
 //	  gate_inputs.go)             ApprovalSeq, ApprovalDecisions,      executor: the plan's version, fail
-//	                              ApprovalDecisionsDropped             the plan; controls: pause; notifier
+//	                              ApprovalDecisionsDropped             the plan; controls: pause; journal
 //	controls (controls.go,      InputState: Paused, PauseReason,     run: publish, the view, the phase;
 //	  inbox.go)                   PausedFor, PausedAt; Rejected        notifier; the owner of each input
 //	                              (inbox)                              (owners), which validates and
 //	                                                                   applies it; budget: waive
+//	journal (journal.go)        EventLogState: EventSeq,             notifier: deliver a webhook event
+//	                              RecentEvents, EventPhase,
+//	                              EventAwaiting; the events not yet
+//	                              written to a marker
 //	notifier (notify.go)        NotifyState: NotifySeq, NoReceiver   run: goal, phase, percent
 //	lease (lease.go)            LeaseState: Lease                    run: set the phase; chain
 //	chain (continue.go)         nothing                              inbox: signals spent, idle;
 //	                                                                   notifier: deliveries in flight;
+//	                                                                   journal: every event written;
 //	                                                                   run: the request to hand on
 //	publisher (publish.go,      its own bookkeeping                  nothing: it reads a view.Run
 //	  goalattr.go)                                                     handed to it

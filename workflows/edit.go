@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -52,7 +51,8 @@ func (e *executor) edit(ctx workflow.Context, req signals.EditPlanRequest) (sign
 		return signals.EditPlanResponse{}, fmt.Errorf("edit: %w", err)
 	}
 	e.run.publish(ctx)
-	e.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: edited: %s", e.st.Plan.Version, orDash(req.Reason)), nil)
+	e.log.record(ctx, signals.EventPlanUpdated, nil, fmt.Sprintf("plan version %d: edited: %s", e.st.Plan.Version, orDash(req.Reason)),
+		planUpdated{Version: e.st.Plan.Version, By: string(change.Actor), Reason: req.Reason})
 	return signals.EditPlanResponse{Version: e.st.Plan.Version, Plan: *e.st.Plan}, nil
 }
 

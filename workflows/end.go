@@ -119,8 +119,11 @@ func returned(ctx workflow.Context, res signals.Result) (signals.Result, error) 
 // here on.
 func (r *run) report(ctx workflow.Context, res signals.Result, released func(workflow.Context)) {
 	countPlanFinished(ctx, res.Status)
-	r.hooks.end(ctx, res)
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && !r.hooks.delivering() })
+	r.log.record(ctx, signals.EventEnded, nil, fmt.Sprintf("run %s", res.Status),
+		activities.NotifyData{Status: res.Status, Summary: res.Summary, Error: res.Error})
+	_ = workflow.Await(ctx, func() bool {
+		return workflow.AllHandlersFinished(ctx) && !r.hooks.delivering() && r.log.written()
+	})
 	released(ctx)
 }
 
@@ -144,7 +147,7 @@ func (r *run) summary(ctx workflow.Context, status signals.Status) string {
 		r.noteError(fmt.Sprintf("summarize: %v", err))
 		return plainSummary(r.st.Goal, r.exec.plan(), status)
 	}
-	r.addUsage(out.Usage)
+	r.addUsage(ctx, activities.PhaseSummarize, out.Usage)
 	return out.Summary
 }
 

@@ -27,7 +27,7 @@ import (
 type executor struct {
 	st     signals.ExecutionState
 	run    execRun
-	hooks  announcer
+	log    eventLog
 	pause  pauser
 	chain  stepChain
 	inputs rejecter
@@ -90,7 +90,7 @@ type rejecter interface {
 // execDeps are the rest of the run as the executor and its pieces ask it.
 type execDeps struct {
 	run    execRun
-	hooks  announcer
+	log    eventLog
 	pause  pauser
 	chain  stepChain
 	inputs rejecter
@@ -99,12 +99,12 @@ type execDeps struct {
 
 // newExecutor returns the executor of req's plan, idle until act.
 func newExecutor(req signals.StartRequest, prompts activities.Prompts, history historyBudget, d execDeps) *executor {
-	e := &executor{run: d.run, hooks: d.hooks, pause: d.pause, chain: d.chain, inputs: d.inputs, gate: d.gate,
+	e := &executor{run: d.run, log: d.log, pause: d.pause, chain: d.chain, inputs: d.inputs, gate: d.gate,
 		ex: req.Execution, workspace: req.Workspace, prompts: prompts}
 	e.files = &files{st: &e.st, run: d.run, workspace: req.Workspace}
-	e.budget = &budget{st: &e.st, req: req.Budget, x: e, run: d.run, pause: d.pause, hooks: d.hooks}
-	e.skips = &confirmations{st: &e.st, x: e, run: d.run, hooks: d.hooks, ex: req.Execution, answers: map[string]skipAnswer{}}
-	e.steps = &runner{x: e, run: d.run, gate: d.gate, files: e.files, budget: e.budget, ex: req.Execution,
+	e.budget = &budget{st: &e.st, req: req.Budget, x: e, run: d.run, pause: d.pause, log: d.log}
+	e.skips = &confirmations{st: &e.st, x: e, run: d.run, log: d.log, ex: req.Execution, answers: map[string]skipAnswer{}}
+	e.steps = &runner{x: e, run: d.run, log: d.log, gate: d.gate, files: e.files, budget: e.budget, ex: req.Execution,
 		workspace: req.Workspace, prompts: prompts, history: history, refused: map[string]bool{}}
 	return e
 }
@@ -182,7 +182,9 @@ func (e *executor) halt(ctx workflow.Context, h halt) {
 		change := plan.Change{Actor: h.by, Reason: h.reason, At: workflow.Now(ctx), Within: e.run.limits()}
 		if err := e.st.Plan.Skip(ids, change); err != nil {
 			e.run.noteError(fmt.Sprintf("complete: skip remaining steps: %v", err))
+			return
 		}
+		e.skipped(ctx, ids, h.by, h.reason)
 		return
 	}
 	e.cancelPending(ctx, h.reason, false)
@@ -246,5 +248,7 @@ func (e *executor) skipSteps(ctx workflow.Context, ids []string, actor plan.Acto
 	}
 	if err := e.st.Plan.Skip(ids, plan.Change{Actor: actor, Reason: reason, At: workflow.Now(ctx), Within: e.run.limits()}); err != nil {
 		e.run.noteError(fmt.Sprintf("skip %s: %v", strings.Join(ids, ", "), err))
+		return
 	}
+	e.skipped(ctx, ids, actor, reason)
 }

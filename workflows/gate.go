@@ -29,7 +29,7 @@ type gate struct {
 	policy signals.ApprovalPolicy
 	run    gateRun
 	plans  gatedPlan
-	hooks  announcer
+	log    eventLog
 	pause  pauser
 	// answers are the decided requests whose coroutine has not taken
 	// the answer yet, by request id.
@@ -99,9 +99,8 @@ func (g *gate) check(ctx workflow.Context, step plan.Step, tool string, args jso
 	d := signals.ApprovalDecision{StepID: step.ID, Tool: tool, Decision: signals.DecisionDenied, By: "policy",
 		Reason: why, At: workflow.Now(ctx), Auto: true}
 	g.keep(d)
-	g.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
-		Message: fmt.Sprintf("%s of step %s denied by policy: %s", tool, step.ID, why),
-		Step:    &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}, Decision: &d})
+	g.log.record(ctx, signals.EventApprovalDecided, &step, fmt.Sprintf("%s of step %s denied by policy: %s", tool, step.ID, why),
+		activities.NotifyData{Decision: &d})
 	return verdict{refusal: fmt.Sprintf("the call of %s was denied by %s", tool, why)}
 }
 
@@ -155,9 +154,8 @@ func (g *gate) open(ctx workflow.Context, step plan.Step, tool string, args json
 	}
 	g.st.Approvals = append(g.st.Approvals, ap)
 	g.run.publish(ctx)
-	g.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
-		Message: fmt.Sprintf("step %s waits for approval of %s (%s): request %s", step.ID, tool, why, ap.RequestID),
-		Step:    &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}, Approval: &ap})
+	g.log.record(ctx, signals.EventApprovalRequested, &step, fmt.Sprintf("step %s waits for approval of %s (%s): request %s", step.ID, tool, why, ap.RequestID),
+		activities.NotifyData{Approval: &ap})
 	return ap
 }
 
@@ -198,9 +196,8 @@ func (g *gate) due(ctx workflow.Context, ap signals.ToolApproval) {
 	if ap.RemindAt != nil && !ap.Reminded && ap.RemindAt.Before(ap.Deadline) {
 		g.update(ap.RequestID, func(a *signals.ToolApproval) { a.Reminded = true })
 		ap.Reminded = true
-		g.hooks.notify(ctx, activities.EventApprovalReminder, activities.NotifyData{
-			Message:  fmt.Sprintf("step %s still waits for approval of %s: request %s, deadline %s", ap.StepID, ap.Tool, ap.RequestID, ap.Deadline.Format(time.RFC3339)),
-			Approval: &ap})
+		g.log.record(ctx, signals.EventApprovalReminder, nil, fmt.Sprintf("step %s still waits for approval of %s: request %s, deadline %s",
+			ap.StepID, ap.Tool, ap.RequestID, ap.Deadline.Format(time.RFC3339)), activities.NotifyData{Approval: &ap})
 		return
 	}
 	g.timeout(ctx, ap)
@@ -218,7 +215,7 @@ func (g *gate) timeout(ctx workflow.Context, ap signals.ToolApproval) {
 		reason := fmt.Sprintf("approval request %s of %s timed out: paused, the call still waits", ap.RequestID, ap.Tool)
 		g.pause.setPaused(ctx, true, reason)
 		g.run.publish(ctx)
-		g.hooks.change(ctx, activities.EventPaused, "paused: "+reason, nil)
+		g.log.record(ctx, signals.EventPaused, nil, "paused: "+reason, byReason{By: string(plan.ActorSystem), Reason: reason})
 		return
 	}
 	g.decide(ctx, ap, gateAnswer{decision: d, failPlan: ap.OnTimeout == signals.ApprovalTimeoutFailPlan})
@@ -233,9 +230,8 @@ func (g *gate) decide(ctx workflow.Context, ap signals.ToolApproval, ans gateAns
 	g.answers[ap.RequestID] = ans
 	g.run.publish(ctx)
 	d := ans.decision
-	g.hooks.notify(ctx, activities.EventApprovalDecided, activities.NotifyData{
-		Message:  fmt.Sprintf("request %s (%s of step %s) %s by %s", ap.RequestID, ap.Tool, ap.StepID, d.Decision, d.By),
-		Approval: &ap, Decision: &d})
+	g.log.record(ctx, signals.EventApprovalDecided, nil, fmt.Sprintf("request %s (%s of step %s) %s by %s", ap.RequestID, ap.Tool, ap.StepID, d.Decision, d.By),
+		activities.NotifyData{Approval: &ap, Decision: &d})
 }
 
 // keep records a decision, the last MaxApprovalDecisions only.
@@ -289,9 +285,7 @@ func (g *gate) reask(ctx workflow.Context) {
 		}
 		ap.PlanVersion = version
 		again := *ap
-		g.hooks.notify(ctx, activities.EventApprovalRequested, activities.NotifyData{
-			Message: fmt.Sprintf("the plan changed (version %d): step %s asks again for approval of %s: request %s",
-				again.PlanVersion, again.StepID, again.Tool, again.RequestID),
-			Approval: &again})
+		g.log.record(ctx, signals.EventApprovalRequested, nil, fmt.Sprintf("the plan changed (version %d): step %s asks again for approval of %s: request %s",
+			again.PlanVersion, again.StepID, again.Tool, again.RequestID), activities.NotifyData{Approval: &again})
 	}
 }

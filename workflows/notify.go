@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -10,12 +11,14 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
-// notifier sends the run's webhook events, each as a PlanNotify child the
-// run does not wait for. It owns the sequence of events and whether a
-// receiver exists (signals.NotifyState) and counts the deliveries not yet
-// handed off; what an event says of the run it reads through about.
+// notifier delivers the run's log events that are webhook events
+// (webhook.FromLog), each as a PlanNotify child the run does not wait
+// for. It owns the sequence of deliveries and whether a receiver exists
+// (signals.NotifyState) and counts the deliveries not yet handed off;
+// what a body says of the run beyond the event it reads through about.
 type notifier struct {
 	st    signals.NotifyState
 	about about
@@ -34,30 +37,54 @@ type about interface {
 	percent() int
 }
 
-// notify tells the webhook about event without holding the run up; a
-// delivery that fails after its retries is logged and dropped. The
+// deliver tells the webhook about e, when it is a webhook event, without
+// holding the run up; a delivery that fails after its retries is logged
+// and dropped. The body's data is the event's (the journal recorded
+// webhook events' data in the body's shape) with the message, the step,
+// the goal and, but for the asks of a person, the percent done. The
 // idempotency key is deterministic and unique over the whole chain of
 // runs, so every retry sends the same key and a receiver can drop
 // duplicates. The delivery is a PlanNotify child workflow the run does
-// not wait for (see deliver). Once a delivery found no webhook configured
+// not wait for (see start). Once a delivery found no webhook configured
 // anywhere, the run (and its continuations) send no more.
-func (n *notifier) notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData) {
-	if n.st.NoReceiver {
+func (n *notifier) deliver(ctx workflow.Context, e signals.Event) {
+	if _, ok := webhook.FromLog(e.Type, ""); !ok || n.st.NoReceiver {
 		return
 	}
+	var data activities.NotifyData
+	if len(e.Data) > 0 {
+		// The journal marshalled it: it decodes.
+		_ = json.Unmarshal(e.Data, &data) //workflowcheck:ignore
+	}
+	event, _ := webhook.FromLog(e.Type, data.Status)
 	n.st.NotifySeq++
-	data.Goal = n.about.goal()
+	data.Goal, data.Message, data.Step = n.about.goal(), e.Message, e.Step
+	if !asksAPerson(event) {
+		data.Percent = n.about.percent()
+	}
 	in := activities.NotifyInput{
 		URL:            n.url,
 		Event:          event,
 		WorkflowID:     n.workflowID,
 		RunID:          workflow.GetInfo(ctx).WorkflowExecution.RunID,
 		Phase:          n.about.phase(),
-		At:             workflow.Now(ctx),
+		At:             e.At,
 		Data:           data,
 		IdempotencyKey: fmt.Sprintf("%s/%s/%d", n.workflowID, event, n.st.NotifySeq),
 	}
-	n.deliver(ctx, in)
+	n.start(ctx, in)
+}
+
+// asksAPerson reports whether event asks a person for something (an
+// awaiting-* or approval-* event), whose body tells what is asked, not
+// how far the work is.
+func asksAPerson(event activities.NotifyEvent) bool {
+	switch event {
+	case activities.EventAwaitingSelection, activities.EventAwaitingClarification, activities.EventAwaitingConfirmation,
+		activities.EventApprovalRequested, activities.EventApprovalReminder, activities.EventApprovalDecided:
+		return true
+	}
+	return false
 }
 
 // askReceiver asks the worker, at the start of a run that may still have
@@ -80,14 +107,14 @@ func (n *notifier) askReceiver(ctx workflow.Context) {
 	n.st.NoReceiver = out.None
 }
 
-// deliver starts a PlanNotify child workflow for in. The child is
+// start starts a PlanNotify child workflow for in. The child is
 // abandoned when the run closes or continues as new, so the run waits only
 // until the child has started (notifying), never for the receiver. It
 // is started in a disconnected context: cancelling the plan must not
 // cancel its deliveries, least of all the one that reports the
 // cancellation. Its id is the run's id, "notify" and the event's sequence
 // number, unique across plans that reuse a workflow id.
-func (n *notifier) deliver(ctx workflow.Context, in activities.NotifyInput) {
+func (n *notifier) start(ctx workflow.Context, in activities.NotifyInput) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	ctx = workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:               fmt.Sprintf("%s/notify/%s/%d", n.workflowID, in.RunID, n.st.NotifySeq),
@@ -126,7 +153,7 @@ const (
 // PlanNotify delivers one webhook event of a plan: the Notify activity
 // with the activities' retry policy, within notifyScheduleToClose. A plan
 // starts it as a child workflow with parent close policy ABANDON (see
-// deliver), so the delivery outlives the plan and a slow receiver never
+// start), so the delivery outlives the plan and a slow receiver never
 // holds the plan open; the activity signs the request and sends the
 // event's idempotency key as before. Workers register it under
 // signals.NotifyWorkflowType. It returns the activity's answer, or its
@@ -145,53 +172,7 @@ func PlanNotify(ctx workflow.Context, in activities.NotifyInput) (activities.Not
 	return out, nil
 }
 
-// step reports a finished step, one of of.
-func (n *notifier) step(ctx workflow.Context, s plan.Step, of int) {
-	event := activities.EventStepCompleted
-	msg := fmt.Sprintf("step %d/%d %s: %s", s.Number, of, s.Status, s.Title)
-	if s.Status != plan.StepCompleted {
-		event = activities.EventStepFailed
-		if s.Result != nil && s.Result.Error != "" {
-			msg += ": " + s.Result.Error
-		}
-	}
-	n.notify(ctx, event, activities.NotifyData{
-		Message: msg,
-		Step:    &signals.StepRef{ID: s.ID, Number: s.Number, Title: s.Title},
-		Percent: n.about.percent(),
-	})
-}
-
-// change reports a change of the run's state (step started, plan
-// updated, paused, resumed, budget exceeded), with the step it concerns
-// when there is one.
-func (n *notifier) change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step) {
-	data := activities.NotifyData{Message: msg, Percent: n.about.percent()}
-	if step != nil {
-		data.Step = &signals.StepRef{ID: step.ID, Number: step.Number, Title: step.Title}
-	}
-	n.notify(ctx, event, data)
-}
-
 // delivering reports whether a delivery is not handed off yet.
 func (n *notifier) delivering() bool {
 	return n.notifying > 0
-}
-
-// end reports how the run ended.
-func (n *notifier) end(ctx workflow.Context, res signals.Result) {
-	event := activities.EventCompleted
-	switch res.Status {
-	case signals.StatusFailed:
-		event = activities.EventFailed
-	case signals.StatusCancelled:
-		event = activities.EventCancelled
-	}
-	n.notify(ctx, event, activities.NotifyData{
-		Message: fmt.Sprintf("run %s", res.Status),
-		Status:  res.Status,
-		Summary: res.Summary,
-		Error:   res.Error,
-		Percent: n.about.percent(),
-	})
 }

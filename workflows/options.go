@@ -8,6 +8,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // generate asks for a new revision of options, validates them (asking once
@@ -22,7 +23,7 @@ func (s *selection) generate(ctx workflow.Context, feedback string, previous []p
 	if err != nil {
 		return fmt.Errorf("generate options: %w", err)
 	}
-	s.run.addUsage(out.Usage)
+	s.run.addUsage(ctx, activities.PhasePlan, out.Usage)
 	seq := 0
 	valid, invalid := s.vet(ctx, out.Options, rev, &seq, nil)
 	var dropped []plan.DroppedOption
@@ -51,9 +52,8 @@ func (s *selection) generate(ctx workflow.Context, feedback string, previous []p
 		s.opts.RecommendedID = o.ID
 	}
 	s.run.publish(ctx)
-	s.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
-		Message: fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, s.opts.RecommendedID),
-	})
+	s.log.record(ctx, signals.EventOptionsReady, nil, fmt.Sprintf("%d option(s), revision %d; recommended: %s", len(ranked), rev, s.opts.RecommendedID),
+		optionsReady(s.opts))
 	return nil
 }
 
@@ -71,7 +71,7 @@ func (s *selection) regenerate(ctx workflow.Context, in activities.OptionsInput,
 		s.run.noteError(fmt.Sprintf("regenerate invalid options: %v", err))
 		return nil, nil, nil
 	}
-	s.run.addUsage(out.Usage)
+	s.run.addUsage(ctx, activities.PhasePlan, out.Usage)
 	valid, stillInvalid := s.vet(ctx, out.Options, rev, seq, taken)
 	return valid, markDropped(stillInvalid, "still invalid after one retry"), nil
 }

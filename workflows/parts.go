@@ -23,11 +23,11 @@ type continuer interface {
 
 // reporter is what every part tells the run of what it did: publish shows
 // the run anew (search attributes, current details), addUsage adds an
-// activity's usage to the run's, noteError notes an error the run goes on
+// activity's usage in a phase to the run's (and tells the log), noteError notes an error the run goes on
 // after.
 type reporter interface {
 	publish(ctx workflow.Context)
-	addUsage(u plan.Usage)
+	addUsage(ctx workflow.Context, phase string, u plan.Usage)
 	noteError(msg string)
 }
 

@@ -102,11 +102,11 @@ type detailsKey struct {
 
 // publish upserts the search attributes that changed (PlanProgress at a
 // bounded rate, see progressEvery) and refreshes the current details when
-// they are due; percent is view.Percent of v, started how many steps the
-// run has started, and again publishes the run anew (the timer that
+// they are due; awaiting is view.Awaiting of v, percent view.Percent of
+// it, started how many steps the run has started, and again publishes the run anew (the timer that
 // flushes a held-back percent calls it).
-func (p *publisher) publish(ctx workflow.Context, v view.Run, percent, started int, again func(workflow.Context)) {
-	now := published{phase: v.State.Phase, awaiting: view.Awaiting(v), percent: percent}
+func (p *publisher) publish(ctx workflow.Context, v view.Run, awaiting signals.Awaiting, percent, started int, again func(workflow.Context)) {
+	now := published{phase: v.State.Phase, awaiting: awaiting, percent: percent}
 	first := p.attrs.phase == ""
 	var ups []temporal.SearchAttributeUpdate
 	if first || now.phase != p.attrs.phase {

@@ -48,7 +48,13 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 	if err != nil {
 		return softFail(ctx, e.run, fmt.Sprintf("reflect after step %s", id), err)
 	}
-	e.run.addUsage(refl.Usage)
+	e.run.addUsage(ctx, activities.PhaseReflect, refl.Usage)
+	decision := refl.Decision
+	if decision == "" {
+		decision = plan.DecisionContinue
+	}
+	e.log.record(ctx, signals.EventReflectionDecided, s, fmt.Sprintf("after step %d: %s: %s", s.Number, decision, refl.Reason),
+		reflectionDecided{Decision: decision, Reason: refl.Reason, Confidence: refl.Confidence})
 	if e.stop.kind == haltGoal {
 		// A parallel step ended the plan while this reflection ran:
 		// nothing is left to decide.
@@ -89,8 +95,9 @@ func (e *executor) applyReflection(ctx workflow.Context, refl plan.Reflection) e
 	}
 	e.run.publish(ctx)
 	if refl.Decision != plan.DecisionComplete {
-		e.hooks.change(ctx, activities.EventPlanUpdated, fmt.Sprintf("plan version %d: %s by the reflection: %s",
-			e.st.Plan.Version, refl.Decision, refl.Reason), nil)
+		e.log.record(ctx, signals.EventPlanUpdated, nil, fmt.Sprintf("plan version %d: %s by the reflection: %s",
+			e.st.Plan.Version, refl.Decision, refl.Reason),
+			planUpdated{Version: e.st.Plan.Version, By: string(plan.ActorReflection), Reason: refl.Reason})
 	}
 	return nil
 }

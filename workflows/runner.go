@@ -22,6 +22,7 @@ type runner struct {
 	gate   *gate
 	files  *files
 	budget *budget
+	log    eventLog
 	// ex, workspace, prompts and history are the request's and the run's.
 	ex        signals.ExecutionPolicy
 	workspace string
@@ -40,6 +41,7 @@ type stepPlan interface {
 	step(id string) *plan.Step
 	stopped() halt
 	halt(ctx workflow.Context, h halt)
+	percent() int
 }
 
 // stepRun is what the runner asks of the run: to report, the goal a step
@@ -61,12 +63,14 @@ func (r *runner) markRunning(ctx workflow.Context, id string) {
 	}
 }
 
-// retrying shows step id waiting to try again, saying why.
-func (r *runner) retrying(ctx workflow.Context, id, note string) {
+// retrying shows step id waiting to try again after attempt, saying why.
+func (r *runner) retrying(ctx workflow.Context, id string, attempt int, note string) {
 	if s := r.x.step(id); s != nil {
 		s.Status = plan.StepRetrying
 		s.Note = note
 		r.run.publish(ctx)
+		r.log.record(ctx, signals.EventStepRetried, s, fmt.Sprintf("step %d retries: %s", s.Number, note),
+			stepData{Percent: r.x.percent(), Attempt: attempt})
 	}
 }
 

@@ -29,6 +29,7 @@ func (s *selection) await(ctx workflow.Context) (err error) {
 		o, _ := recommended(*s.opts)
 		s.opts.SelectedID = o.ID
 		s.run.publish(ctx)
+		s.chosen(ctx, plan.ActorSystem, "auto selection: the recommended option")
 		return nil
 	}
 	s.run.setPhase(ctx, plan.PhaseAwaitingSelection)
@@ -45,16 +46,18 @@ func (s *selection) await(ctx workflow.Context) (err error) {
 	for s.opts.SelectedID == "" {
 		if s.notified != s.opts.Revision {
 			s.notified = s.opts.Revision
-			s.hooks.notify(ctx, activities.EventAwaitingSelection, activities.NotifyData{
-				Message: fmt.Sprintf("choose one of %d option(s)", len(s.opts.Options)), Selection: view.Pending(s.run.view()).Selection,
-			})
+			s.log.record(ctx, signals.EventAwaitingSelection, nil, fmt.Sprintf("choose one of %d option(s)", len(s.opts.Options)),
+				activities.NotifyData{Selection: view.Pending(s.run.view()).Selection})
 		}
 		timedOut, err := s.wait(ctx)
 		if err != nil {
 			return err
 		}
 		if timedOut {
-			return s.timedOut()
+			if err := s.timedOut(); err != nil {
+				return err
+			}
+			s.chosen(ctx, plan.ActorSystem, fmt.Sprintf("no selection within %s: the recommended option", s.policy.Timeout))
 		}
 	}
 	return nil

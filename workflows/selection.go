@@ -26,7 +26,7 @@ type selection struct {
 	ranking    []plan.Criterion
 	workflowID string
 	run        selectionRun
-	hooks      announcer
+	log        eventLog
 	chain      continuer
 
 	waiting  bool
@@ -59,6 +59,14 @@ func (s *selection) resume() {
 	s.deadline = s.opts.SelectionTimeout
 }
 
+// chosen records in the log that by selected the selected option, and
+// why.
+func (s *selection) chosen(ctx workflow.Context, by plan.Actor, reason string) {
+	o, _ := s.selected()
+	s.log.record(ctx, signals.EventOptionSelected, nil, fmt.Sprintf("option %s selected by %s: %s", o.ID, by, o.Title),
+		optionSelected{OptionID: o.ID, Title: o.Title, By: string(by), Reason: reason})
+}
+
 // selected returns the option selected.
 func (s *selection) selected() (plan.Option, bool) {
 	return optionByID(*s.opts, s.opts.SelectedID)
@@ -76,9 +84,8 @@ func (s *selection) adopt(ctx workflow.Context, o plan.Option) error {
 	s.opts.Comparison = plan.CompareBy(ranked, s.ranking)
 	s.opts.RecommendedID = o.ID
 	s.opts.SelectedID = o.ID
-	s.hooks.notify(ctx, activities.EventPlanCreated, activities.NotifyData{
-		Message: fmt.Sprintf("external plan with %d step(s), run at once", len(o.Plan.Steps)),
-	})
+	s.log.record(ctx, signals.EventPlanCreated, nil, fmt.Sprintf("external plan with %d step(s), run at once", len(o.Plan.Steps)),
+		map[string]int{"steps": len(o.Plan.Steps)})
 	return nil
 }
 
@@ -122,6 +129,7 @@ func (s *selection) selectOption(ctx workflow.Context, req signals.SelectOptionR
 		s.opts.Feedback = append(s.opts.Feedback, fb)
 	}
 	s.run.publish(ctx)
+	s.chosen(ctx, signals.Caller(req.By), strings.TrimSpace(req.Feedback))
 	return signals.SelectOptionResponse{Option: o}, nil
 }
 

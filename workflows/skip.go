@@ -47,10 +47,10 @@ func policyFor(ex signals.ExecutionPolicy, confidence float64) skipPolicy {
 // numbered by SkipSeq), which they alone write, and their answers until
 // they are settled. The run never continues as new while one is open.
 type confirmations struct {
-	st    *signals.ExecutionState
-	x     skipper
-	run   reporter
-	hooks announcer
+	st  *signals.ExecutionState
+	x   skipper
+	run reporter
+	log eventLog
 	// ex is the request's execution policy: the confirmations' timeout
 	// and its outcome.
 	ex signals.ExecutionPolicy
@@ -122,10 +122,8 @@ func (k *confirmations) open(ctx workflow.Context, ids []string, refl plan.Refle
 		c.Deadline = &dl
 	}
 	k.st.SkipConfirmations = append(k.st.SkipConfirmations, c)
-	k.hooks.notify(ctx, activities.EventAwaitingConfirmation, activities.NotifyData{
-		Message: fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
-		Skip:    &c,
-	})
+	k.log.record(ctx, signals.EventAwaitingConfirmation, nil, fmt.Sprintf("confirm skipping %s (confidence %.2f): %s", strings.Join(ids, ", "), c.Confidence, c.Reason),
+		activities.NotifyData{Skip: &c})
 	return c
 }
 
@@ -153,6 +151,7 @@ func (k *confirmations) resolve(ctx workflow.Context, c signals.SkipConfirmation
 	}
 	ans := k.answers[c.RequestID]
 	k.drop(c.RequestID)
+	k.answered(ctx, c, ans)
 	if ans.approve {
 		actor := plan.ActorSystem
 		if ans.byUser {
@@ -166,6 +165,22 @@ func (k *confirmations) resolve(ctx workflow.Context, c signals.SkipConfirmation
 	}
 	k.run.publish(ctx)
 	return nil
+}
+
+// answered records how confirmation c was answered: by a person, or by
+// its deadline's default outcome.
+func (k *confirmations) answered(ctx workflow.Context, c signals.SkipConfirmation, ans skipAnswer) {
+	by := plan.ActorSystem
+	if ans.byUser {
+		by = signals.Caller(ans.by)
+	}
+	verdict := "declined"
+	if ans.approve {
+		verdict = "approved"
+	}
+	k.log.record(ctx, signals.EventConfirmationAnswered, nil,
+		fmt.Sprintf("skip of %s %s by %s", strings.Join(c.StepIDs, ", "), verdict, by),
+		confirmationAnswered{RequestID: c.RequestID, StepIDs: c.StepIDs, Approved: ans.approve, By: string(by), Note: ans.note})
 }
 
 // drop removes a settled request and its answer. It builds a new list:

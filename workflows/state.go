@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
@@ -51,7 +53,8 @@ func withHistoryBudget(events, bytes int) runSetting {
 // what is the cycle's (this file): the workspace lease (lease), the gate
 // that decides tool calls, the executor (exec) that runs the selected
 // plan, the controls (ctl) that take the signals, updates and queries,
-// the notifier (hooks) that sends the webhooks, the chain that decides
+// the journal (log) that keeps the run's event log, the notifier (hooks)
+// that delivers its webhook events, the chain that decides
 // when the run continues as new, and the publisher (pub) that shows the
 // run in search attributes and current details. No part holds the run.
 // Only the workflow's coroutines write; queries, validators and await
@@ -89,6 +92,7 @@ type run struct {
 	exec  *executor
 	ctl   *controls
 	hooks *notifier
+	log   *journal
 	chain *chain
 	pub   publisher
 }
@@ -96,9 +100,14 @@ type run struct {
 // The cycle's own writes that every part asks for (reporter), and what the
 // parts read of the cycle's state.
 
-// addUsage adds an activity's usage to the run's.
-func (r *run) addUsage(u plan.Usage) {
+// addUsage adds an activity's usage in phase to the run's and records it
+// in the log.
+func (r *run) addUsage(ctx workflow.Context, phase string, u plan.Usage) {
 	r.st.Usage = r.st.Usage.Add(u)
+	if u != (plan.Usage{}) {
+		r.log.record(ctx, signals.EventUsage, nil, fmt.Sprintf("%s: %d tokens, $%.4f", phase, u.TotalTokens, u.CostUSD),
+			usageData{Phase: phase, Usage: u})
+	}
 }
 
 // noteError records msg as the run's last error: something failed and the
@@ -127,6 +136,7 @@ func (r *run) checkpoint() signals.Checkpoint {
 		ApprovalState:  r.gate.st,
 		InputState:     r.ctl.st,
 		NotifyState:    r.hooks.st,
+		EventLogState:  r.log.st,
 		LeaseState:     r.lease.st,
 	}
 }
@@ -139,6 +149,7 @@ func (r *run) restore(cp signals.Checkpoint) {
 	r.gate.st = cp.ApprovalState
 	r.ctl.st = cp.InputState
 	r.hooks.st = cp.NotifyState
+	r.log.st = cp.EventLogState
 	r.lease.st = cp.LeaseState
 }
 
@@ -248,5 +259,8 @@ func (r *run) view() view.Run {
 
 // publish shows the run's state outside its queries (see publisher).
 func (r *run) publish(ctx workflow.Context) {
-	r.pub.publish(ctx, r.view(), r.exec.percent(), r.exec.launched, r.publish)
+	v := r.view()
+	awaiting := view.Awaiting(v)
+	r.log.told(ctx, v.State.Phase, awaiting)
+	r.pub.publish(ctx, v, awaiting, r.exec.percent(), r.exec.launched, r.publish)
 }

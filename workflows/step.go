@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -50,7 +51,7 @@ func (r *runner) attempt(ctx workflow.Context, id string) plan.StepResult {
 		delete(r.refused, id)
 		if clash != nil && clash.Rerun && ctx.Err() == nil && !refused {
 			reran, rerunNext = true, true
-			r.retrying(ctx, id, fmt.Sprintf("attempt %d clashed with a step beside it in %s: it runs again on the "+
+			r.retrying(ctx, id, n, fmt.Sprintf("attempt %d clashed with a step beside it in %s: it runs again on the "+
 				"plan's files (its own kept in manifest %s)", n, strings.Join(clash.Paths, ", "), clash.Manifest))
 			continue
 		}
@@ -58,7 +59,7 @@ func (r *runner) attempt(ctx workflow.Context, id string) plan.StepResult {
 			return res
 		}
 		retries++
-		r.retrying(ctx, id, fmt.Sprintf("attempt %d of %d failed: %s", retries, step.MaxRetries+1, res.Error))
+		r.retrying(ctx, id, n, fmt.Sprintf("attempt %d of %d failed: %s", retries, step.MaxRetries+1, res.Error))
 		if d := step.RetryDelay.D(); d > 0 {
 			if err := workflow.Sleep(ctx, d); err != nil {
 				return res
@@ -183,6 +184,6 @@ func (r *runner) runLLM(ctx workflow.Context, step plan.Step) plan.StepResult {
 	if err != nil {
 		return plan.StepResult{Error: fmt.Sprintf("llm step: %v", err)}
 	}
-	r.run.addUsage(res.Usage)
+	r.run.addUsage(ctx, activities.PhaseExecute, res.Usage)
 	return res
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 )
 
 // runToolStep runs a tool step: one call with the configured params as
@@ -68,12 +69,43 @@ func isMCP(name string) bool {
 	return len(name) > len(plan.MCPToolPrefix) && name[:len(plan.MCPToolPrefix)] == plan.MCPToolPrefix
 }
 
-// callTool runs one tool call of step: a built-in tool with RunTool, an
+// callTool runs one tool call of step (invoke) between two tool-call
+// events in the log: started, with the digest of its arguments, and
+// finished, with how it came out and the head of its output or error.
+func (r *runner) callTool(ctx workflow.Context, step plan.Step, c activities.ToolCall, summary string) (activities.ToolOutput, error) {
+	d := toolCall{Tool: c.Name, ArgsDigest: plan.ArgsDigest(json.RawMessage(c.Arguments)), State: "started"}
+	r.log.record(ctx, signals.EventToolCall, &step, fmt.Sprintf("step %d calls %s", step.Number, c.Name), d)
+	out, err := r.invoke(ctx, step, c, summary)
+	d.State = "finished"
+	ok := err == nil && out.Success
+	d.Success = &ok
+	switch {
+	case err != nil:
+		d.Outcome = err.Error()
+	case out.Error != "":
+		d.Outcome = out.Error
+	default:
+		d.Outcome = out.Output
+	}
+	d.Outcome = plan.TruncateBytes(d.Outcome, toolOutcomeBytes)
+	verb := "failed"
+	if ok {
+		verb = "succeeded"
+	}
+	r.log.record(ctx, signals.EventToolCall, &step, fmt.Sprintf("step %d: %s %s", step.Number, c.Name, verb), d)
+	return out, err
+}
+
+// toolOutcomeBytes bounds the head of a tool call's outcome the log
+// tells.
+const toolOutcomeBytes = 200
+
+// invoke runs one tool call of step: a built-in tool with RunTool, an
 // MCP tool with CallMCPTool under the recorded catalogue's digest. An MCP
 // answer becomes a ToolOutput: a tool's own failure (isError) and a call
 // whose outcome is unknown are unsuccessful outputs the agent or the
 // reflection sees, never retried blindly.
-func (r *runner) callTool(ctx workflow.Context, step plan.Step, c activities.ToolCall, summary string) (activities.ToolOutput, error) {
+func (r *runner) invoke(ctx workflow.Context, step plan.Step, c activities.ToolCall, summary string) (activities.ToolOutput, error) {
 	planID := r.x.plan().ID
 	if !isMCP(c.Name) {
 		in := activities.ToolInput{PlanID: planID, StepID: step.ID, Workspace: r.workspace, Call: c}

@@ -92,16 +92,17 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) 
 // the interfaces to the rest it asks, and returns r.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.ctl = &controls{run: r, hooks: r.hooks}
+	r.log = &journal{hooks: r.hooks}
+	r.ctl = &controls{run: r, log: r.log}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
-	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, heir: r}
+	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, log: r.log, heir: r}
 	r.gate = newGate(signals.ApprovalState{}, r.req.Approval)
 	r.exec = newExecutor(r.req, r.prompts, r.opts.budget,
-		execDeps{run: r, hooks: r.hooks, pause: r.ctl, chain: r.chain, inputs: &r.ctl.in, gate: r.gate})
-	r.gate.run, r.gate.plans, r.gate.hooks, r.gate.pause = r, r.exec, r.hooks, r.ctl
-	r.clar = &clarification{timeout: r.req.Clarify.Timeout.D(), run: r, hooks: r.hooks}
+		execDeps{run: r, log: r.log, pause: r.ctl, chain: r.chain, inputs: &r.ctl.in, gate: r.gate})
+	r.gate.run, r.gate.plans, r.gate.log, r.gate.pause = r, r.exec, r.log, r.ctl
+	r.clar = &clarification{timeout: r.req.Clarify.Timeout.D(), run: r, log: r.log}
 	r.sel = &selection{opts: &r.st.Options, policy: r.req.Selection, ranking: r.req.Ranking, workflowID: r.workflowID,
-		run: r, hooks: r.hooks, chain: r.chain}
+		run: r, log: r.log, chain: r.chain}
 	r.ctl.owners = owners{selection: r.sel, answers: r.clar, skips: r.exec.skips, plan: r.exec, approvals: r.gate, budget: r.exec.budget}
 	r.lease = &workspaceLease{run: r, chain: r.chain, planID: r.workflowID, workspace: r.req.Workspace,
 		waitBusy: r.req.OnBusy == signals.OnBusyWait}
@@ -116,6 +117,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 	if err := r.ctl.register(ctx); err != nil {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
+	r.log.start(ctx)
 	if r.req.Fork != nil && r.req.Checkpoint == nil {
 		if err := r.forkFrom(ctx); err != nil {
 			return r.end(ctx, signals.StatusFailed, err)
@@ -136,6 +138,9 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return signals.Result{}, err
 	case errors.As(err, &refused):
 		countPlanFinished(ctx, signals.StatusFailed)
+		r.log.record(ctx, signals.EventEnded, nil, "workspace refused: "+refused.msg,
+			activities.NotifyData{Status: signals.StatusFailed, Error: refused.msg})
+		_ = workflow.Await(ctx, r.log.written)
 		// The message says it all; the refusal is not repeated as a cause.
 		return signals.Result{}, temporal.NewNonRetryableApplicationError(refused.msg, signals.ErrorTypeInvalidRequest, nil)
 	case status == signals.StatusAnswered:

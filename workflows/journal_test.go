@@ -1,0 +1,233 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
+)
+
+// markerSpy records the event batches a run writes as SideEffect
+// markers, as a follower reads them from the history.
+type markerSpy struct {
+	interceptor.WorkerInterceptorBase
+	mu      sync.Mutex
+	batches []signals.EventBatch
+}
+
+func (s *markerSpy) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &spyInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, s: s}
+}
+
+type spyInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	s *markerSpy
+}
+
+func (i *spyInbound) Init(out interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&spyOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: out}, s: i.s})
+}
+
+type spyOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	s *markerSpy
+}
+
+func (o *spyOutbound) SideEffect(ctx workflow.Context, f func(workflow.Context) any) converter.EncodedValue {
+	return o.Next.SideEffect(ctx, func(ctx workflow.Context) any {
+		v := f(ctx)
+		if b, ok := v.(signals.EventBatch); ok {
+			o.s.mu.Lock()
+			o.s.batches = append(o.s.batches, b)
+			o.s.mu.Unlock()
+		}
+		return v
+	})
+}
+
+// events are the events of every marker, in order.
+func (s *markerSpy) events(t *testing.T) []signals.Event {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var evs []signals.Event
+	for _, b := range s.batches {
+		assert.Equal(t, signals.EventLogName, b.Log)
+		assert.NotEmpty(t, b.Events, "no empty marker")
+		evs = append(evs, b.Events...)
+	}
+	return evs
+}
+
+// spyOn has h's runs write their markers to a new spy.
+func spyOn(h *harness) *markerSpy {
+	s := &markerSpy{}
+	opts := harnessWorkerOptions()
+	opts.Interceptors = []interceptor.WorkerInterceptor{s}
+	h.env.SetWorkerOptions(opts)
+	return s
+}
+
+// types are the types of evs.
+func types(evs []signals.Event) []signals.EventType {
+	var ts []signals.EventType
+	for _, e := range evs {
+		ts = append(ts, e.Type)
+	}
+	return ts
+}
+
+// TestTheLogTellsARunInOrder: a run's markers hold every event once, seq 1
+// to the last without a gap, from its first phase to its end; each step
+// started and ended; and the webhooks delivered are the log's webhook
+// events, in the log's order: one source.
+func TestTheLogTellsARunInOrder(t *testing.T) {
+	h := newHarness(t)
+	spy := spyOn(h)
+	skipS2(h, 0.5)
+	h.selectAt(time.Minute)
+	h.at(stepTime+90*time.Second, func() {
+		signal(h, signals.ConfirmSkip, signals.ConfirmSkipRequest{RequestID: "skip-1", Approve: false, By: "alice"})
+	})
+	res := h.run(manualReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+
+	evs := spy.events(t)
+	require.NotEmpty(t, evs)
+	for i, e := range evs {
+		assert.Equal(t, int64(i+1), e.Seq, "event %d (%s)", i, e.Type)
+		assert.False(t, e.At.IsZero())
+		assert.NotEmpty(t, e.Message, "%s has a line", e.Type)
+	}
+	assert.Equal(t, signals.EventPhaseChanged, evs[0].Type)
+	last := evs[len(evs)-1]
+	assert.Equal(t, signals.EventEnded, last.Type)
+	assert.JSONEq(t, `{"status":"completed","summary":"summary: completed"}`, string(last.Data))
+
+	for _, s := range res.Plan.Steps {
+		assert.Contains(t, stepEvents(evs, s.ID), signals.EventStepStarted, "step %s", s.ID)
+		assert.Contains(t, stepEvents(evs, s.ID), signals.EventStepCompleted, "step %s", s.ID)
+	}
+	ts := types(evs)
+	for _, want := range []signals.EventType{signals.EventOptionsReady, signals.EventAwaitingSelection,
+		signals.EventOptionSelected, signals.EventAwaitingChanged, signals.EventReflectionDecided,
+		signals.EventAwaitingConfirmation, signals.EventConfirmationAnswered, signals.EventUsage} {
+		assert.Contains(t, ts, want)
+	}
+	answered := eventOf(t, evs, signals.EventConfirmationAnswered)
+	assert.JSONEq(t, `{"requestId":"skip-1","stepIds":["s2"],"approved":false,"by":"alice","note":"denied by alice"}`, string(answered.Data))
+	selected := eventOf(t, evs, signals.EventOptionSelected)
+	assert.Contains(t, string(selected.Data), `"optionId":"r1-o1"`)
+
+	var hooks []activities.NotifyEvent
+	for _, e := range evs {
+		if _, ok := webhook.FromLog(e.Type, ""); !ok {
+			continue
+		}
+		var d activities.NotifyData
+		if len(e.Data) > 0 {
+			require.NoError(t, json.Unmarshal(e.Data, &d), "a webhook event's data is the body's")
+		}
+		w, _ := webhook.FromLog(e.Type, d.Status)
+		hooks = append(hooks, w)
+	}
+	assert.Equal(t, hooks, h.f.events(), "the webhooks are the log's webhook events")
+}
+
+// stepEvents are the types of the events of step id.
+func stepEvents(evs []signals.Event, id string) []signals.EventType {
+	var ts []signals.EventType
+	for _, e := range evs {
+		if e.Step != nil && e.Step.ID == id {
+			ts = append(ts, e.Type)
+		}
+	}
+	return ts
+}
+
+// eventOf is the first event of type typ.
+func eventOf(t *testing.T, evs []signals.Event, typ signals.EventType) signals.Event {
+	t.Helper()
+	for _, e := range evs {
+		if e.Type == typ {
+			return e
+		}
+	}
+	t.Fatalf("no %s event", typ)
+	return signals.Event{}
+}
+
+// TestTheLogGoesOnAcrossContinueAsNew: a continuation numbers its events
+// after the run before it, carries its recent events, and does not tell
+// the phase it carried over again.
+func TestTheLogGoesOnAcrossContinueAsNew(t *testing.T) {
+	h := newHarness(t)
+	spy := spyOn(h)
+	h.env.SetCurrentHistoryLength(500)
+	next := h.runToContinue(autoReq(), withHistoryLimit(100))
+	first := spy.events(t)
+	require.NotEmpty(t, first)
+	cp := next.Checkpoint
+	require.NotNil(t, cp)
+	assert.Equal(t, first[len(first)-1].Seq, cp.EventSeq)
+	assert.Equal(t, first, cp.RecentEvents, "a short log is carried whole")
+	assert.Equal(t, plan.PhaseExecuting, cp.EventPhase)
+
+	h2 := newHarness(t).continued()
+	spy2 := spyOn(h2)
+	res := h2.run(next)
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	second := spy2.events(t)
+	require.NotEmpty(t, second)
+	for i, e := range second {
+		assert.Equal(t, cp.EventSeq+int64(i+1), e.Seq, "the continuation numbers on")
+	}
+	assert.NotEqual(t, signals.EventPhaseChanged, second[0].Type, "executing is not told twice")
+	assert.Equal(t, signals.EventEnded, second[len(second)-1].Type)
+}
+
+// TestEventLogStateKeepsTheNewestWithinBounds: the recent events are the
+// newest that fit the count and the bytes; After says whether they reach
+// back to a follower's position.
+func TestEventLogStateKeepsTheNewestWithinBounds(t *testing.T) {
+	var st signals.EventLogState
+	for i := 1; i <= signals.MaxRecentEvents+10; i++ {
+		st.EventSeq = int64(i)
+		st.Keep(signals.Event{Seq: int64(i), Type: signals.EventUsage, Message: "x"})
+	}
+	require.Len(t, st.RecentEvents, signals.MaxRecentEvents)
+	assert.Equal(t, int64(11), st.RecentEvents[0].Seq)
+	evs, whole := st.After(20)
+	assert.True(t, whole)
+	assert.Equal(t, int64(21), evs[0].Seq)
+	_, whole = st.After(5)
+	assert.False(t, whole, "events 6 to 10 were dropped")
+	evs, whole = st.After(st.EventSeq)
+	assert.True(t, whole)
+	assert.Empty(t, evs)
+
+	var big signals.EventLogState
+	data := json.RawMessage(`{}`)
+	for i := 1; i <= 100; i++ {
+		big.Keep(signals.Event{Seq: int64(i), Message: strings.Repeat("m", signals.MaxEventMessageBytes), Data: data})
+	}
+	total := 0
+	for _, e := range big.RecentEvents {
+		total += len(e.Message)
+	}
+	assert.LessOrEqual(t, total, signals.MaxRecentEventBytes)
+	assert.Equal(t, int64(100), big.RecentEvents[len(big.RecentEvents)-1].Seq, "the newest is kept")
+	assert.Less(t, len(big.RecentEvents), 100, "the bytes bound them before the count does")
+}
