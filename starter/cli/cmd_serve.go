@@ -73,7 +73,7 @@ func runServe(ctx context.Context, d *deps) error {
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxConnections: cfg.MaxConnections,
 		Heartbeat:      cfg.Heartbeat,
-	}, &planSource{plans: plans, queryTimeout: d.queryTimeout, log: noEventLog{}}, serve.WithLogger(d.cfg.Log.NewLogger(d.errOut)))
+	}, &planSource{plans: plans, queryTimeout: d.queryTimeout}, serve.WithLogger(d.cfg.Log.NewLogger(d.errOut)))
 	return srv.Serve(ctx, ln)
 }
 
@@ -91,37 +91,27 @@ func announceServe(out, errOut io.Writer, addr string, tokens int, origins []str
 	}
 }
 
-// EventLog follows a plan's event log: the events after a sequence
-// number, in order, as they happen, ending with the plan's. It is the seam
-// the workflow's event log fills: the plan keeps the log and answers
-// followers through the signals.AwaitEvents update, and an EventLog over
-// planclient long-polls it.
-type EventLog interface {
-	Follow(ctx context.Context, planID string, after int64) iter.Seq2[signals.Event, error]
-}
-
-// errNoEventLog is what following a plan answers until plans keep an
-// event log.
-var errNoEventLog = errors.New("the plan's event log is not available yet: this version's plans keep none")
-
-// noEventLog is the EventLog of plans that keep none.
-type noEventLog struct{}
-
-func (noEventLog) Follow(context.Context, string, int64) iter.Seq2[signals.Event, error] {
-	return func(yield func(signals.Event, error) bool) { yield(signals.Event{}, errNoEventLog) }
-}
-
-// planSource is serve's Source over the plan client: the state and the
-// tenant from what Temporal and the plan answer, the events from log.
+// planSource is serve's Source over the plan client: the events, the
+// state and the tenant from what Temporal and the plan answer.
 type planSource struct {
 	plans        *planclient.Client
 	queryTimeout time.Duration
-	log          EventLog
 }
 
-// Follow follows the plan's event log.
+// Follow follows the plan's event log (planclient.Client.Events), marking
+// a plan Temporal does not know as serve.ErrUnknownPlan.
 func (s *planSource) Follow(ctx context.Context, planID string, after int64) iter.Seq2[signals.Event, error] {
-	return s.log.Follow(ctx, planID, after)
+	return func(yield func(signals.Event, error) bool) {
+		for e, err := range s.plans.Events(ctx, planID, after) {
+			if err != nil {
+				yield(e, unknownPlan(err))
+				return
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
 }
 
 // State answers what `planmode show --output json` prints of the plan:

@@ -18,17 +18,31 @@ import (
 )
 
 func newWatchCmd(d *deps) *cobra.Command {
+	var f followFlags
 	cmd := &cobra.Command{
 		Use:   "watch <id>",
 		Short: "Follow a plan's progress until it ends or waits for you, then say what to run",
+		Long: `Without --follow, watch shows the plan's progress until it ends or waits for you,
+then says what to run. With --follow it prints the plan's event log as it happens
+until the plan ends, and exits as result does (0 completed, 5 failed or cancelled).`,
 		Example: `  planmode watch plan-42
-  planmode watch plan-42 --output json   # JSON Lines: progress events, then waiting or ended`,
+  planmode watch plan-42 --output json            # JSON Lines: progress events, then waiting or ended
+  planmode watch plan-42 --follow                 # every event of the plan's log, as it happens
+  planmode watch plan-42 --follow --output json   # JSON Lines, one event each, with its seq
+  planmode watch plan-42 --follow --from 17       # resume after event 17
+  planmode watch plan-42 --follow --text          # and the model's text as it is written`,
 		Args: rejectArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.follow || cmd.Flags().Changed("from") || f.text {
+				return followLog(cmd.Context(), d, args[0], f)
+			}
 			return follow(cmd.Context(), d, args[0])
 		},
 	}
 	queryTimeoutFlag(cmd, &d.queryTimeout)
+	cmd.Flags().BoolVar(&f.follow, "follow", false, "print the plan's events as they happen, until it ends")
+	cmd.Flags().Int64Var(&f.from, "from", 0, "with --follow: start after this event's seq (0: from the first)")
+	cmd.Flags().BoolVar(&f.text, "text", false, "with --follow: show the text of running model calls as it arrives")
 	return cmd
 }
 
