@@ -23,7 +23,7 @@ import (
 // TestServeAnswersPlansByTenant runs `planmode serve` against a dev
 // server: a plan's state is what show prints, a token limited to a tenant
 // sees that tenant's plans only, an unknown plan is 404, and the events of
-// a plan, which keeps no event log yet, end with an error event.
+// a plan stream from the first to its end.
 func TestServeAnswersPlansByTenant(t *testing.T) {
 	isolate(t)
 	pw := startPlanWorker(t)
@@ -64,21 +64,29 @@ func TestServeAnswersPlansByTenant(t *testing.T) {
 
 	events := get("/plans/"+ids["team-a"]+"/events", teamA)
 	require.Equal(t, http.StatusOK, events.StatusCode)
-	body, err := io.ReadAll(events.Body)
-	require.NoError(t, err)
-	assert.Contains(t, string(body), "event: error", "plans keep no event log yet")
+	evs := readSSE(t, events, func(e sseEvent) bool { return e.event == string(signals.EventEnded) })
+	require.NotEmpty(t, evs)
+	assert.Equal(t, "1", evs[0].id, "from the start")
+	assert.Equal(t, string(signals.EventEnded), evs[len(evs)-1].event, "the plan's log ends with its end")
+	assert.Equal(t, http.StatusForbidden, get("/plans/"+ids["team-b"]+"/events", teamA).StatusCode)
 }
 
 // startServe runs `planmode serve` on a free loopback port against pw's
-// server until the test ends, and returns its URL.
+// server until ctx or the test ends, and returns its URL.
 func startServe(t *testing.T, ctx context.Context, pw *planWorker, tokens string) string {
+	t.Helper()
+	return startServeOn(t, ctx, pw, tokens, "127.0.0.1:0")
+}
+
+// startServeOn is startServe listening on addr.
+func startServeOn(t *testing.T, ctx context.Context, pw *planWorker, tokens, addr string) string {
 	t.Helper()
 	ctx, stop := context.WithCancel(ctx)
 	pr, out := io.Pipe()
 	var errOut strings.Builder
 	code := make(chan int, 1)
 	go func() {
-		code <- cli.Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--tokens-file", tokens,
+		code <- cli.Run(ctx, []string{"serve", "--listen", addr, "--tokens-file", tokens,
 			"--address", pw.srv.Address(), "--namespace", pw.srv.Namespace, "--task-queue", pw.queue},
 			strings.NewReader(""), out, &errOut)
 		out.Close()

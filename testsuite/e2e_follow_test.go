@@ -1,0 +1,235 @@
+package testsuite
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/planclient"
+	"github.com/planmode/planmode/signals"
+)
+
+// jsonLines decodes watch --follow --output json: one event a line.
+func jsonLines(t *testing.T, out string) []signals.Event {
+	t.Helper()
+	var evs []signals.Event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e signals.Event
+		require.NoError(t, json.Unmarshal([]byte(line), &e), line)
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// TestWatchFollowPrintsEveryEventOfAPlan starts a plan from a template
+// with auto selection and follows it with `watch --follow --output json`
+// from its start: every event, seq 1 to the last without a gap, a
+// step-started and a step-completed for every step, the end last, exit 0.
+// Followed again from K after the end, it prints K+1 first.
+func TestWatchFollowPrintsEveryEventOfAPlan(t *testing.T) {
+	isolate(t)
+	pw := startPlanWorker(t)
+	id := "plan-follow-" + strings.ReplaceAll(pw.queue, "/", "-")
+	var started struct {
+		WorkflowID string `json:"workflowId"`
+	}
+	pw.cliJSON(t, &started, "start", "Add a health check endpoint", "--template", "feature", "--select", "auto",
+		"--mode", "complete", "--workspace", pw.workspace, "--id", id)
+
+	w := pw.cli(t, "watch", id, "--follow", "--output", "json")
+	require.Equal(t, 0, w.code, w.errOut)
+	evs := jsonLines(t, w.out)
+	require.NotEmpty(t, evs)
+	told := map[string]map[signals.EventType]bool{}
+	for i, e := range evs {
+		assert.Equal(t, int64(i+1), e.Seq, "event %d of %s: no gap, no duplicate", i, e.Type)
+		assert.Equal(t, id, e.PlanID)
+		assert.False(t, e.At.IsZero())
+		if e.Step != nil {
+			if told[e.Step.ID] == nil {
+				told[e.Step.ID] = map[signals.EventType]bool{}
+			}
+			told[e.Step.ID][e.Type] = true
+		}
+	}
+	assert.Equal(t, signals.EventPhaseChanged, evs[0].Type, "the log starts with the first phase")
+	last := evs[len(evs)-1]
+	require.Equal(t, signals.EventEnded, last.Type)
+	assert.JSONEq(t, `"completed"`, string(fieldOf(t, last.Data, "status")))
+
+	var res signals.Result
+	pw.cliJSON(t, &res, "result", id)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	require.NotNil(t, res.Plan)
+	ran := 0
+	for _, s := range res.Plan.Steps {
+		switch s.Status {
+		case plan.StepCompleted:
+			ran++
+			assert.True(t, told[s.ID][signals.EventStepStarted], "step %s started in the log", s.ID)
+			assert.True(t, told[s.ID][signals.EventStepCompleted], "step %s completed in the log", s.ID)
+		case plan.StepSkipped:
+			assert.True(t, told[s.ID][signals.EventStepSkipped], "step %s skipped in the log", s.ID)
+		default:
+			t.Errorf("step %s ended %s", s.ID, s.Status)
+		}
+	}
+	assert.Greater(t, ran, 2, "the template's steps ran")
+	for _, typ := range []signals.EventType{signals.EventOptionsReady, signals.EventOptionSelected, signals.EventUsage,
+		signals.EventReflectionDecided} {
+		assert.True(t, hasType(evs, typ), "the log tells %s", typ)
+	}
+
+	k := len(evs) / 2
+	again := pw.cli(t, "watch", id, "--follow", "--from", strconv.Itoa(k), "--output", "json")
+	require.Equal(t, 0, again.code, again.errOut)
+	rest := jsonLines(t, again.out)
+	require.NotEmpty(t, rest)
+	assert.Equal(t, int64(k+1), rest[0].Seq, "--from K prints K+1 first")
+	assert.Equal(t, evs[k:], rest)
+
+	human := pw.cli(t, "watch", id, "--follow", "--from", strconv.Itoa(len(evs)-1))
+	require.Equal(t, 0, human.code, human.errOut)
+	assert.Regexp(t, fmt.Sprintf(`^\s*%d \d\d:\d\d:\d\d ended\s+run completed\n$`, len(evs)), human.out)
+
+	bad := pw.cli(t, "watch", id, "--follow", "--from", "-3")
+	assert.Equal(t, 4, bad.code, "a negative --from is refused: %s", bad.errOut)
+	assert.Contains(t, bad.errOut, "--from -3: want a seq of 0 or more")
+	unknown := pw.cli(t, "watch", "no-such-plan", "--follow")
+	assert.Equal(t, 3, unknown.code, "an unknown plan: %s", unknown.errOut)
+}
+
+// hasType reports whether evs has an event of type typ.
+func hasType(evs []signals.Event, typ signals.EventType) bool {
+	for _, e := range evs {
+		if e.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldOf is the JSON of one field of an object.
+func fieldOf(t *testing.T, data json.RawMessage, name string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &m), string(data))
+	return m[name]
+}
+
+// sseEvent is one event of a Server-Sent Events stream.
+type sseEvent struct {
+	id, event, data string
+}
+
+// readSSE reads events from an SSE body until stop says so or the body
+// ends.
+func readSSE(t *testing.T, resp *http.Response, stop func(sseEvent) bool) []sseEvent {
+	t.Helper()
+	var evs []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.event == "" && cur.data == "" {
+				continue
+			}
+			evs = append(evs, cur)
+			if stop(cur) {
+				return evs
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id: "):
+			cur.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			cur.event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.data = strings.TrimPrefix(line, "data: ")
+		}
+	}
+	return evs
+}
+
+// TestServeResumesAcrossARestart follows a plan that waits for a
+// selection through `planmode serve`: without a token 401; with one and
+// Last-Event-ID 3 the events from 4 in order. Serve is then killed, the
+// plan goes on, serve starts again on the same port, and a client
+// resuming with its last id gets every event to the end: nothing missed,
+// nothing twice.
+func TestServeResumesAcrossARestart(t *testing.T) {
+	isolate(t)
+	pw := startPlanWorker(t)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	id := "plan-serve-follow-" + strings.ReplaceAll(pw.queue, "/", "-")
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
+	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Add a health check endpoint", Template: "feature",
+		Workspace: pw.workspace, Execution: signals.ExecutionPolicy{Mode: "complete"}})
+	require.NoError(t, err)
+
+	const token = "follow-token-0123456789abcdef"
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	require.NoError(t, os.WriteFile(tokens, []byte(token+" ops-dashboard\n"), 0o600))
+	sctx, stopServe := context.WithCancel(ctx)
+	url := startServe(t, sctx, pw, tokens)
+
+	get := func(url, lastID, tok string) *http.Response {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		require.NoError(t, err)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	events := url + "/plans/" + id + "/events"
+	assert.Equal(t, http.StatusUnauthorized, get(events, "", "").StatusCode)
+
+	resp := get(events, "3", token)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	first := readSSE(t, resp, func(e sseEvent) bool {
+		return e.event == string(signals.EventAwaitingSelection)
+	})
+	require.NotEmpty(t, first)
+	for i, e := range first {
+		assert.Equal(t, strconv.Itoa(4+i), e.id, "from seq 4, in order")
+	}
+	lastID := first[len(first)-1].id
+	resp.Body.Close()
+
+	stopServe() // startServe's cleanup checks it stopped cleanly
+	host := strings.TrimPrefix(url, "http://")
+	_, err = pc.Select(ctx, id, signals.SelectOptionRequest{Rank: 1})
+	require.NoError(t, err)
+	_, err = pc.Result(ctx, id)
+	require.NoError(t, err)
+
+	url2 := startServeOn(t, ctx, pw, tokens, host)
+	require.Equal(t, url, url2, "serve starts again on the same port")
+	rest := readSSE(t, get(events, lastID, token), func(e sseEvent) bool { return e.event == string(signals.EventEnded) })
+	require.NotEmpty(t, rest)
+	n, _ := strconv.Atoi(lastID)
+	for i, e := range rest {
+		assert.Equal(t, strconv.Itoa(n+1+i), e.id, "resumed after %s: nothing missed, nothing twice", lastID)
+	}
+	assert.Equal(t, string(signals.EventEnded), rest[len(rest)-1].event)
+}
