@@ -20,9 +20,12 @@ var sectionMetrics = map[string][]string{
 	secTokens:  {"execute prompt tokens/step", "reflect prompt tokens/step", "summarize prompt tokens/plan"},
 	secConcurrency: {"planmode plans/s", "bare plans/s", "ratio", "worker process plans/s",
 		"worker RSS peak MiB", "worker RSS end MiB"},
-	secFairness: {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
-	secMemory:   {"worker RSS MiB", "KiB per plan"},
-	secLatency:  {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
+	secFairness:  {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
+	secMemory:    {"worker RSS MiB", "KiB per plan"},
+	secLatency:   {"select p50 ms", "select p99 ms", "progress p50 ms", "progress p99 ms", "standing p50 ms", "standing p99 ms"},
+	secFollow:    {"step→follower p50 ms", "step→follower p99 ms", "followers failed", "select p99 ms"},
+	secFollowers: {"0 followers s", "20 followers s", "ratio"},
+	secStream:    {"bytes/step streaming off", "bytes/step streaming on", "ratio"},
 	secWorkspace: {"first record ms", "record ms/step", "bytes stored/step", "files hashed/step", "store growth bytes/step",
 		"hydrate ms", "hydrate MB/s",
 		"dedup ratio (10 forks)"},
@@ -31,7 +34,8 @@ var sectionMetrics = map[string][]string{
 // casesOf is how many cases each section reports at sz.
 func casesOf(sz sizes) map[string]int {
 	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
-		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1}
+		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1,
+		secFollow: 1, secFollowers: 1, secStream: 1}
 }
 
 // TestQuickBenchReportsEveryRow runs the whole instrument at the quick

@@ -32,10 +32,13 @@ const (
 	secCPU         = "cpu"
 	secFairness    = "fairness"
 	secWorkspace   = "workspace"
+	secFollow      = "follow"
+	secFollowers   = "followers"
+	secStream      = "stream"
 )
 
 var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secFairness, secMemory, secLatency,
-	secWorkspace}
+	secFollow, secFollowers, secStream, secWorkspace}
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
@@ -97,7 +100,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 	steps := map[string]func(context.Context, *rig, sizes, *report) error{
 		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens,
 		secConcurrency: measureConcurrency, secFairness: measureFairness, secMemory: measureMemory, secLatency: measureLatency,
-		secWorkspace: measureWorkspace,
+		secWorkspace: measureWorkspace, secFollow: measureFollow, secFollowers: measureFollowers, secStream: measureStream,
 	}
 	for _, s := range allSections {
 		if !slices.Contains(sections, s) {

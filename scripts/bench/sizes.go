@@ -1,5 +1,7 @@
 package main
 
+import "time"
+
 // sizes are the plan lengths and counts each section runs with.
 type sizes struct {
 	Quick bool `json:"quick"`
@@ -38,6 +40,15 @@ type sizes struct {
 	// whose records, hydration and forks are measured.
 	WorkspaceFiles int   `json:"workspaceFiles"`
 	WorkspaceMB    int64 `json:"workspaceMB"`
+	// A plan of FollowSteps llm steps runs FollowRuns times alone and as
+	// often with Followers followers.
+	FollowSteps int `json:"followSteps"`
+	FollowRuns  int `json:"followRuns"`
+	Followers   int `json:"followers"`
+	// A plan of StreamSteps llm steps, each model call taking
+	// StreamLatency, runs with its calls streaming and not.
+	StreamSteps   int           `json:"streamSteps"`
+	StreamLatency time.Duration `json:"streamLatency"`
 }
 
 // workerVariant is a worker configuration tried under load: config keys
@@ -58,7 +69,8 @@ func sizesFor(quick bool) sizes {
 			FairSmall: 5, FairSmallSteps: 3, FairBigSteps: 40,
 			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers},
-			WorkspaceFiles:  200, WorkspaceMB: 5}
+			WorkspaceFiles:  200, WorkspaceMB: 5,
+			FollowSteps: 10, FollowRuns: 1, Followers: 20, StreamSteps: 3, StreamLatency: 300 * time.Millisecond}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 9, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
 		CPUSteps:   []int{10, 100, 1000},
@@ -68,5 +80,6 @@ func sizesFor(quick bool) sizes {
 		LatencyVariants: []workerVariant{{Name: "default"}, pollers,
 			{Name: "pollers 16/16", Settings: map[string]string{"worker.workflowPollers": "16", "worker.activityPollers": "16"}},
 			{Name: "sticky cache 100", Settings: map[string]string{"worker.stickyCacheSize": "100"}}},
-		WorkspaceFiles: 2000, WorkspaceMB: 50}
+		WorkspaceFiles: 2000, WorkspaceMB: 50,
+		FollowSteps: 30, FollowRuns: 3, Followers: 100, StreamSteps: 10, StreamLatency: 1500 * time.Millisecond}
 }
