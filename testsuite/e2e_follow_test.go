@@ -11,13 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/internal/config"
+	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/worker/planworker"
 )
 
 // jsonLines decodes watch --follow --output json: one event a line.
@@ -232,4 +238,69 @@ func TestServeResumesAcrossARestart(t *testing.T) {
 		assert.Equal(t, strconv.Itoa(n+1+i), e.id, "resumed after %s: nothing missed, nothing twice", lastID)
 	}
 	assert.Equal(t, string(signals.EventEnded), rest[len(rest)-1].event)
+}
+
+// TestFollowingWithTextShowsTheModelsTextAsItArrives runs a plan on a
+// worker whose model calls stream and take seconds each, and follows it
+// with the model's text: text arrives while a call runs, before the event
+// that tells the call's usage, and it is the text the call answered. The
+// text is not in the log: the log's seqs still run without a gap.
+func TestFollowingWithTextShowsTheModelsTextAsItArrives(t *testing.T) {
+	isolate(t)
+	srv := StartDevServer(t)
+	model := offline.New(offline.WithLatency(4 * time.Second))
+	t.Cleanup(model.Close)
+	pw := newPlanWorker(t, srv, model)
+	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
+	registerModel(w, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel, Stream: true}, pw.root, t.TempDir(), config.Codec{})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
+	id := "plan-text-" + strings.ReplaceAll(pw.queue, "/", "-")
+	steps := []plan.Step{{ID: "a", Title: "Describe the handler", Action: plan.ActionLLM,
+		Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the signup handler in a few sentences."}}}}
+	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Describe the signup handler", Workspace: pw.workspace,
+		Plan: &signals.ExternalPlan{Steps: steps}})
+	require.NoError(t, err)
+
+	var logged []signals.Event
+	text := map[string]string{} // by phase
+	textBefore := map[string]bool{}
+	for e, err := range pc.Events(ctx, id, 0, planclient.WithModelText(200*time.Millisecond)) {
+		require.NoError(t, err)
+		if e.Type != signals.EventModelText {
+			logged = append(logged, e)
+			if e.Type == signals.EventUsage {
+				var u struct{ Phase string }
+				require.NoError(t, json.Unmarshal(e.Data, &u))
+				textBefore[u.Phase] = text[u.Phase] != ""
+			}
+			continue
+		}
+		var d signals.ModelTextDelta
+		require.NoError(t, json.Unmarshal(e.Data, &d))
+		if d.Restarted {
+			text[d.Phase] = ""
+		}
+		text[d.Phase] += d.Text
+	}
+	for i, e := range logged {
+		require.Equal(t, int64(i+1), e.Seq, "the text is not in the log")
+	}
+	require.NotEmpty(t, text, "the text of running calls was seen")
+	seen := false
+	for phase, before := range textBefore {
+		seen = seen || before
+		assert.True(t, before || text[phase] == "", "the text of %s came before its usage", phase)
+	}
+	assert.True(t, seen, "text arrived while a call ran: %v", textBefore)
+	res, err := pc.Result(ctx, id)
+	require.NoError(t, err)
+	if got := text["execute"]; got != "" {
+		out := res.Plan.StepByID("a").Result.Output
+		n := min(len(got), len(out), 40)
+		assert.Equal(t, out[:n], got[:n], "the streamed text is the step's answer")
+	}
 }

@@ -69,12 +69,17 @@ func (pw *planWorker) poll(t *testing.T, c client.Client) {
 // plans' files and snapshots kept under snapshots, and codec as the
 // worker's codec setting.
 func registerOffline(w sdkworker.Registry, model *offline.Server, root, snapshots string, codec config.Codec) {
+	registerModel(w, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, root, snapshots, codec)
+}
+
+// registerModel is registerOffline with the model's configuration.
+func registerModel(w sdkworker.Registry, model llm.Config, root, snapshots string, codec config.Codec) {
 	cfg := config.Config{
 		Codec:     codec,
 		Workspace: config.Workspace{Root: root, Store: filepath.Join(snapshots, "store")},
 		Tools:     config.Tools{AllowCommands: config.DefaultAllowCommands(), AllowTests: true},
 	}
-	a := planworker.NewActivities(cfg, llm.Config{BaseURL: model.URL(), Model: offline.DefaultModel}, true)
+	a := planworker.NewActivities(cfg, model, true)
 	a.Workspace.SnapshotDir = snapshots
 	a.Files.StateDir = filepath.Join(snapshots, "state")
 	planworker.Register(w, a)
