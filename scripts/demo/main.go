@@ -1,7 +1,7 @@
 // Command demo shows planmode end to end on one machine, with nothing but
 // Go: it starts a Temporal dev server, builds and starts the worker with
 // the offline model on a copy of demo/workspace, and drives a plan with
-// the planmode CLI — start, watch, show, select, watch, result — printing
+// the planmode CLI — start, watch, show, select, watch --follow (the plan's event log), result — printing
 // each command as an operator would type it. `make demo` runs it.
 package main
 

@@ -34,7 +34,7 @@ func scenario(ctx context.Context, out io.Writer, env []string, workspace string
 		{"watch", id},
 		{"show", id},
 		{"select", id, "--rank", "1", "--feedback", "looks good"},
-		{"watch", id},
+		{"watch", id, "--follow"},
 		{"result", id},
 		{"list"},
 	}
