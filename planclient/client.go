@@ -36,10 +36,22 @@ type Client struct {
 	identity     string
 	queryTimeout time.Duration
 	dc           converter.DataConverter
+	namespace    string
 }
 
 // Option configures a Client.
 type Option func(*Client)
+
+// WithNamespace names the namespace the Temporal client was dialled with
+// (client.Options.Namespace), which [Client.Events] reads histories in;
+// the default is "default", an empty name keeps it.
+func WithNamespace(name string) Option {
+	return func(c *Client) {
+		if name != "" {
+			c.namespace = name
+		}
+	}
+}
 
 // WithTaskQueue sets the task queue plans are started on. The default is
 // [signals.DefaultTaskQueue]; an empty name keeps it.
@@ -70,7 +82,7 @@ func (c *Client) by(by string) string {
 
 // New returns a Client that talks through c.
 func New(c client.Client, opts ...Option) *Client {
-	pc := &Client{c: c, taskQueue: signals.DefaultTaskQueue, queryTimeout: DefaultQueryTimeout}
+	pc := &Client{c: c, taskQueue: signals.DefaultTaskQueue, queryTimeout: DefaultQueryTimeout, namespace: "default"}
 	for _, o := range opts {
 		o(pc)
 	}

@@ -3,6 +3,7 @@ package planclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"time"
@@ -10,6 +11,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/planmode/planmode/signals"
@@ -19,8 +22,8 @@ import (
 // after (0: from the start), in order, as they happen: the iterator waits
 // while nothing happens and ends after the plan's last event, once the
 // plan has ended. It reads them from the plan's history with the server's
-// long poll, so following waits on the server, not on a worker, and adds
-// nothing to the plan's history; it goes on across continue-as-new. When
+// long poll, at most one read every FollowEvery, so following waits on the
+// server, not on a worker, and adds nothing to the plan's history; it goes on across continue-as-new. When
 // the events after after are no longer kept (older than the run that
 // holds the log now and the recent events it carries), it yields one
 // signals.EventGap carrying the plan's standing, then the events it has.
@@ -174,33 +177,86 @@ func (f *follower) follow(ctx context.Context) error {
 
 // readRun hands on the events of run runID after f.last, waiting for new
 // ones until the run closes, and returns the run it continued as ("" when
-// the plan ended).
+// the plan ended). It reads the history a page at a time with the
+// server's long poll, and asks again at most every FollowEvery: a page
+// that comes back at once (the plan is busy) waits out the rest of that
+// time first, so that a follower costs the server a bounded number of
+// reads a second however busy the plan is, and several events come in
+// one read.
 func (f *follower) readRun(ctx context.Context, runID string) (string, error) {
-	it := f.c.c.GetWorkflowHistory(ctx, f.planID, runID, true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		he, err := it.Next()
+	var token []byte
+	var last time.Time
+	for {
+		if wait := time.Until(last.Add(FollowEvery)); wait > 0 && token != nil {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
+		resp, err := f.page(ctx, runID, token)
 		if err != nil {
 			return "", err
 		}
-		switch he.GetEventType() {
-		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-			if err := f.carried(ctx, he.GetWorkflowExecutionStartedEventAttributes().GetInput()); err != nil {
-				return "", err
+		for _, he := range resp.GetHistory().GetEvents() {
+			next, closed, err := f.event(ctx, he)
+			if err != nil || closed {
+				return next, err
 			}
-		case enumspb.EVENT_TYPE_MARKER_RECORDED:
-			if !f.marker(ctx, he.GetMarkerRecordedEventAttributes()) {
-				return "", ctx.Err()
-			}
-		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
-			return he.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId(), nil
-		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-			enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-			enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
-			f.closed(ctx, he)
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
 			return "", nil
 		}
 	}
-	return "", nil
+}
+
+// FollowEvery is the least time between two reads of a plan's history by
+// one follower (Client.Events).
+const FollowEvery = 200 * time.Millisecond
+
+// longPoll bounds one read of the history: the server answers a long poll
+// within about 20 s, with new events or none.
+const longPoll = 70 * time.Second
+
+// page reads the next page of run runID's history after token, waiting
+// for new events; a read the server did not answer in time is made again.
+func (f *follower) page(ctx context.Context, runID string, token []byte) (*workflowservice.GetWorkflowExecutionHistoryResponse, error) {
+	for {
+		pctx, cancel := context.WithTimeout(ctx, longPoll)
+		resp, err := f.c.c.WorkflowService().GetWorkflowExecutionHistory(pctx, &workflowservice.GetWorkflowExecutionHistoryRequest{
+			Namespace: f.c.namespace, Execution: &commonpb.WorkflowExecution{WorkflowId: f.planID, RunId: runID},
+			NextPageToken: token, WaitNewEvent: true, HistoryEventFilterType: enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT,
+		})
+		cancel()
+		var deadline *serviceerror.DeadlineExceeded
+		if err != nil && ctx.Err() == nil && (errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded)) {
+			continue
+		}
+		return resp, err
+	}
+}
+
+// event reads one history event: the run's carried events, the log's
+// markers, and its end. It reports whether the run closed and, when it
+// continued as new, as which run.
+func (f *follower) event(ctx context.Context, he *historypb.HistoryEvent) (next string, closed bool, err error) {
+	switch he.GetEventType() {
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+		err = f.carried(ctx, he.GetWorkflowExecutionStartedEventAttributes().GetInput())
+	case enumspb.EVENT_TYPE_MARKER_RECORDED:
+		if !f.marker(ctx, he.GetMarkerRecordedEventAttributes()) {
+			err = ctx.Err()
+		}
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+		return he.GetWorkflowExecutionContinuedAsNewEventAttributes().GetNewExecutionRunId(), true, nil
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+		f.closed(ctx, he)
+		return "", true, nil
+	}
+	return "", err != nil, err
 }
 
 // carried hands on the recent events the run's checkpoint carried from
@@ -246,7 +302,7 @@ func (f *follower) marker(ctx context.Context, m *historypb.MarkerRecordedEventA
 	if err := f.c.converter().FromPayloads(data, &batch); err != nil || batch.Log != signals.EventLogName {
 		return true
 	}
-	for _, e := range batch.Events {
+	for _, e := range batch.Stamped() {
 		// An end before the follower's position was told too.
 		f.ended = f.ended || e.Type == signals.EventEnded
 		if e.Seq <= f.last {

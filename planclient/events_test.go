@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/grpc"
 
 	"github.com/planmode/planmode/signals"
 )
@@ -41,18 +42,33 @@ func (c *chainClient) DescribeWorkflow(context.Context, string, string) (*client
 	return nil, errors.New("not served here")
 }
 
-func (c *chainClient) GetWorkflowHistory(_ context.Context, _, runID string, _ bool, _ enumspb.HistoryEventFilterType) client.HistoryEventIterator {
-	c.reads = append(c.reads, runID)
-	return &sliceIterator{evs: c.hist[runID]}
+func (c *chainClient) WorkflowService() workflowservice.WorkflowServiceClient {
+	return &historyService{c: c}
 }
 
-type sliceIterator struct{ evs []*historypb.HistoryEvent }
+// historyService serves each run's history in two pages, the second
+// after the first's token, and no token after the last (the run closed).
+type historyService struct {
+	workflowservice.WorkflowServiceClient
+	c *chainClient
+}
 
-func (it *sliceIterator) HasNext() bool { return len(it.evs) > 0 }
-func (it *sliceIterator) Next() (*historypb.HistoryEvent, error) {
-	e := it.evs[0]
-	it.evs = it.evs[1:]
-	return e, nil
+func (s *historyService) GetWorkflowExecutionHistory(_ context.Context, req *workflowservice.GetWorkflowExecutionHistoryRequest,
+	_ ...grpc.CallOption) (*workflowservice.GetWorkflowExecutionHistoryResponse, error) {
+	run := req.GetExecution().GetRunId()
+	if req.GetNamespace() != "default" || !req.GetWaitNewEvent() {
+		return nil, errors.New("want a long poll in the default namespace")
+	}
+	evs := s.c.hist[run]
+	half := len(evs) / 2
+	resp := &workflowservice.GetWorkflowExecutionHistoryResponse{History: &historypb.History{}}
+	if len(req.GetNextPageToken()) == 0 {
+		s.c.reads = append(s.c.reads, run)
+		resp.History.Events, resp.NextPageToken = evs[:half], []byte("second")
+		return resp, nil
+	}
+	resp.History.Events = evs[half:]
+	return resp, nil
 }
 
 func payloads(t *testing.T, v any) *commonpb.Payloads {

@@ -136,8 +136,10 @@ const (
 type Event struct {
 	// Seq numbers the plan's events from 1, without gaps, across
 	// continue-as-new; a follower resumes after the last Seq it saw.
-	Seq  int64     `json:"seq"`
-	At   time.Time `json:"at"`
+	Seq int64 `json:"seq"`
+	// At is the workflow time the event was recorded at. In a marker it is
+	// left out where it is the batch's (EventBatch.At).
+	At   time.Time `json:"at,omitzero"`
 	Type EventType `json:"type"`
 	// PlanID is the plan's workflow id, set where events of several plans
 	// are mixed.
@@ -188,10 +190,26 @@ func (e Event) size() int {
 const EventLogName = "planmode-events/1"
 
 // EventBatch is what a plan writes to its history for the events recorded
-// in one workflow task: the data of one SideEffect marker.
+// in one workflow task: the data of one SideEffect marker. At is the
+// workflow time of that task, which its events share: an event whose At
+// is zero was recorded then (see Stamped).
 type EventBatch struct {
-	Log    string  `json:"log"`
-	Events []Event `json:"events"`
+	Log    string    `json:"log"`
+	At     time.Time `json:"at"`
+	Events []Event   `json:"events"`
+}
+
+// Stamped returns the batch's events, each with its time: its own, or the
+// batch's.
+func (b EventBatch) Stamped() []Event {
+	evs := make([]Event, len(b.Events))
+	for i, e := range b.Events {
+		if e.At.IsZero() {
+			e.At = b.At
+		}
+		evs[i] = e
+	}
+	return evs
 }
 
 // EventLogState is what a run carries of its event log across

@@ -343,3 +343,23 @@ func TestDetailsNameTheParentOfAFork(t *testing.T) {
 	assert.Contains(t, Details(r), "**Forked from:** plan-42 after step s2")
 	assert.NotContains(t, Details(Run{State: &signals.Checkpoint{CycleState: signals.CycleState{Goal: "g"}}, Request: &signals.StartRequest{}}), "Forked from")
 }
+
+// TestDetailsShowTheLastEventsOfTheLog: the details end with the log's
+// last events, newest first, and how to follow it.
+func TestDetailsShowTheLastEventsOfTheLog(t *testing.T) {
+	r := selectingRun()
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	for i := int64(1); i <= 12; i++ {
+		r.State.RecentEvents = append(r.State.RecentEvents, signals.Event{Seq: i, At: at, Type: signals.EventUsage,
+			Message: fmt.Sprintf("event number %d", i)})
+	}
+	md := Details(*r)
+	assert.Contains(t, md, "Recent events")
+	assert.Contains(t, md, "event number 12")
+	assert.Contains(t, md, "event number 5")
+	assert.NotContains(t, md, "event number 4", "the last eight only")
+	assert.Less(t, strings.Index(md, "event number 12"), strings.Index(md, "event number 11"), "newest first")
+	assert.Contains(t, md, "planmode watch plan-42 --follow")
+
+	assert.NotContains(t, Details(*selectingRun()), "Recent events", "a log without events shows none")
+}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -105,7 +106,13 @@ func (j *journal) written() bool {
 // is the log's durable form, read by followers from the history, and its
 // value is not used (a replay returns the recorded one).
 func (j *journal) write(ctx workflow.Context) {
-	batch := signals.EventBatch{Log: signals.EventLogName, Events: j.pending}
+	batch := signals.EventBatch{Log: signals.EventLogName, At: j.pending[0].At, Events: j.pending}
+	for i, e := range batch.Events {
+		// The task's events share its time: the marker says it once.
+		if e.At.Equal(batch.At) {
+			batch.Events[i].At = time.Time{}
+		}
+	}
 	j.pending = nil
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return batch })
 }
@@ -154,10 +161,14 @@ type budgetUsed struct {
 }
 
 // usageData is the data of usage: what one activity's model calls used,
-// in which phase.
+// in which phase (plan.Usage's fields, zeros left out).
 type usageData struct {
-	Phase string `json:"phase"`
-	plan.Usage
+	Phase            string  `json:"phase"`
+	PromptTokens     int     `json:"promptTokens,omitempty"`
+	CompletionTokens int     `json:"completionTokens,omitempty"`
+	TotalTokens      int     `json:"totalTokens,omitempty"`
+	CostUSD          float64 `json:"costUSD,omitempty"`
+	Calls            int     `json:"calls,omitempty"`
 }
 
 // optionSelected is the data of option-selected.

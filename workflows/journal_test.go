@@ -66,7 +66,7 @@ func (s *markerSpy) events(t *testing.T) []signals.Event {
 	for _, b := range s.batches {
 		assert.Equal(t, signals.EventLogName, b.Log)
 		assert.NotEmpty(t, b.Events, "no empty marker")
-		evs = append(evs, b.Events...)
+		evs = append(evs, b.Stamped()...)
 	}
 	return evs
 }

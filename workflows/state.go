@@ -106,7 +106,8 @@ func (r *run) addUsage(ctx workflow.Context, phase string, u plan.Usage) {
 	r.st.Usage = r.st.Usage.Add(u)
 	if u != (plan.Usage{}) {
 		r.log.record(ctx, signals.EventUsage, nil, fmt.Sprintf("%s: %d tokens, $%.4f", phase, u.TotalTokens, u.CostUSD),
-			usageData{Phase: phase, Usage: u})
+			usageData{Phase: phase, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+				TotalTokens: u.TotalTokens, CostUSD: u.CostUSD, Calls: u.Calls})
 	}
 }
 

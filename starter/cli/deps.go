@@ -128,7 +128,8 @@ func (d *deps) plans(ctx context.Context) (*planclient.Client, error) {
 		return nil, err
 	}
 	return planclient.New(c, planclient.WithTaskQueue(d.cfg.Temporal.TaskQueue), planclient.WithIdentity(caller()),
-		planclient.WithQueryTimeout(d.queryTimeout), planclient.WithDataConverter(d.payloads)), nil
+		planclient.WithQueryTimeout(d.queryTimeout), planclient.WithDataConverter(d.payloads),
+		planclient.WithNamespace(d.cfg.Temporal.Namespace)), nil
 }
 
 // close closes the Temporal client if one was dialled.
