@@ -182,7 +182,7 @@ func TestServeResumesAcrossARestart(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	id := "plan-serve-follow-" + strings.ReplaceAll(pw.queue, "/", "-")
-	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
+	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue), planclient.WithNamespace(pw.srv.Namespace))
 	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Add a health check endpoint", Template: "feature",
 		Workspace: pw.workspace, Execution: signals.ExecutionPolicy{Mode: "complete"}})
 	require.NoError(t, err)
@@ -257,7 +257,7 @@ func TestFollowingWithTextShowsTheModelsTextAsItArrives(t *testing.T) {
 	t.Cleanup(w.Stop)
 	ctx, cancel := testContext(t)
 	defer cancel()
-	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue), planclient.WithNamespace(srv.Namespace))
 	id := "plan-text-" + strings.ReplaceAll(pw.queue, "/", "-")
 	steps := []plan.Step{{ID: "a", Title: "Describe the handler", Action: plan.ActionLLM,
 		Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the signup handler in a few sentences."}}}}

@@ -76,7 +76,7 @@ func (r *rig) startWorkerProc(ctx context.Context, name string, settings map[str
 		return nil, err
 	}
 	wp := &workerProc{cmd: exec.Command(bin), queue: queue, log: log, exited: make(chan struct{}), stopped: make(chan struct{}),
-		pc: planclient.New(r.srv.Client, planclient.WithTaskQueue(queue))}
+		pc: planclient.New(r.srv.Client, planclient.WithTaskQueue(queue), planclient.WithNamespace(r.srv.Namespace))}
 	wp.cmd.Env, wp.cmd.Dir = workerEnv(dir, all), dir
 	wp.cmd.Stdout, wp.cmd.Stderr = log, log
 	wp.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

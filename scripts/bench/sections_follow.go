@@ -172,44 +172,61 @@ func stepEnds(ctx context.Context, r *rig, id string) (map[int64]time.Time, erro
 }
 
 // measureFollowers runs a plan of FollowSteps llm steps with no follower
-// and with Followers followers (each its own planclient.Events iterator,
-// as many CLI followers would be), alternating, FollowRuns times each,
-// and compares the median times.
+// and with Followers followers, alternating, FollowRuns times each, and
+// compares the median times: once with each follower its own
+// planclient.Events iterator, as many CLI followers would be, and once
+// with them all reading one `planmode serve` as Server-Sent Events, as
+// browsers and services would.
 func measureFollowers(ctx context.Context, r *rig, sz sizes, rep *report) error {
 	wp, err := r.startWorkerProc(ctx, "followers", nil)
 	if err != nil {
 		return err
 	}
 	defer wp.stop()
-	var alone, followed []time.Duration
-	for range sz.FollowRuns {
-		t, err := timedPlan(ctx, r, wp.pc, sz.FollowSteps, 0)
-		if err != nil {
-			return err
-		}
-		alone = append(alone, t)
-		if t, err = timedPlan(ctx, r, wp.pc, sz.FollowSteps, sz.Followers); err != nil {
-			return err
-		}
-		followed = append(followed, t)
+	sse, stop, err := startServe(ctx, r, wp.pc)
+	if err != nil {
+		return err
 	}
-	a, f := median(alone), median(followed)
-	kase := fmt.Sprintf("%d llm steps, median of %d", sz.FollowSteps, sz.FollowRuns)
-	r.logf("followers: %v alone, %v with %d followers", a, f, sz.Followers)
-	rep.add(secFollowers, kase, "0 followers s", a.Seconds(), "")
-	rep.add(secFollowers, kase, fmt.Sprintf("%d followers s", sz.Followers), f.Seconds(), "")
-	ratio := f.Seconds() / a.Seconds()
-	verdict := "within 10 %"
-	if ratio > 1.1 {
-		verdict = "beyond 10 %"
+	defer stop()
+	for _, c := range []struct {
+		name   string
+		follow followFunc
+	}{{"each its own reader", followAll}, {"through planmode serve", sse}} {
+		var alone, followed []time.Duration
+		for range sz.FollowRuns {
+			t, err := timedPlan(ctx, r, wp.pc, sz.FollowSteps, 0, c.follow)
+			if err != nil {
+				return err
+			}
+			alone = append(alone, t)
+			if t, err = timedPlan(ctx, r, wp.pc, sz.FollowSteps, sz.Followers, c.follow); err != nil {
+				return err
+			}
+			followed = append(followed, t)
+		}
+		a, f := median(alone), median(followed)
+		kase := fmt.Sprintf("%d llm steps, %s, median of %d", sz.FollowSteps, c.name, sz.FollowRuns)
+		r.logf("followers %s: %v alone, %v with %d followers", c.name, a, f, sz.Followers)
+		rep.add(secFollowers, kase, "0 followers s", a.Seconds(), "")
+		rep.add(secFollowers, kase, fmt.Sprintf("%d followers s", sz.Followers), f.Seconds(), "")
+		ratio := f.Seconds() / a.Seconds()
+		verdict := "within 10 %"
+		if ratio > 1.1 {
+			verdict = "beyond 10 %"
+		}
+		rep.add(secFollowers, kase, "ratio", ratio, verdict)
 	}
-	rep.add(secFollowers, kase, "ratio", ratio, verdict)
 	return nil
 }
 
+// followFunc follows each plan of ids from its start until its log ends,
+// noting when each step-completed event arrived; wait waits for the
+// followers to end.
+type followFunc func(ctx context.Context, pc *planclient.Client, ids []string) (rec *received, wait func())
+
 // timedPlan runs an external plan of n llm steps to its end with
 // followers following it from its start, and returns how long it took.
-func timedPlan(ctx context.Context, r *rig, pc *planclient.Client, n, followers int) (time.Duration, error) {
+func timedPlan(ctx context.Context, r *rig, pc *planclient.Client, n, followers int, follow followFunc) (time.Duration, error) {
 	id := r.id("followed")
 	t0 := time.Now()
 	if _, err := pc.Start(ctx, id, externalRequest(n)); err != nil {
@@ -221,7 +238,7 @@ func timedPlan(ctx context.Context, r *rig, pc *planclient.Client, n, followers 
 	for i := range ids {
 		ids[i] = id
 	}
-	rec, wait := followAll(fctx, pc, ids)
+	rec, wait := follow(fctx, pc, ids)
 	res, err := pc.Result(ctx, id)
 	took := time.Since(t0)
 	if err != nil {
