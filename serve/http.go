@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -21,14 +22,81 @@ func CallerOf(ctx context.Context) (Caller, bool) {
 }
 
 // Handler returns the server's routes, each behind the checks every
-// request goes through: origin, connection bound, token.
+// request goes through: origin, connection bound, token; and the mounts
+// (WithMount) behind the same checks and their own bounds.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.Handle("GET /plans/{id}/events", s.guard(s.events))
 	mux.Handle("GET /plans/{id}", s.guard(s.state))
 	mux.Handle("OPTIONS /plans/", s.checkOrigin(http.HandlerFunc(s.preflight)))
-	return s.limitBody(mux)
+	if len(s.mounts) == 0 {
+		return s.limitBody(mux)
+	}
+	root := http.NewServeMux()
+	root.Handle("/", s.limitBody(mux))
+	for _, m := range s.mounts {
+		root.Handle(m.Pattern, s.mounted(m))
+	}
+	return root
+}
+
+// withDefaults returns m with its zero bounds set from cfg.
+func (m Mount) withDefaults(cfg Config) Mount {
+	if m.MaxBodyBytes <= 0 {
+		m.MaxBodyBytes = MaxBodyBytes
+	}
+	if m.Timeout <= 0 {
+		m.Timeout = cfg.WriteTimeout
+	}
+	if len(m.Methods) == 0 {
+		m.Methods = []string{http.MethodPost}
+	}
+	return m
+}
+
+// mounted puts m's handler behind the checks of every request, in the
+// order guard keeps, then bounds what the request may cost: a body
+// declared larger than m.MaxBodyBytes is refused with 413 before the
+// handler runs and no more is ever read, and reading the request and
+// writing its answer must end within m.Timeout. A browser's preflight
+// of an allowed origin is answered here.
+func (s *Server) mounted(m Mount) http.Handler {
+	h := s.limitConnections(s.authenticate(func(w http.ResponseWriter, r *http.Request, _ Caller) {
+		if r.ContentLength > m.MaxBodyBytes {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("the body is %d bytes: at most %d", r.ContentLength, m.MaxBodyBytes))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, m.MaxBodyBytes)
+		rc := http.NewResponseController(w)
+		end := time.Now().Add(m.Timeout)
+		_ = rc.SetReadDeadline(end)
+		_ = rc.SetWriteDeadline(end)
+		m.Handler.ServeHTTP(w, r)
+	}))
+	methods := strings.Join(m.Methods, ", ")
+	return s.checkOrigin(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			s.preflightOf(w, r, methods)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// preflightOf answers a browser's CORS preflight of an allowed origin
+// for a mount: its methods, and the headers the browser asks to send
+// (the token among them), which the mount's handler judges.
+func (s *Server) preflightOf(w http.ResponseWriter, r *http.Request, methods string) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", methods)
+	if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
+		h.Set("Access-Control-Allow-Headers", asked)
+	}
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // guard puts h behind the checks, in an order that says the least to

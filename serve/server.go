@@ -1,7 +1,8 @@
 // Package serve is planmode's HTTP server for people and services that
 // follow plans as they run: each plan's event log as Server-Sent Events
 // (GET /plans/{id}/events), its state as JSON (GET /plans/{id}), and
-// GET /healthz.
+// GET /healthz. Other handlers (the MCP server at /mcp) are mounted
+// beside them with [WithMount], behind the same checks.
 //
 // The server keeps no state of its own: the [Source] (the plans, through
 // Temporal) is the truth, so replicas can run side by side behind any
@@ -137,6 +138,34 @@ type Option func(*Server)
 // the default discards.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
+// Mount is a handler the server serves beside its own routes, behind the
+// checks every request goes through: origin, connection bound, token
+// (the caller's is in the request's context: [CallerOf]), then a bound on
+// the body and on the time an answer may take. The handler knows nothing
+// of tokens; the server knows nothing of what it serves.
+type Mount struct {
+	// Pattern is where the handler is served, as http.ServeMux reads
+	// it: "/mcp" is that path only.
+	Pattern string
+	Handler http.Handler
+	// MaxBodyBytes bounds a request's body: a larger declared body is
+	// refused with 413 before the handler runs, and the handler reads
+	// no more than this. Zero or less keeps MaxBodyBytes.
+	MaxBodyBytes int64
+	// Timeout bounds how long the request may take to be read and
+	// answered, from when the handler starts. Zero or less keeps
+	// Config.WriteTimeout.
+	Timeout time.Duration
+	// Methods are what a browser's preflight of an allowed origin is
+	// told the handler answers; the default is POST.
+	Methods []string
+}
+
+// WithMount serves m beside the server's routes, never over them: its
+// pattern is its own, not "/" nor under /plans/ or /healthz, and not
+// another mount's (http.ServeMux panics on a pattern given twice).
+func WithMount(m Mount) Option { return func(s *Server) { s.mounts = append(s.mounts, m) } }
+
 // Server serves plans' events and state over HTTP.
 type Server struct {
 	cfg     Config
@@ -145,6 +174,7 @@ type Server struct {
 	tokens  *tokenFile
 	log     *slog.Logger
 	origins map[string]bool
+	mounts  []Mount
 	active  atomic.Int64
 	streams atomic.Int64
 }
@@ -160,6 +190,9 @@ func New(cfg Config, src Source, opts ...Option) *Server {
 	}
 	for _, o := range cfg.AllowedOrigins {
 		s.origins[o] = true
+	}
+	for i := range s.mounts {
+		s.mounts[i] = s.mounts[i].withDefaults(cfg)
 	}
 	s.tokens = &tokenFile{path: cfg.TokensFile, interval: cfg.TokensCheck, now: time.Now,
 		onError: func(err error) {
