@@ -114,8 +114,12 @@ func TestImportDirection(t *testing.T) {
 				bad(p, imp, "view renders the contract's state and imports only signals and plan")
 			case from == "planclient" && to != "planclient" && to != "signals" && to != "plan":
 				bad(p, imp, "the client imports only the contract")
-			case to == "planclient" && (from == "subsystem" || from == "activities" || from == "workflows"):
+			case to == "planclient" && (from == "subsystem" || from == "activities" || from == "workflows") && !under(p.path, "mcpserver"):
+				// mcpserver is the commands' MCP face: the client's
+				// operations as tools, served by planmode mcp and serve.
 				bad(p, imp, "only the commands use the client: the worker's side never sends to a plan through it")
+			case target == "mcpserver" && from != "starter" && from != "testsuite":
+				bad(p, imp, "only the commands serve the MCP tools")
 			case under(p.path, "llm") && !under(p.path, "llm/phases") && under(target, "prompts"):
 				// llm/phases, the rules of each phase, builds on the
 				// prompts; the client and the models below them do not.
