@@ -103,7 +103,7 @@ func newRootCmd(d *deps) *cobra.Command {
 		newStartCmd, newListCmd, newShowCmd, newSelectCmd, newRefineCmd, newAnswerCmd, newConfirmSkipCmd,
 		newApprovalsCmd, newApproveCmd, newDenyCmd, newRaiseBudgetCmd, newEditCmd, newPauseCmd, newResumeCmd,
 		newCancelCmd, newRollbackCmd, newForkCmd, newGCCmd, newOutputCmd, newExportCmd, newWatchCmd,
-		newResultCmd, newGraphCmd, newCodecServerCmd, newServeCmd, newHealthcheckCmd, newVersionCmd,
+		newResultCmd, newGraphCmd, newCodecServerCmd, newServeCmd, newMCPCmd, newHealthcheckCmd, newVersionCmd,
 	} {
 		root.AddCommand(newCmd(d))
 	}

@@ -73,7 +73,8 @@ func runServe(ctx context.Context, d *deps) error {
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxConnections: cfg.MaxConnections,
 		Heartbeat:      cfg.Heartbeat,
-	}, &planSource{plans: plans, queryTimeout: d.queryTimeout}, serve.WithLogger(d.cfg.Log.NewLogger(d.errOut)))
+	}, &planSource{plans: plans, queryTimeout: d.queryTimeout}, serve.WithLogger(d.cfg.Log.NewLogger(d.errOut)),
+		serve.WithMount(mcpMount(plans, d)))
 	return srv.Serve(ctx, ln)
 }
 

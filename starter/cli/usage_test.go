@@ -123,6 +123,7 @@ var validArgs = map[string][]string{
 	"raise-budget": {"plan-42", "--max-tokens", "10", "--reason", "more"},
 	"codec-server": nil,
 	"serve":        nil,
+	"mcp":          nil,
 	"healthcheck":  {"http://127.0.0.1:9/readyz"},
 	"version":      nil,
 	"gc":           nil,
