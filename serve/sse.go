@@ -97,7 +97,8 @@ var errRevoked = errors.New("the token was revoked or no longer sees this plan's
 // passes without one, as long as allowed, asked every Heartbeat, says the
 // caller may still see the plan. A goroutine pulls the events and hands
 // them over one at a time, so that the stream holds at most one event
-// besides the one being written however slowly the client reads.
+// besides the write being made (at most maxWriteBytes of events) however
+// slowly the client reads.
 func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after int64, allowed func() bool) error {
 	type item struct {
 		ev  signals.Event
@@ -135,6 +136,27 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after in
 		case <-ctx.Done():
 			return nil
 		case it, ok := <-items:
+			// The events the plan has ready go out in one write, up to
+			// maxWriteBytes: a busy plan's followers cost one write and
+			// flush per batch, not per event.
+			out.buf.Reset()
+			for ok && it.err == nil {
+				if err := out.add(it.ev); err != nil {
+					return err
+				}
+				if out.buf.Len() >= maxWriteBytes {
+					break
+				}
+				select {
+				case it, ok = <-items:
+					continue
+				default:
+				}
+				break
+			}
+			if err := out.write(); err != nil {
+				return err
+			}
 			if !ok {
 				out.finish() // the plan's log ended
 				return nil
@@ -142,9 +164,6 @@ func (s *Server) stream(ctx context.Context, out *sseWriter, id string, after in
 			if it.err != nil {
 				_ = out.failure(id, it.err)
 				return it.err
-			}
-			if err := out.event(it.ev); err != nil {
-				return err
 			}
 		case <-recheck.C:
 			if !allowed() {
@@ -169,15 +188,17 @@ type sseWriter struct {
 	buf     bytes.Buffer
 }
 
-// event writes ev as id (its Seq; none for a model call's text, which is
-// not in the log and cannot be resumed after), event (its type) and data
-// (its JSON).
-func (o *sseWriter) event(ev signals.Event) error {
+// maxWriteBytes bounds the events one write carries.
+const maxWriteBytes = 32 << 10
+
+// add adds ev to the next write as id (its Seq; none for a model call's
+// text, which is not in the log and cannot be resumed after), event (its
+// type) and data (its JSON).
+func (o *sseWriter) add(ev signals.Event) error {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("event %d: %w", ev.Seq, err)
 	}
-	o.buf.Reset()
 	if ev.Type != signals.EventModelText {
 		fmt.Fprintf(&o.buf, "id: %d\n", ev.Seq)
 	}
@@ -187,7 +208,7 @@ func (o *sseWriter) event(ev signals.Event) error {
 		fmt.Fprintf(&o.buf, "event: %s\n", t)
 	}
 	fmt.Fprintf(&o.buf, "data: %s\n\n", data)
-	return o.write()
+	return nil
 }
 
 // failure tells the client, in an error event, that the plan's events

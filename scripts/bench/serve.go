@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -62,10 +63,8 @@ func startServe(ctx context.Context, r *rig, pc *planclient.Client) (followFunc,
 		var wg sync.WaitGroup
 		for _, id := range ids {
 			wg.Go(func() {
-				if err := readSSE(ctx, url+"/plans/"+id+"/events", func(e signals.Event) {
-					if e.Type == signals.EventStepCompleted {
-						rec.note(id, e.Seq, time.Now())
-					}
+				if err := readSSE(ctx, url+"/plans/"+id+"/events", func(seq int64) {
+					rec.note(id, seq, time.Now())
 				}); err != nil && ctx.Err() == nil {
 					rec.mu.Lock()
 					rec.err[id] = err
@@ -78,8 +77,11 @@ func startServe(ctx context.Context, r *rig, pc *planclient.Client) (followFunc,
 	return follow, func() { cancel(); <-done }, nil
 }
 
-// readSSE reads an event stream to its end, handing each event to got.
-func readSSE(ctx context.Context, url string, got func(signals.Event)) error {
+// readSSE reads an event stream to its end, handing the seq of each
+// step-completed event to got. It reads the type and id lines only, as a
+// light client would: the followers run on the bench's own cores, and a
+// hundred decoding every event would measure them, not the plan.
+func readSSE(ctx context.Context, url string, got func(seq int64)) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -95,22 +97,22 @@ func readSSE(ctx context.Context, url string, got func(signals.Event)) error {
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var id string
 	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "event: error") {
-			return fmt.Errorf("%s: the stream ended with an error", url)
-		}
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			continue
-		}
-		var e signals.Event
-		if err := json.Unmarshal([]byte(data), &e); err != nil {
-			return err
-		}
-		got(e)
-		if e.Type == signals.EventEnded {
+		line := sc.Bytes()
+		switch {
+		case bytes.HasPrefix(line, []byte("id: ")):
+			id = string(line[4:])
+		case bytes.Equal(line, []byte("event: "+signals.EventStepCompleted)):
+			seq, err := strconv.ParseInt(id, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: id %q: %w", url, id, err)
+			}
+			got(seq)
+		case bytes.Equal(line, []byte("event: "+signals.EventEnded)):
 			return nil
+		case bytes.HasPrefix(line, []byte("event: error")):
+			return fmt.Errorf("%s: the stream ended with an error", url)
 		}
 	}
 	return sc.Err()
