@@ -11,6 +11,7 @@ import (
 
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
+	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/webhook"
 )
 
@@ -49,6 +50,12 @@ const (
 	EventApprovalReminder      = webhook.EventApprovalReminder
 	EventApprovalDecided       = webhook.EventApprovalDecided
 )
+
+// NotifyEventOf is the webhook event a plan's log event is delivered as
+// (webhook.FromLog).
+func NotifyEventOf(t signals.EventType, status signals.Status) (NotifyEvent, bool) {
+	return webhook.FromLog(t, status)
+}
 
 // NotifyData is the event-specific part of a webhook body.
 type NotifyData = webhook.Data

@@ -11,11 +11,10 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/webhook"
 )
 
 // notifier delivers the run's log events that are webhook events
-// (webhook.FromLog), each as a PlanNotify child the run does not wait
+// (activities.NotifyEventOf), each as a PlanNotify child the run does not wait
 // for. It owns the sequence of deliveries and whether a receiver exists
 // (signals.NotifyState) and counts the deliveries not yet handed off;
 // what a body says of the run beyond the event it reads through about.
@@ -48,7 +47,7 @@ type about interface {
 // not wait for (see start). Once a delivery found no webhook configured
 // anywhere, the run (and its continuations) send no more.
 func (n *notifier) deliver(ctx workflow.Context, e signals.Event) {
-	if _, ok := webhook.FromLog(e.Type, ""); !ok || n.st.NoReceiver {
+	if _, ok := activities.NotifyEventOf(e.Type, ""); !ok || n.st.NoReceiver {
 		return
 	}
 	var data activities.NotifyData
@@ -56,7 +55,7 @@ func (n *notifier) deliver(ctx workflow.Context, e signals.Event) {
 		// The journal marshalled it: it decodes.
 		_ = json.Unmarshal(e.Data, &data) //workflowcheck:ignore
 	}
-	event, _ := webhook.FromLog(e.Type, data.Status)
+	event, _ := activities.NotifyEventOf(e.Type, data.Status)
 	n.st.NotifySeq++
 	data.Goal, data.Message, data.Step = n.about.goal(), e.Message, e.Step
 	if !asksAPerson(event) {

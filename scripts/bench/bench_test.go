@@ -35,7 +35,7 @@ var sectionMetrics = map[string][]string{
 func casesOf(sz sizes) map[string]int {
 	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
 		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1,
-		secFollow: 1, secFollowers: 2, secStream: 1}
+		secFollow: 1, secFollowers: 4, secStream: 1}
 }
 
 // TestQuickBenchReportsEveryRow runs the whole instrument at the quick

@@ -173,12 +173,24 @@ func stepEnds(ctx context.Context, r *rig, id string) (map[int64]time.Time, erro
 
 // measureFollowers runs a plan of FollowSteps llm steps with no follower
 // and with Followers followers, alternating, FollowRuns times each, and
-// compares the median times: once with each follower its own
-// planclient.Events iterator, as many CLI followers would be, and once
-// with them all reading one `planmode serve` as Server-Sent Events, as
-// browsers and services would.
+// compares the median times: with each follower its own
+// planclient.Events reader, as many CLI followers would be, and with them
+// all reading one `planmode serve` as Server-Sent Events, as browsers and
+// services would; each on a model that answers at once (the plan does
+// nothing but write events) and on one that takes FollowLatency a call.
 func measureFollowers(ctx context.Context, r *rig, sz sizes, rep *report) error {
-	wp, err := r.startWorkerProc(ctx, "followers", nil)
+	for _, latency := range []time.Duration{0, sz.FollowLatency} {
+		if err := followersAt(ctx, r, sz, rep, latency); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// followersAt is measureFollowers on a worker whose model calls take
+// latency.
+func followersAt(ctx context.Context, r *rig, sz sizes, rep *report, latency time.Duration) error {
+	wp, err := r.startWorkerProc(ctx, "followers", map[string]string{config.KeyOfflineLatency: latency.String()})
 	if err != nil {
 		return err
 	}
@@ -205,9 +217,9 @@ func measureFollowers(ctx context.Context, r *rig, sz sizes, rep *report) error 
 			followed = append(followed, t)
 		}
 		a, f := median(alone), median(followed)
-		kase := fmt.Sprintf("%d llm steps, %s, median of %d", sz.FollowSteps, c.name, sz.FollowRuns)
-		r.logf("followers %s: %v alone, %v with %d followers", c.name, a, f, sz.Followers)
-		rep.add(secFollowers, kase, "0 followers s", a.Seconds(), "")
+		kase := fmt.Sprintf("%d llm steps, %v a call, %s", sz.FollowSteps, latency, c.name)
+		r.logf("followers %s: %v alone, %v with %d followers", kase, a, f, sz.Followers)
+		rep.add(secFollowers, kase, "0 followers s", a.Seconds(), fmt.Sprintf("median of %d", sz.FollowRuns))
 		rep.add(secFollowers, kase, fmt.Sprintf("%d followers s", sz.Followers), f.Seconds(), "")
 		ratio := f.Seconds() / a.Seconds()
 		verdict := "within 10 %"

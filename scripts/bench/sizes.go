@@ -45,6 +45,9 @@ type sizes struct {
 	FollowSteps int `json:"followSteps"`
 	FollowRuns  int `json:"followRuns"`
 	Followers   int `json:"followers"`
+	// FollowLatency is how long a model call takes in the followers
+	// section's second round (the first's answer at once).
+	FollowLatency time.Duration `json:"followLatency"`
 	// A plan of StreamSteps llm steps, each model call taking
 	// StreamLatency, runs with its calls streaming and not.
 	StreamSteps   int           `json:"streamSteps"`
@@ -70,7 +73,7 @@ func sizesFor(quick bool) sizes {
 			LatencyPlans: 50, LatencyBusy: 5, LatencyBusySteps: 10,
 			LatencyVariants: []workerVariant{{Name: "default"}, pollers},
 			WorkspaceFiles:  200, WorkspaceMB: 5,
-			FollowSteps: 10, FollowRuns: 1, Followers: 20, StreamSteps: 3, StreamLatency: 300 * time.Millisecond}
+			FollowSteps: 10, FollowRuns: 1, Followers: 20, FollowLatency: 50 * time.Millisecond, StreamSteps: 3, StreamLatency: 300 * time.Millisecond}
 	}
 	return sizes{RatioSteps: 30, RatioRuns: 9, HistorySteps: []int{10, 50, 300}, LongSteps: 1000,
 		CPUSteps:   []int{10, 100, 1000},
@@ -81,5 +84,5 @@ func sizesFor(quick bool) sizes {
 			{Name: "pollers 16/16", Settings: map[string]string{"worker.workflowPollers": "16", "worker.activityPollers": "16"}},
 			{Name: "sticky cache 100", Settings: map[string]string{"worker.stickyCacheSize": "100"}}},
 		WorkspaceFiles: 2000, WorkspaceMB: 50,
-		FollowSteps: 30, FollowRuns: 3, Followers: 100, StreamSteps: 10, StreamLatency: 1500 * time.Millisecond}
+		FollowSteps: 30, FollowRuns: 3, Followers: 100, FollowLatency: 200 * time.Millisecond, StreamSteps: 10, StreamLatency: 1500 * time.Millisecond}
 }
