@@ -3,15 +3,11 @@ package workflows
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/interceptor"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
@@ -19,65 +15,18 @@ import (
 	"github.com/planmode/planmode/webhook"
 )
 
-// markerSpy records the event batches a run writes as SideEffect
-// markers, as a follower reads them from the history.
-type markerSpy struct {
-	interceptor.WorkerInterceptorBase
-	mu      sync.Mutex
-	batches []signals.EventBatch
-}
-
-func (s *markerSpy) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	return &spyInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, s: s}
-}
-
-type spyInbound struct {
-	interceptor.WorkflowInboundInterceptorBase
-	s *markerSpy
-}
-
-func (i *spyInbound) Init(out interceptor.WorkflowOutboundInterceptor) error {
-	return i.Next.Init(&spyOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: out}, s: i.s})
-}
-
-type spyOutbound struct {
-	interceptor.WorkflowOutboundInterceptorBase
-	s *markerSpy
-}
-
-func (o *spyOutbound) SideEffect(ctx workflow.Context, f func(workflow.Context) any) converter.EncodedValue {
-	return o.Next.SideEffect(ctx, func(ctx workflow.Context) any {
-		v := f(ctx)
-		if b, ok := v.(signals.EventBatch); ok {
-			o.s.mu.Lock()
-			o.s.batches = append(o.s.batches, b)
-			o.s.mu.Unlock()
-		}
-		return v
-	})
-}
-
-// events are the events of every marker, in order.
-func (s *markerSpy) events(t *testing.T) []signals.Event {
+// events are the events of every marker the run wrote, in order.
+func (l *commandLog) events(t *testing.T) []signals.Event {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var evs []signals.Event
-	for _, b := range s.batches {
+	for _, b := range l.batches {
 		assert.Equal(t, signals.EventLogName, b.Log)
 		assert.NotEmpty(t, b.Events, "no empty marker")
 		evs = append(evs, b.Stamped()...)
 	}
 	return evs
-}
-
-// spyOn has h's runs write their markers to a new spy.
-func spyOn(h *harness) *markerSpy {
-	s := &markerSpy{}
-	opts := harnessWorkerOptions()
-	opts.Interceptors = []interceptor.WorkerInterceptor{s}
-	h.env.SetWorkerOptions(opts)
-	return s
 }
 
 // types are the types of evs.
@@ -95,7 +44,7 @@ func types(evs []signals.Event) []signals.EventType {
 // events, in the log's order: one source.
 func TestTheLogTellsARunInOrder(t *testing.T) {
 	h := newHarness(t)
-	spy := spyOn(h)
+	spy := watchCommands(h)
 	skipS2(h, 0.5)
 	h.selectAt(time.Minute)
 	h.at(stepTime+90*time.Second, func() {
@@ -174,7 +123,7 @@ func eventOf(t *testing.T, evs []signals.Event, typ signals.EventType) signals.E
 // the phase it carried over again.
 func TestTheLogGoesOnAcrossContinueAsNew(t *testing.T) {
 	h := newHarness(t)
-	spy := spyOn(h)
+	spy := watchCommands(h)
 	h.env.SetCurrentHistoryLength(500)
 	next := h.runToContinue(autoReq(), withHistoryLimit(100))
 	first := spy.events(t)
@@ -186,7 +135,7 @@ func TestTheLogGoesOnAcrossContinueAsNew(t *testing.T) {
 	assert.Equal(t, plan.PhaseExecuting, cp.EventPhase)
 
 	h2 := newHarness(t).continued()
-	spy2 := spyOn(h2)
+	spy2 := watchCommands(h2)
 	res := h2.run(next)
 	require.Equal(t, signals.StatusCompleted, res.Status)
 	second := spy2.events(t)

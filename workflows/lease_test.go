@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -243,10 +244,14 @@ type commandLog struct {
 	interceptor.WorkerInterceptorBase
 	mu    sync.Mutex
 	calls []string
+	// batches are the event log's markers (SideEffects of an
+	// EventBatch), as a follower reads them from the history.
+	batches []signals.EventBatch
 }
 
-// watchCommands records h's run's activities ("activity Type") and
-// external signals ("signal name") as the workflow schedules them.
+// watchCommands records h's run's activities ("activity Type"), external
+// signals ("signal name") and event log markers as the workflow issues
+// them.
 func watchCommands(h *harness) *commandLog {
 	l := &commandLog{}
 	opts := harnessWorkerOptions()
@@ -295,6 +300,18 @@ type commandOutbound struct {
 func (o *commandOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
 	o.l.add("activity " + activityType)
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *commandOutbound) SideEffect(ctx workflow.Context, f func(workflow.Context) any) converter.EncodedValue {
+	return o.Next.SideEffect(ctx, func(ctx workflow.Context) any {
+		v := f(ctx)
+		if b, ok := v.(signals.EventBatch); ok {
+			o.l.mu.Lock()
+			o.l.batches = append(o.l.batches, b)
+			o.l.mu.Unlock()
+		}
+		return v
+	})
 }
 
 func (o *commandOutbound) SignalExternalWorkflow(ctx workflow.Context, workflowID, runID, signalName string, arg any) workflow.Future {
