@@ -49,13 +49,9 @@ func (c *Client) RunningText(ctx context.Context, planID string) ([]RunningCall,
 	if err != nil {
 		return nil, wrap(planID, fmt.Errorf("describe: %w", err))
 	}
-	dc := c.dc
-	if dc == nil {
-		dc = converter.GetDefaultDataConverter()
-	}
 	var calls []RunningCall
 	for _, pa := range desc.GetPendingActivities() {
-		text, ok := modelText(dc, pa)
+		text, ok := modelText(c.converter(), pa)
 		if !ok {
 			continue
 		}
