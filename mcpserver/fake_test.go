@@ -31,6 +31,9 @@ type fakePlan struct {
 	// details is what the plan answers as its current details; empty:
 	// the plan does not answer queries.
 	details string
+	// awaiting is what the plan's progress says it waits for; empty: a
+	// selection.
+	awaiting signals.Awaiting
 }
 
 // call is one operation the fake was asked: its name, plan and request.
@@ -50,6 +53,8 @@ type fakePlans struct {
 	refuse map[string]string
 	// started counts the plans Start started.
 	started int
+	// endOnSelect ends a plan once an option is selected.
+	endOnSelect bool
 }
 
 func newFakePlans() *fakePlans {
@@ -139,8 +144,15 @@ func (f *fakePlans) Standing(_ context.Context, id string) (planclient.Standing,
 		st.Source, st.Note = planclient.SourceSearchAttributes, "the plan did not answer its query within 3s"
 		return st, nil
 	}
+	if !p.running {
+		st.Status = "Completed"
+	}
 	st.Source = planclient.SourceQuery
-	st.Progress = &signals.Progress{Phase: p.phase, Awaiting: signals.AwaitingSelection, Usage: plan.Usage{}}
+	awaiting := p.awaiting
+	if awaiting == "" {
+		awaiting = signals.AwaitingSelection
+	}
+	st.Progress = &signals.Progress{Phase: p.phase, Awaiting: awaiting, Percent: 40, Usage: plan.Usage{}}
 	return st, nil
 }
 
@@ -176,10 +188,15 @@ func (f *fakePlans) Plan(_ context.Context, id string) (signals.PlanView, error)
 }
 
 func (f *fakePlans) Pending(_ context.Context, id string) (signals.Pending, error) {
-	if _, err := f.look(id, "query pending"); err != nil {
+	p, err := f.look(id, "query pending")
+	if err != nil {
 		return signals.Pending{}, err
 	}
-	return signals.Pending{Awaiting: signals.AwaitingApproval, Approvals: []signals.ToolApproval{{RequestID: "ap-1", StepID: "s1",
+	awaiting := signals.AwaitingApproval
+	if p.awaiting != "" {
+		awaiting = p.awaiting
+	}
+	return signals.Pending{Awaiting: awaiting, Approvals: []signals.ToolApproval{{RequestID: "ap-1", StepID: "s1",
 		Tool: "write_file", Args: json.RawMessage(`{"path":"a.go"}`), ArgsBytes: 14, ArgsDigest: "sha256:ab", PlanVersion: 1,
 		Deadline: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), OnTimeout: signals.ApprovalTimeoutDeny}}}, nil
 }
@@ -187,6 +204,9 @@ func (f *fakePlans) Pending(_ context.Context, id string) (signals.Pending, erro
 func (f *fakePlans) Select(_ context.Context, id string, req signals.SelectOptionRequest) (signals.SelectOptionResponse, error) {
 	if err := f.input(id, signals.SelectOption.Name, req); err != nil {
 		return signals.SelectOptionResponse{}, err
+	}
+	if f.endOnSelect {
+		f.done(id)
 	}
 	return signals.SelectOptionResponse{Option: sampleOption()}, nil
 }
@@ -324,9 +344,16 @@ func (c fakeTemporal) DescribeWorkflow(_ context.Context, id, _ string) (*client
 	if err != nil {
 		return nil, err
 	}
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	info := &workflowpb.WorkflowExecutionInfo{Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run-" + id},
+		Priority: &commonpb.Priority{FairnessKey: p.tenant}, Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
+		StartTime: timestamppb.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	if !p.running {
+		info.Status, info.CloseTime = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, timestamppb.New(time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC))
+	}
 	return &client.WorkflowExecutionDescription{RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{
-		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Priority: &commonpb.Priority{FairnessKey: p.tenant}},
-	}}, nil
+		WorkflowExecutionInfo: info}}, nil
 }
 
 func (c fakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
@@ -346,7 +373,7 @@ func (c fakeTemporal) ListWorkflow(_ context.Context, req *workflowservice.ListW
 		goal, _ := dc.ToPayload("Goal of " + id)
 		resp.Executions = append(resp.Executions, &workflowpb.WorkflowExecutionInfo{
 			Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: "run-" + id},
-			Status:    enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
+			Status:    map[bool]enumspb.WorkflowExecutionStatus{true: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, false: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED}[p.running],
 			StartTime: timestamppb.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
 			SearchAttributes: &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{
 				signals.PhaseAttr.GetName(): phase}},

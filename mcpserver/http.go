@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,7 +31,7 @@ const maxServers = 1024
 // its caller (New with WithCaller), kept for the next requests of the same
 // caller. opts configure those servers.
 func Handler(plans Plans, callerOf func(*http.Request) (Caller, bool), opts ...Option) http.Handler {
-	byCaller := &servers{plans: plans, opts: opts, of: map[string]*mcp.Server{}}
+	byCaller := &servers{plans: plans, opts: append(append([]Option{}, opts...), stateless()), of: map[string]*mcp.Server{}}
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := callerOf(r)
 		if !ok {
@@ -54,8 +56,31 @@ func Handler(plans Plans, callerOf func(*http.Request) (Caller, bool), opts ...O
 			_ = json.NewEncoder(w).Encode(map[string]string{"error": "no caller: a bearer token is required"})
 			return
 		}
+		keepTask(r)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// keepTask moves the params.task of a tools/call in r's body where the
+// SDK keeps it (see moveTaskParam). A body past MaxBodyBytes is left for
+// the SDK to refuse.
+func keepTask(r *http.Request) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil || len(body) > MaxBodyBytes {
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return
+	}
+	body = moveTaskParamOfMessage(body)
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+}
+
+// readCloser reads from Reader and closes Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // servers are the MCP servers of the callers seen, one each.

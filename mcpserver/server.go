@@ -109,12 +109,26 @@ func WithQueryTimeout(d time.Duration) Option {
 	}
 }
 
-// server answers the tools and resources of one caller.
+// WithNamespace names the Temporal namespace the plans run in, whose
+// retention is each task's ttl; without it a task's ttl is
+// DefaultTaskTTL.
+func WithNamespace(name string) Option {
+	return func(s *server) { s.retention = &retention{namespace: name} }
+}
+
+// stateless marks a server that answers each HTTP request on its own: it
+// cannot send a request to the host, so it never elicits.
+func stateless() Option { return func(s *server) { s.stateless = true } }
+
+// server answers the tools, resources and tasks of one caller.
 type server struct {
 	plans        Plans
 	caller       Caller
 	timeout      time.Duration
 	queryTimeout time.Duration
+	// retention is the namespace's, read for the tasks' ttl.
+	retention *retention
+	stateless bool
 }
 
 // Name is the server's name in the MCP handshake.
@@ -136,6 +150,8 @@ func New(plans Plans, opts ...Option) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.addTools(srv)
 	s.addResources(srv)
+	s.addTasks(srv)
+	srv.AddReceivingMiddleware(s.taskMiddleware)
 	return srv
 }
 

@@ -48,9 +48,9 @@ func runMCP(ctx context.Context, d *deps) error {
 		return err
 	}
 	srv := mcpserver.New(plans, mcpserver.WithCaller(mcpserver.Caller{Identity: caller()}),
-		mcpserver.WithQueryTimeout(d.queryTimeout))
+		mcpserver.WithQueryTimeout(d.queryTimeout), mcpserver.WithNamespace(d.cfg.Temporal.Namespace))
 	t := &mcp.IOTransport{Reader: io.NopCloser(d.in), Writer: nopWriteCloser{d.out}, MaxLineLength: mcpserver.MaxBodyBytes}
-	err = srv.Run(ctx, t)
+	err = srv.Run(ctx, mcpserver.TaskTransport(t))
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
@@ -73,7 +73,8 @@ func mcpMount(plans *planclient.Client, d *deps) serve.Mount {
 	}
 	return serve.Mount{
 		Pattern:      "/mcp",
-		Handler:      mcpserver.Handler(plans, callerOf, mcpserver.WithQueryTimeout(d.queryTimeout)),
+		Handler: mcpserver.Handler(plans, callerOf, mcpserver.WithQueryTimeout(d.queryTimeout),
+			mcpserver.WithNamespace(d.cfg.Temporal.Namespace)),
 		MaxBodyBytes: mcpserver.MaxBodyBytes,
 		Timeout:      mcpserver.DefaultCallTimeout + mcpWriteMargin,
 		Methods:      []string{http.MethodPost},
