@@ -72,7 +72,7 @@ func mcpMount(plans *planclient.Client, d *deps) serve.Mount {
 		return mcpserver.Caller{Identity: c.Identity, Tenants: c.Tenants}, ok
 	}
 	return serve.Mount{
-		Pattern:      "/mcp",
+		Pattern: "/mcp",
 		Handler: mcpserver.Handler(plans, callerOf, mcpserver.WithQueryTimeout(d.queryTimeout),
 			mcpserver.WithNamespace(d.cfg.Temporal.Namespace)),
 		MaxBodyBytes: mcpserver.MaxBodyBytes,
