@@ -33,6 +33,17 @@
 // for the Temporal Web UI; plan://{id}/graph its steps as a Mermaid
 // flowchart.
 //
+// # Tasks
+//
+// A plan is an MCP task (protocol revision 2025-11-25) whose id is the
+// plan's: plan_start and plan_fork called with params.task answer the
+// plan's task once it started, and tasks/get, tasks/list, tasks/cancel
+// and tasks/result answer from Temporal, so any server answers for any
+// plan. tasks/result asks the person what the plan waits for over a
+// session that can elicit; over stateless HTTP it only waits. The SDK
+// keeps no params.task, so [TaskTransport] (stdio) and [Handler] move it
+// into the call's _meta as a message arrives.
+//
 // # Transports
 //
 // [New] returns a server for one caller, to run over stdio; [Handler]
