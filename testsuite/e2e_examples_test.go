@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,11 @@ var commandFixtures = map[string]fixture{
 	// printed more than its head has: TestKeptOutputsAreReadFromTheStore.
 	"output": parsedOnly,
 }
+
+// flagFixtures overrides commandFixtures for examples with a flag: watch
+// --follow prints the plan's log until the plan ends, so its examples
+// follow a completed plan.
+var flagFixtures = map[string]map[string]fixture{"watch": {"--follow": completedPlan}}
 
 // fixtureFiles are files examples name without spelling them out.
 var fixtureFiles = []docFile{{name: "chat.json", content: `[{"role": "user", "content": "Can the cart take a discount?"},
@@ -312,6 +318,11 @@ func (r *exampleRig) run(t *testing.T, ex example) {
 		var ok bool
 		f, ok = commandFixtures[first[1]]
 		require.True(t, ok, "no fixture for `planmode %s`: say in commandFixtures what plan its examples need", first[1])
+		for flag, ff := range flagFixtures[first[1]] {
+			if slices.Contains(first, flag) {
+				f = ff
+			}
+		}
 	}
 	if f == parsedOnly {
 		cmd, rest, err := cli.CommandTree().Find(first[1:])
