@@ -304,3 +304,89 @@ func TestFollowingWithTextShowsTheModelsTextAsItArrives(t *testing.T) {
 		assert.Equal(t, out[:n], got[:n], "the streamed text is the step's answer")
 	}
 }
+
+// TestAFollowerSeesACallStartOverAfterItsWorkerDies follows a plan with
+// the model's text while a worker process streams a slow model call, kills
+// that process with SIGKILL once the call's text has reached the server,
+// and starts another: the follower saw the first attempt's text, then the
+// same call start over at its second attempt (restarted) on the new
+// worker, and the log itself went on without a gap to the plan's end.
+func TestAFollowerSeesACallStartOverAfterItsWorkerDies(t *testing.T) {
+	t.Parallel()
+	srv, bin, env, queue, workspace := workerRig(t, map[string]string{
+		config.KeyOfflineLatency: "4s",
+		config.KeyStickyTimeout:  "1s",
+	})
+	first := startWorkerProcess(t, bin, env)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue), planclient.WithNamespace(srv.Namespace))
+	id := "plan-text-failover-" + queue
+	steps := []plan.Step{
+		{ID: "a", Title: "Describe the handler", Action: plan.ActionLLM,
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the signup handler."}}},
+		{ID: "b", Title: "Describe its tests", Action: plan.ActionLLM, DependsOn: []string{"a"},
+			Config: plan.StepConfig{LLM: &plan.LLMConfig{Prompt: "Describe the signup handler's tests."}}},
+	}
+	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Describe the signup handler", Workspace: workspace,
+		Plan: &signals.ExternalPlan{Steps: steps}, Execution: signals.ExecutionPolicy{HeartbeatTimeout: plan.Duration(failoverHeartbeat)}})
+	require.NoError(t, err)
+
+	type seen struct {
+		logged []signals.Event
+		deltas []signals.ModelTextDelta
+		err    error
+	}
+	followed := make(chan seen, 1)
+	go func() {
+		var s seen
+		for e, err := range pc.Events(ctx, id, 0, planclient.WithModelText(100*time.Millisecond)) {
+			if err != nil {
+				s.err = err
+				break
+			}
+			if e.Type != signals.EventModelText {
+				s.logged = append(s.logged, e)
+				continue
+			}
+			var d signals.ModelTextDelta
+			if err := json.Unmarshal(e.Data, &d); err == nil {
+				s.deltas = append(s.deltas, d)
+			}
+		}
+		followed <- s
+	}()
+
+	inFlight := awaitRunningActivity(ctx, t, pc, id)
+	require.Eventually(t, func() bool {
+		calls, err := pc.RunningText(ctx, id)
+		return err == nil && len(calls) == 1 && calls[0].ActivityID == inFlight.GetActivityId() && calls[0].Text.Bytes > 0
+	}, loadedWait, 20*time.Millisecond, "the running call's text reached the server")
+	first.kill()
+	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
+	second := startWorkerProcess(t, bin, env)
+	res, err := pc.Result(ctx, id)
+	require.NoError(t, err, "worker output:\n%s", second.out)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+
+	s := <-followed
+	require.NoError(t, s.err)
+	for i, e := range s.logged {
+		require.Equal(t, int64(i+1), e.Seq, "the log went on without a gap")
+	}
+	require.Equal(t, signals.EventEnded, s.logged[len(s.logged)-1].Type)
+	var before, restarted bool
+	for _, d := range s.deltas {
+		if d.ActivityID != inFlight.GetActivityId() {
+			continue
+		}
+		switch {
+		case d.Attempt == 1 && d.Text != "":
+			before = true
+		case d.Attempt == 2 && d.Restarted:
+			restarted = true
+		}
+	}
+	assert.True(t, before, "the follower saw the first attempt's text")
+	assert.True(t, restarted, "the follower saw the call start over at its second attempt")
+}
