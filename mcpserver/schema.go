@@ -23,8 +23,10 @@ func typeSchemas() map[reflect.Type]*jsonschema.Schema {
 			Description: `a Go duration with its unit: "90s", "5m", "24h"`},
 		reflect.TypeFor[signals.Deadline](): {Type: "string",
 			Description: `a duration from the plan's start ("2h") or an RFC 3339 time`},
-		// Any JSON value: what it must be is the payload's to check.
-		reflect.TypeFor[json.RawMessage](): {},
+		// Any JSON value: what it must be is the payload's to check. An
+		// empty schema would travel as true, which clients that want every
+		// property's schema an object (the TypeScript SDK) refuse.
+		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
 		// A run's state across continue-as-new, which callers never send:
 		// plan_start drops the property.
 		reflect.TypeFor[signals.Checkpoint](): {Type: "object"},

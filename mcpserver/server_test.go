@@ -44,6 +44,10 @@ func TestToolsAreTheContractsOperationsWithSchemasAndHints(t *testing.T) {
 		assert.Equal(t, false, in["additionalProperties"], "%s refuses arguments it does not know", name)
 		props, _ := in["properties"].(map[string]any)
 		assert.NotContains(t, props, "by", "%s: the caller is the transport's to name, never an argument", name)
+		for p, ps := range props {
+			_, isObject := ps.(map[string]any)
+			assert.True(t, isObject, "%s: property %s's schema is an object (clients refuse a boolean schema): %v", name, p, ps)
+		}
 		require.NotNil(t, tl.OutputSchema, "%s answers structured content", name)
 		require.NotNil(t, tl.Annotations, name)
 		assert.Equal(t, slices.Contains(readOnly, name), tl.Annotations.ReadOnlyHint, "%s readOnlyHint", name)

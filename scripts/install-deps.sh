@@ -13,18 +13,27 @@ cd "$(dirname "$0")/.."
 ./scripts/install-temporal.sh >/dev/null
 
 # The MCP reference server the mcp package's tests run over stdio in the
-# command sandbox, pinned, installed into .cache/mcp (never globally).
-# Without npm the tests that need it skip and say so.
+# command sandbox, and the TypeScript MCP SDK whose client drives planmode
+# mcp in the testsuite, pinned, installed into .cache/mcp (never
+# globally) in one install: npm removes what an install does not name.
+# Without npm the tests that need them skip and say so.
 MCP_MEMORY_VERSION=2026.8.31
+MCP_SDK_VERSION=1.32.2
+# pinned reports whether package $1 is installed in .cache/mcp at version $2.
+pinned() {
+  local pkg=".cache/mcp/node_modules/$1/package.json"
+  [ -f "$pkg" ] && grep -q "\"version\": \"$2\"" "$pkg"
+}
 if command -v npm >/dev/null 2>&1; then
-  if [ ! -f ".cache/mcp/node_modules/@modelcontextprotocol/server-memory/package.json" ] ||
-    ! grep -q "\"version\": \"$MCP_MEMORY_VERSION\"" .cache/mcp/node_modules/@modelcontextprotocol/server-memory/package.json; then
+  if ! pinned @modelcontextprotocol/server-memory "$MCP_MEMORY_VERSION" ||
+    ! pinned @modelcontextprotocol/sdk "$MCP_SDK_VERSION"; then
     mkdir -p .cache/mcp
     npm install --prefix .cache/mcp --no-save --no-audit --no-fund --ignore-scripts \
-      "@modelcontextprotocol/server-memory@$MCP_MEMORY_VERSION" >/dev/null
+      "@modelcontextprotocol/server-memory@$MCP_MEMORY_VERSION" \
+      "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" >/dev/null
   fi
 else
-  echo "install-deps: npm is missing; the MCP reference server tests will skip" >&2
+  echo "install-deps: npm is missing; the MCP reference server and TypeScript SDK tests will skip" >&2
 fi
 
 # With "sandbox" it installs only bubblewrap, which isolates plans'
