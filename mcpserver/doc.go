@@ -40,13 +40,16 @@
 // plan's task once it started, and tasks/get, tasks/list, tasks/cancel
 // and tasks/result answer from Temporal, so any server answers for any
 // plan. tasks/result asks the person what the plan waits for over a
-// session that can elicit; over stateless HTTP it only waits. The SDK
+// session that can elicit (stdio, or an HTTP session of a host that
+// declared elicitation); without a session it only waits. The SDK
 // keeps no params.task, so [TaskTransport] (stdio) and [Handler] move it
 // into the call's _meta as a message arrives.
 //
 // # Transports
 //
 // [New] returns a server for one caller, to run over stdio; [Handler]
-// answers Streamable HTTP statelessly, each request for the caller its
-// token names, for planmode serve to mount behind its checks.
+// answers Streamable HTTP, each request for the caller its token names,
+// for planmode serve to mount behind its checks: without a session, except
+// for hosts that elicit, whose sessions it keeps (bounded in number and
+// idle time) so that tasks/result can ask over them.
 package mcpserver

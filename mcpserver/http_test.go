@@ -238,3 +238,33 @@ func TestHandlerWithoutACallerIs401(t *testing.T) {
 	resp, _ := post(t, "http://"+ln.Addr().String(), "", rpc(t, "tools/list", map[string]any{}))
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
+
+// TestHandlerKeepsSessionsOnlyForHostsThatElicit: an initialize that
+// declares elicitation opens a session, one that does not is answered
+// without; a request naming a session this handler does not keep (or
+// another caller's) is answered without it, in one JSON answer.
+func TestHandlerKeepsSessionsOnlyForHostsThatElicit(t *testing.T) {
+	url := serveMCP(t, newFakePlans())
+	initialize := func(caps map[string]any) []byte {
+		return rpc(t, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
+			"clientInfo": map[string]any{"name": "test", "version": "v0"}})
+	}
+	resp, _ := post(t, url, adminToken, initialize(map[string]any{}))
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get(sessionHeader), "a host that does not elicit has no session")
+
+	resp, _ = post(t, url, adminToken, initialize(map[string]any{"elicitation": map[string]any{}}))
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	id := resp.Header.Get(sessionHeader)
+	require.NotEmpty(t, id, "a host that elicits has a session")
+
+	for _, tc := range []struct{ name, token, session string }{
+		{"an unknown session", adminToken, "no-such-session"},
+		{"another caller's session", teamAToken, id},
+	} {
+		resp, body := post(t, url, tc.token, rpc(t, "tools/list", map[string]any{}), sessionHeader, tc.session)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", tc.name, body)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), tc.name)
+		assert.Contains(t, body, ToolStart, tc.name)
+	}
+}

@@ -120,6 +120,10 @@ func WithNamespace(name string) Option {
 // cannot send a request to the host, so it never elicits.
 func stateless() Option { return func(s *server) { s.stateless = true } }
 
+// sessionIDs names each session the server makes over stateful HTTP with
+// the next value of next.
+func sessionIDs(next func() string) Option { return func(s *server) { s.sessionID = next } }
+
 // server answers the tools, resources and tasks of one caller.
 type server struct {
 	plans        Plans
@@ -129,6 +133,8 @@ type server struct {
 	// retention is the namespace's, read for the tasks' ttl.
 	retention *retention
 	stateless bool
+	// sessionID names a new session over stateful HTTP; nil: the SDK's.
+	sessionID func() string
 }
 
 // Name is the server's name in the MCP handshake.
@@ -147,7 +153,7 @@ func New(plans Plans, opts ...Option) *mcp.Server {
 		o(s)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "planmode", Version: version.Version()},
-		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}, GetSessionID: s.sessionID})
 	s.addTools(srv)
 	s.addResources(srv)
 	s.addTasks(srv)

@@ -77,7 +77,7 @@ func mcpMount(plans *planclient.Client, d *deps) serve.Mount {
 			mcpserver.WithNamespace(d.cfg.Temporal.Namespace)),
 		MaxBodyBytes: mcpserver.MaxBodyBytes,
 		Timeout:      mcpserver.DefaultCallTimeout + mcpWriteMargin,
-		Methods:      []string{http.MethodPost},
+		Methods:      []string{http.MethodPost, http.MethodDelete},
 	}
 }
 
