@@ -2,12 +2,9 @@ package activities
 
 import (
 	"context"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.temporal.io/sdk/activity"
 
 	"github.com/planmode/planmode/internal/heartbeat"
 	"github.com/planmode/planmode/llm"
@@ -15,7 +12,6 @@ import (
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
-	"github.com/planmode/planmode/signals"
 )
 
 // DefaultOutputLimit bounds a step's output kept in workflow history when
@@ -103,8 +99,8 @@ func (m *Model) outputLimit() int {
 func (m *Model) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
 	ctx, span := startSpan(ctx, "llm "+req.Phase, attribute.String("planmode.phase", req.Phase),
 		attribute.String("planmode.model", m.modelOf(req, llm.Response{})))
-	if t := textOf(ctx); t != nil {
-		req.OnText = t.begin(req.Phase)
+	if t := heartbeat.TextOf(ctx); t != nil {
+		req.OnText = t.Begin(req.Phase)
 	}
 	stop := heartbeat.Start(ctx, m.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
 	start := time.Now()
@@ -166,114 +162,12 @@ func completeStructured[T any](ctx context.Context, m *Model, req llm.Request, i
 }
 
 // withText returns ctx in which the model calls of the activity running
-// in it stream: their text, as it arrives, is the activity's heartbeat, a
-// signals.ModelText naming stepID ("" for a call that is not a step's),
-// which a person following the plan reads from the pending activity
-// (planclient.Client.RunningText); none of it reaches workflow history.
-// The text of an activity's calls runs on, each call on a new line, so
-// that what a follower saw stays the start of what it sees next; the
-// heartbeats of the parts the activity calls (an inspection's rounds and
-// tools) carry it too. Without llm.Config.Stream, or outside an activity,
-// it returns ctx as it is and the calls do not stream.
+// in it stream their text into its heartbeat (heartbeat.WithText), naming
+// stepID ("" for a call that is not a step's); none of it reaches
+// workflow history. Without llm.Config.Stream the calls do not stream.
 func (m *Model) withText(ctx context.Context, stepID string) context.Context {
-	if !m.LLMConfig.Stream || !activity.IsActivity(ctx) {
+	if !m.LLMConfig.Stream {
 		return ctx
 	}
-	t := &modelText{ctx: ctx, stepID: stepID}
-	return heartbeat.WithDetails(context.WithValue(ctx, modelTextKey{}, t), t.details)
-}
-
-// modelTextKey is the context key of an activity's modelText.
-type modelTextKey struct{}
-
-// textOf returns the text withText keeps for ctx's activity, or nil when
-// its calls do not stream.
-func textOf(ctx context.Context) *modelText {
-	t, _ := ctx.Value(modelTextKey{}).(*modelText)
-	return t
-}
-
-// modelText is the text of an activity's model calls as it arrives: how
-// many bytes, and the end of it in a buffer that never holds more than
-// twice signals.MaxModelTextBytes. Its calls add to it from the activity's
-// goroutine while the heartbeat ticker reads it from its own.
-type modelText struct {
-	ctx    context.Context
-	stepID string
-
-	mu      sync.Mutex
-	phase   string
-	started bool
-	bytes   int64
-	buf     []byte
-}
-
-// begin starts a call of phase and returns its OnText. The activity's
-// first call heartbeats at once, without text, so that its heartbeat
-// shows this attempt's call rather than what an earlier attempt left on
-// the server; a later call goes on on a new line.
-func (t *modelText) begin(phase string) func(delta string) {
-	t.mu.Lock()
-	first := !t.started
-	t.phase, t.started = phase, true
-	if n := len(t.buf); n > 0 && t.buf[n-1] != '\n' {
-		t.write("\n")
-	}
-	d := t.current()
-	t.mu.Unlock()
-	if first {
-		activity.RecordHeartbeat(t.ctx, d)
-	}
-	return t.add
-}
-
-// add takes a delta of the text and heartbeats the text so far. The SDK
-// sends at most one heartbeat per throttle interval, the last one
-// recorded, so heartbeating each delta costs no more calls to the server.
-func (t *modelText) add(delta string) {
-	t.mu.Lock()
-	t.write(delta)
-	d := t.current()
-	t.mu.Unlock()
-	activity.RecordHeartbeat(t.ctx, d)
-}
-
-// write adds s to the text, keeping at least its last
-// signals.MaxModelTextBytes bytes in buf. t.mu is held.
-func (t *modelText) write(s string) {
-	const keep = signals.MaxModelTextBytes
-	t.bytes += int64(len(s))
-	if t.buf == nil {
-		t.buf = make([]byte, 0, 2*keep)
-	}
-	switch {
-	case len(s) >= keep:
-		t.buf = append(t.buf[:0], s[len(s)-keep:]...)
-		return
-	case len(t.buf)+len(s) > 2*keep:
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-(keep-len(s)):]...)
-	}
-	t.buf = append(t.buf, s...)
-}
-
-// current is the heartbeat of the text so far: its last
-// signals.MaxModelTextBytes bytes, cut forward to a rune boundary. t.mu
-// is held.
-func (t *modelText) current() signals.ModelText {
-	tail := t.buf[max(0, len(t.buf)-signals.MaxModelTextBytes):]
-	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-		tail = tail[1:]
-	}
-	return signals.ModelText{Phase: t.phase, StepID: t.stepID, Bytes: t.bytes, Text: string(tail)}
-}
-
-// details is what the activity's heartbeats carry (heartbeat.WithDetails):
-// the text so far once a call began, else nil, leaving each beat its own.
-func (t *modelText) details() any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.started {
-		return nil
-	}
-	return t.current()
+	return heartbeat.WithText(ctx, stepID)
 }

@@ -2,11 +2,9 @@ package activities
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,26 +241,5 @@ func TestAnInspectionsBeatsKeepTheText(t *testing.T) {
 		texts[len(texts)-1], "the calls of one activity run on, each on a new line")
 	for i := 1; i < len(texts); i++ {
 		assert.GreaterOrEqual(t, texts[i].Bytes, texts[i-1].Bytes, "the text only grows within an attempt")
-	}
-}
-
-func TestTheTextKeptIsABoundedTail(t *testing.T) {
-	mt := &modelText{phase: PhasePlan}
-	var whole strings.Builder
-	for i := range 3000 {
-		d := fmt.Sprintf("%d: ünïcode ✓ ", i)
-		if i == 1500 {
-			d = strings.Repeat("€", signals.MaxModelTextBytes) // one delta longer than the tail
-		}
-		whole.WriteString(d)
-		mt.write(d)
-		require.Equal(t, 2*signals.MaxModelTextBytes, cap(mt.buf), "the buffer never grows")
-
-		got := mt.current()
-		require.Equal(t, int64(whole.Len()), got.Bytes)
-		require.True(t, strings.HasSuffix(whole.String(), got.Text), "the text is the end of the whole")
-		require.True(t, utf8.ValidString(got.Text), "cut on a rune boundary")
-		require.LessOrEqual(t, len(got.Text), signals.MaxModelTextBytes)
-		require.Greater(t, len(got.Text), min(whole.Len(), signals.MaxModelTextBytes)-utf8.UTFMax)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/planmode/planmode/metrics"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/webhook"
 )
 
@@ -30,32 +29,9 @@ type Notices struct {
 // owns the events and the body.
 type NotifyEvent = webhook.Event
 
-// Notify events (see webhook).
-const (
-	EventPlanCreated           = webhook.EventPlanCreated
-	EventAwaitingSelection     = webhook.EventAwaitingSelection
-	EventAwaitingClarification = webhook.EventAwaitingClarification
-	EventAwaitingConfirmation  = webhook.EventAwaitingConfirmation
-	EventStepCompleted         = webhook.EventStepCompleted
-	EventStepFailed            = webhook.EventStepFailed
-	EventCompleted             = webhook.EventCompleted
-	EventFailed                = webhook.EventFailed
-	EventCancelled             = webhook.EventCancelled
-	EventStepStarted           = webhook.EventStepStarted
-	EventPlanUpdated           = webhook.EventPlanUpdated
-	EventPaused                = webhook.EventPaused
-	EventResumed               = webhook.EventResumed
-	EventBudgetExceeded        = webhook.EventBudgetExceeded
-	EventApprovalRequested     = webhook.EventApprovalRequested
-	EventApprovalReminder      = webhook.EventApprovalReminder
-	EventApprovalDecided       = webhook.EventApprovalDecided
-)
-
-// NotifyEventOf is the webhook event a plan's log event is delivered as
-// (webhook.FromLog).
-func NotifyEventOf(t signals.EventType, status signals.Status) (NotifyEvent, bool) {
-	return webhook.FromLog(t, status)
-}
+// NotifyEventOf says which webhook event a plan's log event is delivered
+// as, if any (webhook.FromLog, which the workflow may not import).
+var NotifyEventOf = webhook.FromLog
 
 // NotifyData is the event-specific part of a webhook body.
 type NotifyData = webhook.Data

@@ -42,7 +42,7 @@ func notify(t *testing.T, a *activities.Notices, in activities.NotifyInput) (act
 func stepInput(url string) activities.NotifyInput {
 	return activities.NotifyInput{
 		URL:            url,
-		Event:          activities.EventStepCompleted,
+		Event:          webhook.EventStepCompleted,
 		WorkflowID:     "plan-1",
 		RunID:          "run-1",
 		Phase:          plan.PhaseExecuting,
@@ -143,13 +143,13 @@ func TestNotifyRefusalsAreNonRetryable(t *testing.T) {
 func TestNotifyBodyDecodes(t *testing.T) {
 	r := testkit.NewReceiver(t)
 	in := stepInput(r.URL)
-	in.Event, in.Phase = activities.EventCompleted, plan.PhaseCompleted
+	in.Event, in.Phase = webhook.EventCompleted, plan.PhaseCompleted
 	in.Data = activities.NotifyData{Status: signals.StatusCompleted, Summary: "done"}
 	_, err := notify(t, &activities.Notices{Webhook: webhook.Sender{AllowedURLs: []string{r.URL}}}, in)
 	require.NoError(t, err)
 
 	var body webhook.Body
 	require.NoError(t, json.Unmarshal(r.Deliveries()[0].Body, &body))
-	assert.Equal(t, webhook.Body{Event: activities.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
+	assert.Equal(t, webhook.Body{Event: webhook.EventCompleted, WorkflowID: "plan-1", RunID: "run-1",
 		Phase: plan.PhaseCompleted, At: in.At, Data: in.Data}, body)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // sent returns the webhook inputs of event e, in the order sent.
@@ -37,7 +38,7 @@ func TestGateAsksAgainAfterAnEditWithANewEvent(t *testing.T) {
 	res := h.run(gatedReq(signals.ApprovalPolicy{}, toolStep("write", plan.ToolWriteFile, writeParams)))
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 
-	asked := sent(h.f, activities.EventApprovalRequested)
+	asked := sent(h.f, webhook.EventApprovalRequested)
 	require.Len(t, asked, 2, "asked, then asked again under the edited plan")
 	for i, in := range asked {
 		require.NotNil(t, in.Data.Approval)
@@ -54,7 +55,7 @@ func TestGateDenyRuleSendsADecisionByPolicy(t *testing.T) {
 	res := h.run(req)
 	assert.Equal(t, plan.StepFailed, res.Plan.StepByID("write").Status)
 
-	decided := sent(h.f, activities.EventApprovalDecided)
+	decided := sent(h.f, webhook.EventApprovalDecided)
 	require.Len(t, decided, 1)
 	d := decided[0].Data.Decision
 	require.NotNil(t, d)

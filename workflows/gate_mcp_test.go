@@ -12,6 +12,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // injection is what a hostile read-only tool answers: an order to call a
@@ -92,7 +93,7 @@ func TestInjectedToolResultCannotPassADenyRule(t *testing.T) {
 
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 	assert.Equal(t, []string{"mcp__x__read"}, mcpNames(h.f), "the denied call never ran")
-	assert.Zero(t, countEvent(events(h.f), activities.EventApprovalRequested), "a deny rule asks nobody")
+	assert.Zero(t, countEvent(events(h.f), webhook.EventApprovalRequested), "a deny rule asks nobody")
 	out := res.Plan.StepByID("agent").Result.Output
 	assert.True(t, strings.HasPrefix(out, "done: error: the call of mcp__x__delete_all was denied by"), out)
 	assert.Contains(t, out, "mcp__x__delete* -> deny")

@@ -12,6 +12,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // writeParams are the arguments of the gated write in these tests.
@@ -96,8 +97,8 @@ func TestGateHoldsOnlyItsStepUntilApproved(t *testing.T) {
 	assert.ElementsMatch(t, []string{plan.ToolReadFile, plan.ToolWriteFile}, toolCalls(h.f))
 	assert.Contains(t, res.Plan.StepByID("write").Note, "approved by ann: fine")
 	es := events(h.f)
-	assert.Equal(t, 1, countEvent(es, activities.EventApprovalRequested))
-	assert.Equal(t, 1, countEvent(es, activities.EventApprovalDecided))
+	assert.Equal(t, 1, countEvent(es, webhook.EventApprovalRequested))
+	assert.Equal(t, 1, countEvent(es, webhook.EventApprovalDecided))
 }
 
 func TestGateDenialFailsTheStepWithoutRunningOrRetrying(t *testing.T) {
@@ -126,7 +127,7 @@ func TestGateDenyRuleRefusesAtOnce(t *testing.T) {
 	s := res.Plan.StepByID("write")
 	assert.Equal(t, plan.StepFailed, s.Status)
 	assert.Contains(t, s.Result.Error, "write_* -> deny")
-	assert.Zero(t, countEvent(events(h.f), activities.EventApprovalRequested))
+	assert.Zero(t, countEvent(events(h.f), webhook.EventApprovalRequested))
 	assert.Empty(t, toolCalls(h.f))
 }
 
@@ -183,7 +184,7 @@ func TestGateRemindsOnce(t *testing.T) {
 	res := h.run(gatedReq(signals.ApprovalPolicy{RemindAfter: plan.Duration(10 * time.Minute), Timeout: plan.Duration(time.Hour)},
 		toolStep("write", plan.ToolWriteFile, writeParams)))
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
-	assert.Equal(t, 1, countEvent(events(h.f), activities.EventApprovalReminder))
+	assert.Equal(t, 1, countEvent(events(h.f), webhook.EventApprovalReminder))
 }
 
 func TestGateApprovalOfAnEditedPlanIsStale(t *testing.T) {

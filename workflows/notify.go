@@ -58,7 +58,7 @@ func (n *notifier) deliver(ctx workflow.Context, e signals.Event) {
 	event, _ := activities.NotifyEventOf(e.Type, data.Status)
 	n.st.NotifySeq++
 	data.Goal, data.Message, data.Step = n.about.goal(), e.Message, e.Step
-	if !asksAPerson(event) {
+	if !asksAPerson(e.Type) {
 		data.Percent = n.about.percent()
 	}
 	in := activities.NotifyInput{
@@ -74,13 +74,13 @@ func (n *notifier) deliver(ctx workflow.Context, e signals.Event) {
 	n.start(ctx, in)
 }
 
-// asksAPerson reports whether event asks a person for something (an
-// awaiting-* or approval-* event), whose body tells what is asked, not
-// how far the work is.
-func asksAPerson(event activities.NotifyEvent) bool {
-	switch event {
-	case activities.EventAwaitingSelection, activities.EventAwaitingClarification, activities.EventAwaitingConfirmation,
-		activities.EventApprovalRequested, activities.EventApprovalReminder, activities.EventApprovalDecided:
+// asksAPerson reports whether an event of type t asks a person for
+// something (an awaiting-* or approval-* event), whose body tells what is
+// asked, not how far the work is.
+func asksAPerson(t signals.EventType) bool {
+	switch t {
+	case signals.EventAwaitingSelection, signals.EventAwaitingClarification, signals.EventAwaitingConfirmation,
+		signals.EventApprovalRequested, signals.EventApprovalReminder, signals.EventApprovalDecided:
 		return true
 	}
 	return false

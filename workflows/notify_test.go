@@ -29,11 +29,11 @@ func TestWebhookEventsFollowTheRun(t *testing.T) {
 
 	require.Equal(t, signals.StatusCompleted, res.Status)
 	assert.Equal(t, []activities.NotifyEvent{
-		activities.EventPlanCreated, activities.EventAwaitingSelection,
-		webhook.EventStepStarted, activities.EventStepCompleted, activities.EventAwaitingConfirmation,
-		webhook.EventStepStarted, activities.EventStepCompleted,
-		webhook.EventStepStarted, activities.EventStepCompleted,
-		activities.EventCompleted,
+		webhook.EventPlanCreated, webhook.EventAwaitingSelection,
+		webhook.EventStepStarted, webhook.EventStepCompleted, webhook.EventAwaitingConfirmation,
+		webhook.EventStepStarted, webhook.EventStepCompleted,
+		webhook.EventStepStarted, webhook.EventStepCompleted,
+		webhook.EventCompleted,
 	}, h.f.events())
 
 	sent := h.f.notified()
@@ -85,8 +85,8 @@ func TestNoWebhookAnywhereStopsDeliveriesAfterTheFirst(t *testing.T) {
 	// answer is back; nothing after that answer is delivered.
 	events := h.f.events()
 	require.NotEmpty(t, events)
-	assert.Equal(t, activities.EventPlanCreated, events[0])
-	assert.Subset(t, []activities.NotifyEvent{activities.EventPlanCreated, activities.EventStepStarted}, events,
+	assert.Equal(t, webhook.EventPlanCreated, events[0])
+	assert.Subset(t, []activities.NotifyEvent{webhook.EventPlanCreated, webhook.EventStepStarted}, events,
 		"the first delivery finds no receiver; no later event is scheduled")
 }
 
@@ -109,7 +109,7 @@ func TestAWebhookOfThePlanNeedsNoQuestion(t *testing.T) {
 
 	require.Equal(t, signals.StatusCompleted, res.Status)
 	assert.Zero(t, h.f.count("Receiver"), "the plan names its receiver")
-	assert.Contains(t, h.f.events(), activities.EventCompleted)
+	assert.Contains(t, h.f.events(), webhook.EventCompleted)
 }
 
 func TestNoAnswerAboutTheWebhookDeliversAsBefore(t *testing.T) {
@@ -120,7 +120,7 @@ func TestNoAnswerAboutTheWebhookDeliversAsBefore(t *testing.T) {
 	res := h.run(autoReq())
 
 	require.Equal(t, signals.StatusCompleted, res.Status)
-	assert.Contains(t, h.f.events(), activities.EventCompleted, "the run still tells the webhook")
+	assert.Contains(t, h.f.events(), webhook.EventCompleted, "the run still tells the webhook")
 }
 
 func TestWebhookReportsFailuresAndClarification(t *testing.T) {
@@ -135,9 +135,9 @@ func TestWebhookReportsFailuresAndClarification(t *testing.T) {
 
 	require.Equal(t, signals.StatusFailed, res.Status)
 	events := h.f.events()
-	assert.Equal(t, activities.EventAwaitingClarification, events[0])
-	assert.Contains(t, events, activities.EventStepFailed)
-	assert.Equal(t, activities.EventFailed, events[len(events)-1])
+	assert.Equal(t, webhook.EventAwaitingClarification, events[0])
+	assert.Contains(t, events, webhook.EventStepFailed)
+	assert.Equal(t, webhook.EventFailed, events[len(events)-1])
 }
 
 func TestFailingWebhookDoesNotHoldTheRun(t *testing.T) {
@@ -213,11 +213,11 @@ func TestBlockingWebhookDoesNotDelayTheEnd(t *testing.T) {
 	assert.True(t, closedEarly, "the plan closed while its deliveries were still running")
 	assert.Zero(t, deliveredEarly, "no delivery had finished by then")
 	assert.Equal(t, []activities.NotifyEvent{
-		activities.EventPlanCreated,
-		activities.EventStepStarted, activities.EventStepCompleted,
-		activities.EventStepStarted, activities.EventStepCompleted,
-		activities.EventStepStarted, activities.EventStepCompleted,
-		activities.EventCompleted,
+		webhook.EventPlanCreated,
+		webhook.EventStepStarted, webhook.EventStepCompleted,
+		webhook.EventStepStarted, webhook.EventStepCompleted,
+		webhook.EventStepStarted, webhook.EventStepCompleted,
+		webhook.EventCompleted,
 	}, h.f.events(), "every delivery still happens, after the plan closed")
 	for _, in := range h.f.notified() {
 		assert.Contains(t, in.IdempotencyKey, "default-test-workflow-id/", "keys keep their form")
@@ -233,7 +233,7 @@ func TestPlanNotifyBoundsTheDelivery(t *testing.T) {
 			opts = activity.GetInfo(ctx)
 			return activities.NotifyOutput{}, errors.New("receiver down")
 		})
-	env.ExecuteWorkflow(PlanNotify, activities.NotifyInput{Event: activities.EventCompleted, IdempotencyKey: "p/completed/9"})
+	env.ExecuteWorkflow(PlanNotify, activities.NotifyInput{Event: webhook.EventCompleted, IdempotencyKey: "p/completed/9"})
 
 	require.Error(t, env.GetWorkflowError(), "a delivery that fails after its retries fails the child only")
 	assert.Contains(t, env.GetWorkflowError().Error(), "deliver completed")

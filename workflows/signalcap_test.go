@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/webhook"
 )
 
 // testSignalLimit stands in for signals.MaxSignalsPerRun: the same code
@@ -54,7 +55,7 @@ func TestSignalCapContinuesTheSelectionWait(t *testing.T) {
 	assert.Zero(t, h2.f.count("GenerateOptions"))
 	assert.Zero(t, h2.f.count("AcquireWorkspace"))
 	for _, ev := range h2.f.events() {
-		assert.NotEqual(t, activities.EventAwaitingSelection, ev, "the options were announced already")
+		assert.NotEqual(t, webhook.EventAwaitingSelection, ev, "the options were announced already")
 	}
 	require.Len(t, h2.f.released, 1)
 }
