@@ -157,11 +157,11 @@ func (f *follower) send(ctx context.Context, it followed) bool {
 // follow reads the plan's latest run, and each run it continues as, to
 // the end of the chain.
 func (f *follower) follow(ctx context.Context) error {
-	desc, err := f.c.c.DescribeWorkflowExecution(ctx, f.planID, "")
+	desc, err := f.c.c.DescribeWorkflow(ctx, f.planID, "")
 	if err != nil {
 		return wrap(f.planID, fmt.Errorf("events: %w", err))
 	}
-	runID := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	runID := desc.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 	for runID != "" {
 		next, err := f.readRun(ctx, runID)
 		if err != nil {

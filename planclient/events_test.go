@@ -30,16 +30,23 @@ type chainClient struct {
 	reads []string
 }
 
-func (c *chainClient) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+func (c *chainClient) DescribeWorkflow(_ context.Context, id, _ string) (*client.WorkflowExecutionDescription, error) {
 	if id != "plan-1" {
 		return nil, errors.New("workflow not found for ID: " + id)
 	}
-	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
-		Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: c.runs[len(c.runs)-1]}}}, nil
+	return &client.WorkflowExecutionDescription{RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{
+			Execution: &commonpb.WorkflowExecution{WorkflowId: id, RunId: c.runs[len(c.runs)-1]}}}}, nil
 }
 
-func (c *chainClient) DescribeWorkflow(context.Context, string, string) (*client.WorkflowExecutionDescription, error) {
-	return nil, errors.New("not served here")
+// QueryWorkflow and DescribeTaskQueue fail: a gap's standing comes from
+// what the description says.
+func (c *chainClient) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	return nil, errors.New("no worker here")
+}
+
+func (c *chainClient) DescribeTaskQueue(context.Context, string, enumspb.TaskQueueType) (*workflowservice.DescribeTaskQueueResponse, error) {
+	return nil, errors.New("no worker here")
 }
 
 func (c *chainClient) WorkflowService() workflowservice.WorkflowServiceClient {

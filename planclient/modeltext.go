@@ -45,12 +45,12 @@ type RunningCall struct {
 // returns an error, wrapped as every call on a plan, when the plan cannot
 // be described.
 func (c *Client) RunningText(ctx context.Context, planID string) ([]RunningCall, error) {
-	desc, err := c.c.DescribeWorkflowExecution(ctx, planID, "")
+	desc, err := c.c.DescribeWorkflow(ctx, planID, "")
 	if err != nil {
 		return nil, wrap(planID, fmt.Errorf("describe: %w", err))
 	}
 	var calls []RunningCall
-	for _, pa := range desc.GetPendingActivities() {
+	for _, pa := range desc.RawResponse.GetPendingActivities() {
 		text, ok := modelText(c.converter(), pa)
 		if !ok {
 			continue

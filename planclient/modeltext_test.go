@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/mocks"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -61,7 +62,7 @@ func TestRunningTextReadsTheModelCallsHeartbeats(t *testing.T) {
 		pending("11", "GenerateOptions", enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED, 3, start, beat, details(t, dc, options)),
 	}}
 	tc := mocks.NewClient(t)
-	tc.On("DescribeWorkflowExecution", context.Background(), "plan-1", "").Return(desc, nil).Once()
+	tc.On("DescribeWorkflow", context.Background(), "plan-1", "").Return(&client.WorkflowExecutionDescription{RawResponse: desc}, nil).Once()
 
 	calls, err := New(tc).RunningText(context.Background(), "plan-1")
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestRunningTextDecodesWithTheClientsConverter(t *testing.T) {
 		pending("3", "AgentTurn", enumspb.PENDING_ACTIVITY_STATE_STARTED, 1, start, start, details(t, zipped, text)),
 	}}
 	tc := mocks.NewClient(t)
-	tc.On("DescribeWorkflowExecution", context.Background(), "plan-1", "").Return(desc, nil).Twice()
+	tc.On("DescribeWorkflow", context.Background(), "plan-1", "").Return(&client.WorkflowExecutionDescription{RawResponse: desc}, nil).Twice()
 
 	calls, err := New(tc).RunningText(context.Background(), "plan-1")
 	require.NoError(t, err)
@@ -93,7 +94,7 @@ func TestRunningTextDecodesWithTheClientsConverter(t *testing.T) {
 
 func TestRunningTextOfAnUnknownPlan(t *testing.T) {
 	tc := mocks.NewClient(t)
-	tc.On("DescribeWorkflowExecution", context.Background(), "nope", "").
+	tc.On("DescribeWorkflow", context.Background(), "nope", "").
 		Return(nil, serviceerror.NewNotFound("workflow not found")).Once()
 	_, err := New(tc).RunningText(context.Background(), "nope")
 	require.Error(t, err)

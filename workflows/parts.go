@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 )
 
@@ -36,15 +35,6 @@ type reporter interface {
 type pauser interface {
 	paused() bool
 	setPaused(ctx workflow.Context, paused bool, reason string)
-}
-
-// announcer sends the run's webhook events (the notifier): notify one;
-// change, a change of the run's state with the percent done and the step
-// it concerns, if any; step, the end of a step, one of of.
-type announcer interface {
-	notify(ctx workflow.Context, event activities.NotifyEvent, data activities.NotifyData)
-	change(ctx workflow.Context, event activities.NotifyEvent, msg string, step *plan.Step)
-	step(ctx workflow.Context, s plan.Step, of int)
 }
 
 // softFail notes err, of what, as the run's last error and goes on,
