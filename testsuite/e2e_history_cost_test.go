@@ -97,7 +97,9 @@ func TestHistoryGrowsLinearlyWithThePlan(t *testing.T) {
 		sb, se, short.runs, lb, le, long.runs)
 
 	assert.LessOrEqual(t, lb, 1.1*sb, "bytes per step grow with the plan")
-	assert.LessOrEqual(t, lb, 8192.0, "a simple step costs at most 8 KB of history")
+	// About 7 KB of activities and workflow tasks, and the event log's
+	// markers (two a step).
+	assert.LessOrEqual(t, lb, 9216.0, "a simple step costs at most 9 KB of history")
 	assert.LessOrEqual(t, le, 13.0, "events per step")
 	assert.Zero(t, long.versionMarkers, "the baseline records no version marker")
 }
