@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,8 +186,7 @@ func TestServeResumesAcrossARestart(t *testing.T) {
 	require.NoError(t, err)
 
 	const token = "follow-token-0123456789abcdef"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(tokens, []byte(token+" ops-dashboard\n"), 0o600))
+	tokens := tokensFile(t, token+" ops-dashboard")
 	sctx, stopServe := context.WithCancel(ctx)
 	url := startServe(t, sctx, pw, tokens)
 

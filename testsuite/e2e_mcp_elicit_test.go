@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -43,19 +41,10 @@ func TestMCPTaskResultElicitsOverHTTP(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	const token = "mcp-elicit-token-0123456789abcdef"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(tokens, []byte(token+" agent-host\n"), 0o600))
+	tokens := tokensFile(t, token+" agent-host")
 	url := startServe(t, ctx, pw, tokens) + "/mcp"
 
-	var created struct {
-		Task mcpserver.Task `json:"task"`
-	}
-	mcpRPC(t, ctx, url, token, "tools/call", map[string]any{"name": mcpserver.ToolStart,
-		"arguments": map[string]any{"goal": "Add a health check endpoint", "template": "feature",
-			"selection": map[string]any{"mode": "manual"}},
-		"task": map[string]any{"ttl": 60000}}, &created)
-	id := created.Task.TaskID
-	require.NotEmpty(t, id)
+	id := startTask(t, ctx, url, token).TaskID
 
 	var asked []string
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-elicit", Version: "v0"}, &sdk.ClientOptions{

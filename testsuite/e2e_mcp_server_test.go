@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +31,7 @@ func TestMCPServerDrivesAPlanOverHTTPAndStdio(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	const token = "mcp-token-0123456789abcdef"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(tokens, []byte(token+" agent-host\n"), 0o600))
+	tokens := tokensFile(t, token+" agent-host")
 	url := startServe(t, ctx, pw, tokens)
 
 	anon := &sdk.StreamableClientTransport{Endpoint: url + "/mcp", DisableStandaloneSSE: true}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,21 +28,13 @@ func TestMCPTasksDriveAPlanOverHTTP(t *testing.T) {
 	ctx, cancel := testContext(t)
 	defer cancel()
 	const token = "mcp-tasks-token-0123456789abcdef"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(tokens, []byte(token+" agent-host\n"), 0o600))
+	tokens := tokensFile(t, token+" agent-host")
 	url := startServe(t, ctx, pw, tokens) + "/mcp"
 
-	var created struct {
-		Task mcpserver.Task `json:"task"`
-	}
-	mcpRPC(t, ctx, url, token, "tools/call", map[string]any{"name": mcpserver.ToolStart,
-		"arguments": map[string]any{"goal": "Add a health check endpoint", "template": "feature",
-			"selection": map[string]any{"mode": "manual"}},
-		"task": map[string]any{"ttl": 60000}}, &created)
-	require.NotEmpty(t, created.Task.TaskID)
-	assert.Equal(t, mcpserver.TaskWorking, created.Task.Status)
-	assert.Positive(t, created.Task.TTL)
-	id := created.Task.TaskID
+	created := startTask(t, ctx, url, token)
+	assert.Equal(t, mcpserver.TaskWorking, created.Status)
+	assert.Positive(t, created.TTL)
+	id := created.TaskID
 
 	var task mcpserver.Task
 	require.Eventually(t, func() bool {
@@ -147,4 +137,19 @@ func mcpTry(t *testing.T, ctx context.Context, url, token, method string, params
 func mcpRPC(t *testing.T, ctx context.Context, url, token, method string, params, v any) {
 	t.Helper()
 	require.True(t, mcpTry(t, ctx, url, token, method, params, v), "%s answers", method)
+}
+
+// startTask calls plan_start as a task over url with token, for a plan of
+// the feature template that waits for a selection, and returns the task.
+func startTask(t *testing.T, ctx context.Context, url, token string) mcpserver.Task {
+	t.Helper()
+	var created struct {
+		Task mcpserver.Task `json:"task"`
+	}
+	mcpRPC(t, ctx, url, token, "tools/call", map[string]any{"name": mcpserver.ToolStart,
+		"arguments": map[string]any{"goal": "Add a health check endpoint", "template": "feature",
+			"selection": map[string]any{"mode": "manual"}},
+		"task": map[string]any{"ttl": 60000}}, &created)
+	require.NotEmpty(t, created.Task.TaskID)
+	return created.Task
 }

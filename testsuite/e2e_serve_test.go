@@ -39,8 +39,7 @@ func TestServeAnswersPlansByTenant(t *testing.T) {
 	}
 
 	const admin, teamA = "admin-token-0123456789abcdef", "team-a-token-0123456789abcdef"
-	tokens := filepath.Join(t.TempDir(), "tokens")
-	require.NoError(t, os.WriteFile(tokens, []byte(admin+" admin\n"+teamA+" dashboard team-a\n"), 0o600))
+	tokens := tokensFile(t, admin+" admin", teamA+" dashboard team-a")
 	url := startServe(t, ctx, pw, tokens)
 
 	get := func(path, token string) *http.Response {
@@ -69,6 +68,15 @@ func TestServeAnswersPlansByTenant(t *testing.T) {
 	assert.Equal(t, "1", evs[0].id, "from the start")
 	assert.Equal(t, string(signals.EventEnded), evs[len(evs)-1].event, "the plan's log ends with its end")
 	assert.Equal(t, http.StatusForbidden, get("/plans/"+ids["team-b"]+"/events", teamA).StatusCode)
+}
+
+// tokensFile writes a tokens file of lines (TOKEN IDENTITY [TENANT,...])
+// and returns its path.
+func tokensFile(t *testing.T, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tokens")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	return path
 }
 
 // startServe runs `planmode serve` on a free loopback port against pw's
