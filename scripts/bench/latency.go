@@ -61,6 +61,7 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 	if err != nil {
 		return err
 	}
+	traces := traceSlowest(ctx, r, lat.calls, max(3, len(lat.calls)/50))
 	sel, prog, stand := lat.sel, lat.prog, lat.standing
 	kase := fmt.Sprintf("%d+%d plans, %s", sz.LatencyPlans, sz.LatencyBusy, v.Name)
 	p99 := percentile(sel, 99)
@@ -73,6 +74,7 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 	rep.add(secLatency, kase, "select p50 ms", ms(percentile(sel, 50)),
 		fmt.Sprintf("%d updates, %d timed out (%v)", len(sel), lat.timedOut[opSelect], opTimeout))
 	rep.add(secLatency, kase, "select p99 ms", ms(p99), verdict)
+	r.logf("latency %s: %s", v.Name, traceSummary(traces))
 	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)),
 		fmt.Sprintf("%d queries, %d hit a deadline, %d failed", len(prog), lat.timedOut[opProgress], lat.failed[opProgress]))
 	rep.add(secLatency, kase, "progress p99 ms", ms(percentile(prog, 99)), "")
@@ -101,8 +103,10 @@ const (
 // attributes.
 type latencies struct {
 	sel, prog, standing []time.Duration
-	timedOut, failed    map[string]int
-	fallbacks           int
+	// calls are the select-option updates, for tracing the slowest.
+	calls            []selectCall
+	timedOut, failed map[string]int
+	fallbacks        int
 }
 
 // operate sends, from operators goroutines, a select-option update (rank
@@ -136,6 +140,7 @@ func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) 
 		return took, err
 	}
 	err := runAll(len(waiting), operators, func(i int) error {
+		sent := time.Now()
 		s, err := timed(opSelect, func(ctx context.Context) error {
 			_, err := pc.Select(ctx, waiting[i], signals.SelectOptionRequest{Rank: 1, Feedback: "go ahead"})
 			return err
@@ -162,6 +167,7 @@ func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) 
 		}
 		mu.Lock()
 		lat.sel, lat.prog, lat.standing = append(lat.sel, s), append(lat.prog, p), append(lat.standing, st)
+		lat.calls = append(lat.calls, selectCall{planID: waiting[i], sent: sent, took: s})
 		if fallback {
 			lat.fallbacks++
 		}

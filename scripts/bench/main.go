@@ -45,6 +45,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(allSections, ","))
 	jsonPath := flag.String("json", "", "also write the rows as JSON to this file (- for stdout)")
 	keep := flag.Bool("keep", false, "keep the work folder (worker logs) instead of removing it at the end")
+	variants := flag.String("variants", "", "comma-separated latency worker variants to run (default, pollers 8/8, …), all when empty")
 	flag.Parse()
 	sections, err := parseSections(*only)
 	if err != nil {
@@ -53,7 +54,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := run(ctx, sizesFor(*quick), sections, *keep, os.Stderr)
+	sz := sizesFor(*quick)
+	if sz.LatencyVariants, err = pickVariants(sz.LatencyVariants, *variants); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	rep, err := run(ctx, sz, sections, *keep, os.Stderr)
 	if rep != nil {
 		rep.print(os.Stdout)
 		if *jsonPath != "" {
@@ -126,4 +132,20 @@ func writeJSON(path string, rep *report) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// pickVariants keeps the variants -variants names, all when it is empty.
+func pickVariants(all []workerVariant, names string) ([]workerVariant, error) {
+	if strings.TrimSpace(names) == "" {
+		return all, nil
+	}
+	var out []workerVariant
+	for _, n := range strings.Split(names, ",") {
+		i := slices.IndexFunc(all, func(v workerVariant) bool { return v.Name == strings.TrimSpace(n) })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown latency variant %q", n)
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
 }
