@@ -14,7 +14,11 @@
 //	{"event":"error","code","message"}       the stream's error, then exit 1
 //
 // With MCP_TRANSCRIPT set to a file, every JSON-RPC message the client
-// sends (->) or receives (<-) is appended to it as a JSON line.
+// sends (->) or receives (<-) is appended to it as a JSON line. With
+// MCP_LIST_TOOLS=1 the client lists the tools first, as a host does
+// before it offers them: the SDK then checks the answer of tasks/result
+// against plan_start's output schema ({planId, runId}), which the plan's
+// Result does not match, and the stream ends in error -32602.
 //
 // Usage: node mcp_task_client.mjs SDK_DIR URL TOKEN ARGUMENTS_JSON [OPTION_ID]
 // SDK_DIR is the folder whose node_modules holds @modelcontextprotocol/sdk
@@ -61,6 +65,9 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
   return answer;
 });
 await client.connect(transport);
+if (process.env.MCP_LIST_TOOLS === "1") {
+  await client.listTools();
+}
 
 let taskId = "";
 let last = null;
