@@ -47,15 +47,16 @@ func TestMCPTypeScriptTaskOutlivesItsWorkerAndServer(t *testing.T) {
 	root, err := devserver.RepoRoot()
 	require.NoError(t, err)
 	isolate(t)
-	srv, workerBin, env, queue, workspace := workerRig(t, map[string]string{
+	rig := tsTaskRig{token: "mcp-ts-task-token-0123456789abcdef"}
+	var workspace string
+	rig.srv, rig.workerBin, rig.env, rig.queue, workspace = workerRig(t, map[string]string{
 		config.KeyOfflineLatency: "1s", config.KeyStickyTimeout: "1s"})
-	planmode := buildProgram(t, "./starter")
-	first := startWorkerProcess(t, workerBin, env)
+	rig.planmode = buildProgram(t, "./starter")
+	rig.tokens = tokensFile(t, rig.token+" ts-host")
+	first := startWorkerProcess(t, rig.workerBin, rig.env)
 	ctx, cancel := testContext(t)
 	defer cancel()
-	const token = "mcp-ts-task-token-0123456789abcdef"
-	tokens := tokensFile(t, token+" ts-host")
-	serve := startServeProcess(t, planmode, srv.Address(), srv.Namespace, queue, tokens)
+	serve := rig.serve(t)
 	assertMCPGuards(t, ctx, serve.url+"/mcp")
 
 	args, err := json.Marshal(map[string]any{"goal": "Add a health check endpoint", "template": "feature",
@@ -63,17 +64,68 @@ func TestMCPTypeScriptTaskOutlivesItsWorkerAndServer(t *testing.T) {
 		"execution": map[string]any{"heartbeatTimeout": failoverHeartbeat.String()}})
 	require.NoError(t, err)
 	events, exited := startScript(t, ctx, node, filepath.Join(root, "testsuite", "testdata", "mcp_task_client.mjs"),
-		filepath.Join(root, memoryServerDir), serve.url+"/mcp", token, string(args))
+		filepath.Join(root, memoryServerDir), serve.url+"/mcp", rig.token, string(args))
 
 	var created struct{ Task mcpserver.Task }
 	nextEvent(t, ctx, events, "taskCreated").decode(t, &created)
 	id := created.Task.TaskID
 	assert.Equal(t, mcpserver.TaskWorking, created.Task.Status)
-	pc := planclient.New(srv.Client, planclient.WithTaskQueue(queue), planclient.WithNamespace(srv.Namespace))
+	pc := planclient.New(rig.srv.Client, planclient.WithTaskQueue(rig.queue), planclient.WithNamespace(rig.srv.Namespace))
 	_, err = pc.Progress(ctx, id)
 	require.NoError(t, err, "the task id is the plan's id")
 	awaitTaskStatus(t, ctx, events, mcpserver.TaskInputRequired)
+	chosen := awaitSelectionForm(t, ctx, events, id)
 
+	inFlight := awaitRunningActivity(ctx, t, pc, id)
+	first.kill()
+	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
+	desc, err := rig.srv.Client.DescribeWorkflow(ctx, id, "")
+	require.NoError(t, err)
+	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
+		"the plan was caught executing")
+	second := startWorkerProcess(t, rig.workerBin, rig.env)
+
+	var got struct{ Result taskResultAnswer }
+	nextEvent(t, ctx, events, "result").decode(t, &got)
+	require.NoError(t, <-exited, "the client ends cleanly")
+	assert.False(t, got.Result.IsError)
+	assert.Equal(t, id, got.Result.Meta["io.modelcontextprotocol/related-task"]["taskId"])
+	res := got.Result.StructuredContent
+	require.Equal(t, signals.StatusCompleted, res.Status, "%s\nworker output:\n%s", res.Error, second.out)
+	assert.Equal(t, chosen, res.SelectedOptionID, "the plan ran the option the person chose")
+	assertRetriedOnAnotherWorker(ctx, t, rig.srv, id, inFlight)
+
+	t.Run("a second server answers for the task", func(t *testing.T) {
+		serve.kill()
+		require.True(t, errKilled(serve.err), "the first server died of SIGKILL: %v", serve.err)
+		again := rig.serve(t)
+		require.NotEqual(t, serve.url, again.url, "another server, on another port")
+		assertMCPGuards(t, ctx, again.url+"/mcp")
+		assertTaskAnswered(t, ctx, again.url+"/mcp", rig.token, id, res)
+	})
+}
+
+// tsTaskRig is what TestMCPTypeScriptTaskOutlivesItsWorkerAndServer
+// runs: the dev server and a task queue, the worker binary and its
+// environment, the planmode binary, and the token serve takes.
+type tsTaskRig struct {
+	srv                        *devserver.DevServer
+	queue, workerBin, planmode string
+	env                        []string
+	token, tokens              string
+}
+
+// serve starts a `planmode serve` process of the rig.
+func (r tsTaskRig) serve(t *testing.T) *serveProcess {
+	t.Helper()
+	return startServeProcess(t, r.planmode, r.srv.Address(), r.srv.Namespace, r.queue, r.tokens)
+}
+
+// awaitSelectionForm reads the script's events until it was asked for
+// plan id's selection, checks the form and the answer, and returns the
+// option chosen: the form's default.
+func awaitSelectionForm(t *testing.T, ctx context.Context, events <-chan scriptEvent, id string) string {
+	t.Helper()
 	var asked struct {
 		RequestedSchema struct {
 			Properties struct {
@@ -92,47 +144,26 @@ func TestMCPTypeScriptTaskOutlivesItsWorkerAndServer(t *testing.T) {
 	chosen := asked.RequestedSchema.Properties.OptionID.Default
 	require.NotEmpty(t, chosen, "the form offers the recommended option as its default")
 	assert.Equal(t, chosen, asked.Answer.Content["optionId"])
+	return chosen
+}
 
-	inFlight := awaitRunningActivity(ctx, t, pc, id)
-	first.kill()
-	require.True(t, errKilled(first.err), "the first worker died of SIGKILL: %v", first.err)
-	desc, err := srv.Client.DescribeWorkflow(ctx, id, "")
+// assertTaskAnswered checks that /mcp at url answers task id with token:
+// tasks/get (the go-sdk client) says completed, and tasks/result answers
+// res, the Result the first server answered.
+func assertTaskAnswered(t *testing.T, ctx context.Context, url, token, id string, res signals.Result) {
+	t.Helper()
+	cs := connectGoClient(t, ctx, url, token)
+	task, err := sdk.CallCustomMethod[*taskIDParams, *taskGot](ctx, cs, mcpserver.MethodTasksGet, &taskIDParams{TaskID: id})
 	require.NoError(t, err)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
-		"the plan was caught executing")
-	second := startWorkerProcess(t, workerBin, env)
-
-	var got struct{ Result taskResultAnswer }
-	nextEvent(t, ctx, events, "result").decode(t, &got)
-	require.NoError(t, <-exited, "the client ends cleanly")
-	assert.False(t, got.Result.IsError)
-	assert.Equal(t, id, got.Result.Meta["io.modelcontextprotocol/related-task"]["taskId"])
-	res := got.Result.StructuredContent
-	require.Equal(t, signals.StatusCompleted, res.Status, "%s\nworker output:\n%s", res.Error, second.out)
-	require.NotNil(t, res.Plan)
-	assert.Equal(t, chosen, res.SelectedOptionID, "the plan ran the option the person chose")
-	assertRetriedOnAnotherWorker(ctx, t, srv, id, inFlight)
-
-	t.Run("a second server answers for the task", func(t *testing.T) {
-		serve.kill()
-		require.True(t, errKilled(serve.err), "the first server died of SIGKILL: %v", serve.err)
-		again := startServeProcess(t, planmode, srv.Address(), srv.Namespace, queue, tokens)
-		require.NotEqual(t, serve.url, again.url, "another server, on another port")
-		assertMCPGuards(t, ctx, again.url+"/mcp")
-
-		cs := connectGoClient(t, ctx, again.url+"/mcp", token)
-		task, err := sdk.CallCustomMethod[*taskIDParams, *taskGot](ctx, cs, mcpserver.MethodTasksGet, &taskIDParams{TaskID: id})
-		require.NoError(t, err)
-		assert.Equal(t, id, task.TaskID)
-		assert.Equal(t, mcpserver.TaskCompleted, task.Status)
-		var after taskResultAnswer
-		mcpRPC(t, ctx, again.url+"/mcp", token, mcpserver.MethodTasksResult, map[string]any{"taskId": id}, &after)
-		assert.False(t, after.IsError)
-		assert.Equal(t, id, after.Meta["io.modelcontextprotocol/related-task"]["taskId"])
-		assert.Equal(t, res.Status, after.StructuredContent.Status)
-		assert.Equal(t, res.Summary, after.StructuredContent.Summary, "the same Result")
-		assert.Equal(t, res.SelectedOptionID, after.StructuredContent.SelectedOptionID)
-	})
+	assert.Equal(t, id, task.TaskID)
+	assert.Equal(t, mcpserver.TaskCompleted, task.Status)
+	var after taskResultAnswer
+	mcpRPC(t, ctx, url, token, mcpserver.MethodTasksResult, map[string]any{"taskId": id}, &after)
+	assert.False(t, after.IsError)
+	assert.Equal(t, id, after.Meta["io.modelcontextprotocol/related-task"]["taskId"])
+	assert.Equal(t, res.Status, after.StructuredContent.Status)
+	assert.Equal(t, res.Summary, after.StructuredContent.Summary, "the same Result")
+	assert.Equal(t, res.SelectedOptionID, after.StructuredContent.SelectedOptionID)
 }
 
 // awaitTaskStatus reads the script's events until tasks/get answered
