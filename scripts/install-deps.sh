@@ -13,12 +13,14 @@ cd "$(dirname "$0")/.."
 ./scripts/install-temporal.sh >/dev/null
 
 # The MCP reference server the mcp package's tests run over stdio in the
-# command sandbox, and the TypeScript MCP SDK whose client drives planmode
-# mcp in the testsuite, pinned, installed into .cache/mcp (never
+# command sandbox, the TypeScript MCP SDK whose client drives planmode mcp
+# and /mcp in the testsuite, and the MCP Inspector's CLI that lists
+# planmode's tools there, pinned, installed into .cache/mcp (never
 # globally) in one install: npm removes what an install does not name.
 # Without npm the tests that need them skip and say so.
 MCP_MEMORY_VERSION=2026.8.31
 MCP_SDK_VERSION=1.32.2
+MCP_INSPECTOR_CLI_VERSION=1.0.3
 # pinned reports whether package $1 is installed in .cache/mcp at version $2.
 pinned() {
   local pkg=".cache/mcp/node_modules/$1/package.json"
@@ -26,14 +28,16 @@ pinned() {
 }
 if command -v npm >/dev/null 2>&1; then
   if ! pinned @modelcontextprotocol/server-memory "$MCP_MEMORY_VERSION" ||
-    ! pinned @modelcontextprotocol/sdk "$MCP_SDK_VERSION"; then
+    ! pinned @modelcontextprotocol/sdk "$MCP_SDK_VERSION" ||
+    ! pinned @modelcontextprotocol/inspector-cli "$MCP_INSPECTOR_CLI_VERSION"; then
     mkdir -p .cache/mcp
     npm install --prefix .cache/mcp --no-save --no-audit --no-fund --ignore-scripts \
       "@modelcontextprotocol/server-memory@$MCP_MEMORY_VERSION" \
-      "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" >/dev/null
+      "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" \
+      "@modelcontextprotocol/inspector-cli@$MCP_INSPECTOR_CLI_VERSION" >/dev/null
   fi
 else
-  echo "install-deps: npm is missing; the MCP reference server and TypeScript SDK tests will skip" >&2
+  echo "install-deps: npm is missing; the MCP reference server, TypeScript SDK and Inspector tests will skip" >&2
 fi
 
 # With "sandbox" it installs only bubblewrap, which isolates plans'
