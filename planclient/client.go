@@ -262,8 +262,17 @@ func (c *Client) Rollback(ctx context.Context, id, stepID string) (signals.Rollb
 	return v, wrap(id, err)
 }
 
-// Progress answers the progress query of plan id.
+// Progress answers how plan id progresses: its progress query while it
+// runs; once it has closed with a Result, what that Result says, read
+// without a query (closedProgress).
 func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, error) {
+	status, err := c.Status(ctx, id)
+	if err != nil {
+		return signals.Progress{}, err
+	}
+	if p, ok := c.closedProgress(ctx, id, status); ok {
+		return p, nil
+	}
 	v, err := signals.ProgressQuery.Get(ctx, c.c, id)
 	return v, wrap(id, err)
 }

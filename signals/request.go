@@ -286,4 +286,50 @@ type Result struct {
 	Manifest string `json:"manifest,omitempty"`
 	// ForkedFrom names the plan and step this plan was forked from.
 	ForkedFrom *ForkRef `json:"forkedFrom,omitempty"`
+	// StartedAt is when the plan started (its first run); Elapsed the
+	// time it ran until it ended, PausedFor (the time it spent paused)
+	// left out. With them a closed plan's progress is read from its
+	// Result (Result.Progress) rather than by a query, which would replay
+	// its whole history on a worker.
+	StartedAt *time.Time    `json:"startedAt,omitempty"`
+	Elapsed   plan.Duration `json:"elapsed,omitempty"`
+	PausedFor plan.Duration `json:"pausedFor,omitempty"`
+}
+
+// Progress is the progress of the plan that ended with r, as its
+// progress query answers it once the plan has ended.
+func (r Result) Progress() Progress {
+	p := Progress{
+		Phase:     r.Status.Phase(),
+		Mode:      plan.ModeNormal,
+		Awaiting:  AwaitingNone,
+		Elapsed:   r.Elapsed,
+		PausedFor: r.PausedFor,
+		Usage:     r.Usage,
+		Tokens:    r.Tokens,
+		CostUSD:   r.CostUSD,
+		LastError: r.Error,
+		Offline:   r.Offline,
+	}
+	if r.StartedAt != nil {
+		p.StartedAt = *r.StartedAt
+	}
+	if r.Plan != nil {
+		prog := r.Plan.Progress()
+		p.Totals, p.Percent = prog.Totals(), prog.PercentOfWork()
+		p.MaxConcurrent = r.Metrics.MaxConcurrent
+	}
+	return p
+}
+
+// Phase is the terminal phase of a run that ends with status s: an
+// answered plan completed, and a status that is none of these failed.
+func (s Status) Phase() plan.Phase {
+	switch s {
+	case StatusCompleted, StatusAnswered:
+		return plan.PhaseCompleted
+	case StatusCancelled:
+		return plan.PhaseCancelled
+	}
+	return plan.PhaseFailed
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // end ends the run with status (and runErr, its reason when it did not
@@ -67,7 +68,8 @@ func (r *run) end(ctx workflow.Context, status signals.Status, runErr error) (si
 	res.Usage = r.st.Usage
 	res.Tokens = r.st.Usage.TotalTokens
 	res.CostUSD = r.st.Usage.CostUSD
-	r.setPhase(ctx, terminalPhase(status))
+	r.stamp(ctx, &res)
+	r.setPhase(ctx, status.Phase())
 	r.report(ctx, res, released)
 	return returned(ctx, res)
 }
@@ -85,6 +87,7 @@ func (r *run) endAnswered(ctx workflow.Context, answer string) (signals.Result, 
 		Offline: r.st.Offline,
 	}
 	r.ctl.lift(ctx)
+	r.stamp(ctx, &res)
 	r.setPhase(ctx, plan.PhaseCompleted)
 	r.report(ctx, res, r.lease.release(ctx))
 	return returned(ctx, res)
@@ -162,13 +165,10 @@ func plainSummary(goal string, p *plan.Plan, status signals.Status) string {
 		status, p.Title, t.Completed, t.Total, t.Failed, t.Skipped, t.Cancelled)
 }
 
-// terminalPhase maps a run status to the final phase.
-func terminalPhase(s signals.Status) plan.Phase {
-	switch s {
-	case signals.StatusCompleted, signals.StatusAnswered:
-		return plan.PhaseCompleted
-	case signals.StatusCancelled:
-		return plan.PhaseCancelled
-	}
-	return plan.PhaseFailed
+// stamp writes when the plan started and how long it ran into res, as
+// its progress query tells them, so that its progress can be read from
+// the Result once it has closed (signals.Result.Progress).
+func (r *run) stamp(ctx workflow.Context, res *signals.Result) {
+	p := view.Progress(r.view(), workflow.Now(ctx))
+	res.StartedAt, res.Elapsed, res.PausedFor = &p.StartedAt, p.Elapsed, p.PausedFor
 }

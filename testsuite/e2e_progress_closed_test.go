@@ -1,0 +1,64 @@
+package testsuite
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/planmode/planmode/llm/offline"
+	"github.com/planmode/planmode/planclient"
+	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/worker/planworker"
+)
+
+// TestProgressOfAClosedPlanNeedsNoWorker runs a plan to its end, then
+// reads its progress through the client: it equals what the progress
+// query answers (a worker replaying the run), and it still answers once
+// no worker polls the queue, when the query cannot: a closed plan's
+// progress comes from its Result, not from a workflow task.
+func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
+	srv := StartDevServer(t)
+	pw := newPlanWorker(t, srv, offline.New())
+	t.Cleanup(pw.llm.Close)
+	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
+	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
+	require.NoError(t, w.Start())
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			w.Stop()
+		}
+	})
+	ctx, cancel := testContext(t)
+	defer cancel()
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
+	id := "plan-closed-progress-" + pw.queue
+	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Add a health check endpoint", Workspace: pw.workspace,
+		Selection: signals.SelectionPolicy{Mode: signals.SelectAuto}})
+	require.NoError(t, err)
+	res, err := pc.Result(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+
+	queried, err := signals.ProgressQuery.Get(ctx, srv.Client, id)
+	require.NoError(t, err)
+	got, err := pc.Progress(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, queried, got, "the Result tells the progress the query answers")
+	assert.Positive(t, got.Totals.Completed)
+	assert.Positive(t, got.Elapsed)
+
+	w.Stop()
+	stopped = true
+	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer qcancel()
+	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
+	require.Error(t, err, "no worker polls: the query cannot answer")
+	again, err := pc.Progress(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
+}
