@@ -301,6 +301,8 @@ func (s *server) taskResult(ctx context.Context, ss *mcp.ServerSession, p *taskP
 		return nil, err
 	}
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		stop := s.followCall(ctx, ss, id, p.Meta[progressTokenKey])
+		defer stop()
 		if err := s.awaitEnd(ctx, ss, id); err != nil {
 			return nil, err
 		}

@@ -118,6 +118,11 @@ func (c taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
+// Write puts on the wire the notification a carrier carries (see notify).
+func (c taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return c.Connection.Write(ctx, uncarry(msg))
+}
+
 // rawResult is a result as it goes on the wire, for answers the SDK has
 // no type for.
 type rawResult struct {
@@ -225,6 +230,7 @@ func (s *server) callAsTask(ctx context.Context, r *mcp.CallToolRequest, call fu
 	if err != nil || started.PlanID == "" {
 		return nil, fmt.Errorf("%s answered no plan id: %v", r.Params.Name, err)
 	}
+	s.followSession(r.Session, started.PlanID, r.Params.GetProgressToken())
 	now := time.Now().UTC()
 	return &createTaskResult{Task: Task{TaskID: started.PlanID, Status: TaskWorking,
 		StatusMessage: "the plan started (run " + started.RunID + "): follow it with tasks/get",
