@@ -38,7 +38,7 @@ type Plans interface {
 	Edit(ctx context.Context, id string, req signals.EditPlanRequest) (signals.EditPlanResponse, error)
 	Pause(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error)
 	Resume(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error)
-	Cancel(ctx context.Context, id string) error
+	Cancel(ctx context.Context, id string, req ...signals.ControlRequest) error
 	Result(ctx context.Context, id string) (signals.Result, error)
 	RollbackEnded(ctx context.Context, id, stepID string, force bool) (signals.RollbackPlanResult, error)
 	Approvals(ctx context.Context) (planclient.Inbox, error)

@@ -256,8 +256,7 @@ const maxCursorBytes = 4096
 // taskCancel answers tasks/cancel: the plan is cancelled (it stops its
 // work and writes a partial summary) and its task answered cancelled. A
 // plan that already ended cannot be, as MCP says, and is invalid params.
-// Temporal's cancellation names no caller: the plan's history records
-// the request, not who made it.
+// The plan's history records the request with the caller and the reason.
 func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskParams) (*taskResult, error) {
 	id, err := taskID(p)
 	if err != nil {
@@ -273,7 +272,7 @@ func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskPa
 	if t.Status.terminal() {
 		return nil, invalidParams("task %s is already %s: it cannot be cancelled", id, t.Status)
 	}
-	if err := s.plans.Cancel(ctx, id); err != nil {
+	if err := s.plans.Cancel(ctx, id, signals.ControlRequest{By: s.caller.Identity, Reason: "cancelled with " + MethodTasksCancel}); err != nil {
 		if isNotFound(err) {
 			return nil, errNoTask(id)
 		}
