@@ -116,6 +116,7 @@ func (s *server) addTasks(srv *mcp.Server) {
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksList, s.taskList))
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksCancel, s.taskCancel))
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksResult, s.taskResult))
+	must(mcp.AddReceivingCustomMethod(srv, MethodTasksUpdate, s.taskUpdate))
 }
 
 // taskID checks the params of a method on one task and returns its id.
