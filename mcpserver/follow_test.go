@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +25,9 @@ import (
 // answers the steps' totals the test set.
 type eventPlans struct {
 	*fakePlans
+	// state is held while the test changes a plan: the fake reads its
+	// plans' fields without its lock.
+	state sync.RWMutex
 
 	mu     sync.Mutex
 	log    []signals.Event
@@ -38,9 +43,11 @@ func newEventPlans() *eventPlans {
 // plans.
 func (e *eventPlans) emit(typ signals.EventType, step, msg string, change func()) {
 	if change != nil {
+		e.state.Lock()
 		e.fakePlans.mu.Lock()
 		change()
 		e.fakePlans.mu.Unlock()
+		e.state.Unlock()
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -78,7 +85,9 @@ func (e *eventPlans) Events(ctx context.Context, _ string, after int64, _ ...pla
 }
 
 func (e *eventPlans) Standing(ctx context.Context, id string) (planclient.Standing, error) {
+	e.state.RLock()
 	st, err := e.fakePlans.Standing(ctx, id)
+	e.state.RUnlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if st.Progress != nil {
@@ -237,4 +246,45 @@ func TestUncarryEvent(t *testing.T) {
 	assert.JSONEq(t, string(task), string(msg.(*jsonrpc.Request).Params))
 	other := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n")
 	assert.Equal(t, other, uncarryEvent(other))
+}
+
+// TestProgressIsBounded: a burst of step events is told in fewer
+// notifications than events, at most one every NotifyEvery, the last
+// with the latest step; the task's end is still told.
+func TestProgressIsBounded(t *testing.T) {
+	e := newEventPlans()
+	cs, h := connectHeard(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolStart, Arguments: map[string]any{"goal": "Add JWT authentication"},
+		Meta: mcp.Meta{taskMetaKey: map[string]any{}, progressTokenKey: 7}})
+	id := "plan-1"
+	const steps = 50
+	e.mu.Lock()
+	e.totals = plan.Totals{Total: steps, Completed: steps}
+	e.mu.Unlock()
+	start := time.Now()
+	for i := 1; i <= steps; i++ {
+		e.emit(signals.EventStepCompleted, fmt.Sprintf("s%d", i), "done", func() {
+			p := e.plans[id]
+			p.details, p.phase, p.awaiting = "## Plan", plan.PhaseExecuting, signals.AwaitingNone
+		})
+	}
+	burst := time.Since(start)
+	h.await(t, func(r *jsonrpc.Request) bool {
+		return r.Method == "notifications/progress" && strings.Contains(string(r.Params), fmt.Sprintf("step s%d completed", steps))
+	})
+	e.emit(signals.EventEnded, "", "completed", func() { e.plans[id].running, e.plans[id].phase = false, plan.PhaseCompleted })
+	h.await(t, func(r *jsonrpc.Request) bool { s := statusOf(r); return s != nil && s.Status == TaskCompleted })
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	progress := 0
+	for _, r := range h.got {
+		if r.Method == "notifications/progress" {
+			progress++
+		}
+	}
+	assert.Less(t, progress, steps, "a burst is told together")
+	assert.LessOrEqual(t, progress, int(burst/NotifyEvery)+2, "at most one every %s over a burst of %s", NotifyEvery, burst)
 }
