@@ -155,6 +155,7 @@ func (s *server) extGet(ctx context.Context, p *taskParams) (*extTask, error) {
 			return nil, err
 		}
 		out.InputRequests = map[string]inputRequest{}
+		out.StatusMessage += "; answer its inputRequests with " + MethodTasksUpdate
 		if q != nil {
 			out.InputRequests[q.key] = inputRequest{Method: methodElicit, Params: &mcp.ElicitParams{
 				Mode: "form", Message: q.message, RequestedSchema: q.schema}}
