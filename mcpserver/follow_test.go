@@ -103,11 +103,21 @@ type heard struct {
 	new chan struct{}
 }
 
-// await returns the first notification after the first skip ones that
-// matches ok, failing the test past a generous deadline.
+// await returns the first notification that matches ok, failing the
+// test past a generous deadline.
 func (h *heard) await(t *testing.T, ok func(*jsonrpc.Request) bool) *jsonrpc.Request {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	r := h.wait(ok, 30*time.Second)
+	if r == nil {
+		t.Fatal("no such notification")
+	}
+	return r
+}
+
+// wait returns the first notification that matches ok, or nil once
+// timeout passed.
+func (h *heard) wait(ok func(*jsonrpc.Request) bool, timeout time.Duration) *jsonrpc.Request {
+	deadline := time.After(timeout)
 	for seen := 0; ; {
 		h.mu.Lock()
 		got, ch := h.got, h.new
@@ -120,7 +130,7 @@ func (h *heard) await(t *testing.T, ok func(*jsonrpc.Request) bool) *jsonrpc.Req
 		select {
 		case <-ch:
 		case <-deadline:
-			t.Fatalf("no such notification among %d", len(got))
+			return nil
 		}
 	}
 }
@@ -287,4 +297,51 @@ func TestProgressIsBounded(t *testing.T) {
 	}
 	assert.Less(t, progress, steps, "a burst is told together")
 	assert.LessOrEqual(t, progress, int(burst/NotifyEvery)+2, "at most one every %s over a burst of %s", NotifyEvery, burst)
+}
+
+// TestTaskResultNotifiesWhileItWaits: a tasks/result that waits tells
+// its session the task's status from the plan's log (here: waiting for
+// a selection, before the person is asked), and stops telling once it
+// answered.
+func TestTaskResultNotifiesWhileItWaits(t *testing.T) {
+	e := newEventPlans()
+	p := e.add("ours", "")
+	p.awaiting, p.phase = signals.AwaitingSelection, plan.PhaseAwaitingSelection
+	e.endOnSelect = true
+	e.emit(signals.EventAwaitingSelection, "", "waits for a selection", nil)
+	h := &heard{new: make(chan struct{})}
+	told := make(chan struct{})
+	go func() {
+		if h.wait(func(r *jsonrpc.Request) bool { s := statusOf(r); return s != nil && s.Status == TaskInputRequired }, 30*time.Second) != nil {
+			close(told)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := New(e).Connect(ctx, TaskTransport(st), nil)
+	require.NoError(t, err)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			select {
+			case <-told:
+			case <-ctx.Done():
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"optionId": "r1-o1"}}, nil
+		}})
+	require.NoError(t, mcp.AddSendingCustomMethod[*taskParams, *mcp.CallToolResult](c, MethodTasksResult))
+	cs, err := c.Connect(ctx, listening{ct, h}, &mcp.ClientSessionOptions{ProtocolVersion: elicitingProtocol})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Close()
+	})
+	res, err := mcp.CallCustomMethod[*taskParams, *mcp.CallToolResult](ctx, cs, MethodTasksResult, &taskParams{TaskID: "ours"})
+	require.NoError(t, err)
+	assert.False(t, res.IsError, text(res))
+	select {
+	case <-told:
+	default:
+		t.Fatal("the session was not told the task waited for input")
+	}
 }
