@@ -202,7 +202,8 @@ func (s *server) tell(ctx context.Context, ss *mcp.ServerSession, id string, tok
 	return t.Status.terminal()
 }
 
-// tellProgress sends the steps plan id has done of its steps.
+// tellProgress sends the steps plan id has done of its steps, tied to
+// its task as MCP asks of a task's messages.
 func (s *server) tellProgress(ctx context.Context, ss *mcp.ServerSession, id string, token any, msg string) {
 	st, err := s.plans.Standing(ctx, id)
 	if err != nil || st.Progress == nil || st.Progress.Totals.Total == 0 {
@@ -210,7 +211,8 @@ func (s *server) tellProgress(ctx context.Context, ss *mcp.ServerSession, id str
 	}
 	tot := st.Progress.Totals
 	_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
-		Progress: float64(tot.Done()), Total: float64(tot.Total), Message: msg})
+		Progress: float64(tot.Done()), Total: float64(tot.Total), Message: msg,
+		Meta: mcp.Meta{relatedTaskKey: map[string]any{"taskId": id}}})
 }
 
 // isNoTask reports whether err is errNoTask's.

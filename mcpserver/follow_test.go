@@ -231,6 +231,7 @@ func TestTaskAugmentedCallNotifiesStatusAndProgress(t *testing.T) {
 	assert.Equal(t, 1.0, progress.Progress)
 	assert.Equal(t, 2.0, progress.Total)
 	assert.Equal(t, "step s1 completed: Write the tests", progress.Message)
+	assert.JSONEq(t, `{"taskId":"plan-1"}`, string(mustJSON(t, progress.Meta[relatedTaskKey])), "tied to its task")
 
 	e.emit(signals.EventEnded, "", "completed", func() { e.plans[id].running, e.plans[id].phase = false, plan.PhaseCompleted })
 	h.await(t, func(r *jsonrpc.Request) bool { s := statusOf(r); return s != nil && s.Status == TaskCompleted })
