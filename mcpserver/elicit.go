@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -36,6 +38,11 @@ func (s *server) canElicit(ss *mcp.ServerSession) bool {
 // question is one thing a plan waits for, as a form to a person and the
 // input an accepted answer becomes.
 type question struct {
+	// key names the question among the task's input requests: the same
+	// on every replica for the same question (from the options' revision,
+	// the approval's or skip's request id, the questions' digest), and
+	// another for the next question.
+	key     string
 	message string
 	schema  map[string]any
 	// answer sends the accepted content to the plan as its caller.
@@ -156,7 +163,7 @@ func selectionQuestion(s *server, id string, opts signals.OptionsView, by string
 	if opts.RecommendedID != "" {
 		option["default"] = opts.RecommendedID
 	}
-	return &question{message: b.String(),
+	return &question{key: fmt.Sprintf("selection-r%d", opts.Revision), message: b.String(),
 		schema: form(map[string]any{"optionId": option, "feedback": noteField("Feedback (optional)")}, "optionId"),
 		answer: func(ctx context.Context, c map[string]any) error {
 			req := signals.SelectOptionRequest{OptionID: field(c, "optionId"), Feedback: field(c, "feedback"), By: by}
@@ -177,8 +184,10 @@ func clarificationQuestion(s *server, id string, questions []string, by string) 
 			"maxLength": signals.MaxTextBytes}
 		required = append(required, name)
 	}
-	return &question{message: fmt.Sprintf("Plan %s asks %d question(s) before it plans.", id, len(questions)),
-		schema: form(props, required...),
+	digest := sha256.Sum256([]byte(strings.Join(questions, "\x00")))
+	return &question{key: "clarification-" + hex.EncodeToString(digest[:8]),
+		message: fmt.Sprintf("Plan %s asks %d question(s) before it plans.", id, len(questions)),
+		schema:  form(props, required...),
 		answer: func(ctx context.Context, c map[string]any) error {
 			req := signals.AnswerClarificationRequest{Answers: map[string]string{}, By: by}
 			for i, q := range questions {
@@ -198,7 +207,7 @@ func skipQuestion(s *server, id string, sc signals.SkipConfirmation, by string) 
 	decision := map[string]any{"type": "string", "title": "Skip them?", "oneOf": []any{
 		map[string]any{"const": "approve", "title": "Approve the skip"},
 		map[string]any{"const": "reject", "title": "Reject it: run the steps"}}}
-	return &question{message: fmt.Sprintf("Plan %s proposes to skip steps %s (confidence %.2f): %s", id,
+	return &question{key: "skip-" + sc.RequestID, message: fmt.Sprintf("Plan %s proposes to skip steps %s (confidence %.2f): %s", id,
 		strings.Join(sc.StepIDs, ", "), sc.Confidence, sc.Reason),
 		schema: form(map[string]any{"decision": decision, "note": noteField("Note (optional)")}, "decision"),
 		answer: func(ctx context.Context, c map[string]any) error {
@@ -224,7 +233,7 @@ func approvalQuestion(s *server, id string, a signals.ToolApproval, by string) *
 		_, err := s.plans.Deny(ctx, id, signals.DenyToolCallRequest{RequestID: a.RequestID, Reason: reason, By: by})
 		return err
 	}
-	return &question{message: fmt.Sprintf("Plan %s, step %s, asks to call %s (%s).\nArguments (digest %s): %s",
+	return &question{key: "approval-" + a.RequestID, message: fmt.Sprintf("Plan %s, step %s, asks to call %s (%s).\nArguments (digest %s): %s",
 		id, a.StepID, a.Tool, a.Why, a.ArgsDigest, plan.TruncateBytes(args, 2048)),
 		schema: form(map[string]any{"decision": decision, "note": noteField("Note, or the reason of a denial")}, "decision"),
 		answer: func(ctx context.Context, c map[string]any) error {

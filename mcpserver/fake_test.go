@@ -274,8 +274,12 @@ func (f *fakePlans) Resume(_ context.Context, id string, req signals.ControlRequ
 	return signals.ControlState{Phase: plan.PhaseExecuting}, nil
 }
 
-func (f *fakePlans) Cancel(_ context.Context, id string) error {
-	return f.input(id, "cancel", nil)
+func (f *fakePlans) Cancel(_ context.Context, id string, req ...signals.ControlRequest) error {
+	var r signals.ControlRequest
+	if len(req) > 0 {
+		r = req[0]
+	}
+	return f.input(id, "cancel", r)
 }
 
 func (f *fakePlans) Result(ctx context.Context, id string) (signals.Result, error) {

@@ -193,7 +193,10 @@ func (w *sessionWriter) Write(b []byte) (int, error) {
 	if w.gone {
 		return len(b), nil
 	}
-	return w.ResponseWriter.Write(b)
+	if _, err := w.ResponseWriter.Write(uncarryEvent(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 func (w *sessionWriter) Flush() {

@@ -38,7 +38,7 @@ type Plans interface {
 	Edit(ctx context.Context, id string, req signals.EditPlanRequest) (signals.EditPlanResponse, error)
 	Pause(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error)
 	Resume(ctx context.Context, id string, req signals.ControlRequest) (signals.ControlState, error)
-	Cancel(ctx context.Context, id string) error
+	Cancel(ctx context.Context, id string, req ...signals.ControlRequest) error
 	Result(ctx context.Context, id string) (signals.Result, error)
 	RollbackEnded(ctx context.Context, id, stepID string, force bool) (signals.RollbackPlanResult, error)
 	Approvals(ctx context.Context) (planclient.Inbox, error)
@@ -135,6 +135,8 @@ type server struct {
 	stateless bool
 	// sessionID names a new session over stateful HTTP; nil: the SDK's.
 	sessionID func() string
+	// follows are the tasks followed for sessions (notifications).
+	follows *follows
 }
 
 // Name is the server's name in the MCP handshake.
@@ -148,7 +150,7 @@ const Name = "planmode"
 // stale approval) is answered as a tool error with the contract's reason,
 // never as a protocol error.
 func New(plans Plans, opts ...Option) *mcp.Server {
-	s := &server{plans: plans, timeout: DefaultCallTimeout, queryTimeout: DefaultQueryTimeout}
+	s := &server{plans: plans, timeout: DefaultCallTimeout, queryTimeout: DefaultQueryTimeout, follows: &follows{}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -173,12 +173,10 @@ func TestEachToolAnswersAndNamesItsCaller(t *testing.T) {
 			require.Len(t, calls, 1, "one operation on the plan")
 			assert.Equal(t, tc.op, calls[0].op)
 			assert.Equal(t, "p1", calls[0].id)
-			if tc.op != "cancel" {
-				by := json.RawMessage(mustJSON(t, calls[0].req))
-				var named struct{ By string }
-				require.NoError(t, json.Unmarshal(by, &named))
-				assert.Equal(t, "alice", named.By, "the input names the caller")
-			}
+			by := json.RawMessage(mustJSON(t, calls[0].req))
+			var named struct{ By string }
+			require.NoError(t, json.Unmarshal(by, &named))
+			assert.Equal(t, "alice", named.By, "the input names the caller")
 		})
 	}
 }

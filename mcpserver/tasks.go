@@ -116,6 +116,7 @@ func (s *server) addTasks(srv *mcp.Server) {
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksList, s.taskList))
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksCancel, s.taskCancel))
 	must(mcp.AddReceivingCustomMethod(srv, MethodTasksResult, s.taskResult))
+	must(mcp.AddReceivingCustomMethod(srv, MethodTasksUpdate, s.taskUpdate))
 }
 
 // taskID checks the params of a method on one task and returns its id.
@@ -256,8 +257,7 @@ const maxCursorBytes = 4096
 // taskCancel answers tasks/cancel: the plan is cancelled (it stops its
 // work and writes a partial summary) and its task answered cancelled. A
 // plan that already ended cannot be, as MCP says, and is invalid params.
-// Temporal's cancellation names no caller: the plan's history records
-// the request, not who made it.
+// The plan's history records the request with the caller and the reason.
 func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskParams) (*taskResult, error) {
 	id, err := taskID(p)
 	if err != nil {
@@ -273,7 +273,7 @@ func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskPa
 	if t.Status.terminal() {
 		return nil, invalidParams("task %s is already %s: it cannot be cancelled", id, t.Status)
 	}
-	if err := s.plans.Cancel(ctx, id); err != nil {
+	if err := s.plans.Cancel(ctx, id, signals.ControlRequest{By: s.caller.Identity, Reason: "cancelled with " + MethodTasksCancel}); err != nil {
 		if isNotFound(err) {
 			return nil, errNoTask(id)
 		}
@@ -301,6 +301,8 @@ func (s *server) taskResult(ctx context.Context, ss *mcp.ServerSession, p *taskP
 		return nil, err
 	}
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		stop := s.followCall(ctx, ss, id, p.Meta[progressTokenKey])
+		defer stop()
 		if err := s.awaitEnd(ctx, ss, id); err != nil {
 			return nil, err
 		}

@@ -216,7 +216,8 @@ func TestTasksGetListCancelResult(t *testing.T) {
 	assert.Equal(t, TaskCancelled, got.Status)
 	calls := f.recorded()
 	require.NotEmpty(t, calls)
-	assert.Equal(t, call{op: "cancel", id: "ours"}, calls[len(calls)-1])
+	assert.Equal(t, call{op: "cancel", id: "ours", req: signals.ControlRequest{By: "dashboard", Reason: "cancelled with tasks/cancel"}},
+		calls[len(calls)-1], "the cancel names its caller")
 	a = send(t, url, teamAToken, MethodTasksCancel, map[string]any{"taskId": "done"})
 	require.NotNil(t, a.Error, "a task that ended cannot be cancelled")
 	assert.Equal(t, -32602, a.Error.Code)

@@ -118,6 +118,11 @@ func (c taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
+// Write puts on the wire the notification a carrier carries (see notify).
+func (c taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return c.Connection.Write(ctx, uncarry(msg))
+}
+
 // rawResult is a result as it goes on the wire, for answers the SDK has
 // no type for.
 type rawResult struct {
@@ -146,12 +151,17 @@ func edit(res mcp.Result, f func(map[string]any)) (mcp.Result, error) {
 }
 
 // taskMiddleware answers tools/call made as a task, and tells the host
-// that the server takes tasks and which tools do.
+// that the server takes tasks and which tools do; a request of a client
+// that declares the tasks extension is answered as the extension says
+// (see ext.go).
 func (s *server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case methodCallTool:
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if declaresExt(r.Params.Meta) {
+					return s.callAsExtTask(ctx, r, func() (mcp.Result, error) { return next(ctx, method, req) })
+				}
 				if _, ok := r.Params.Meta[taskMetaKey]; ok {
 					return s.callAsTask(ctx, r, func() (mcp.Result, error) { return next(ctx, method, req) })
 				}
@@ -162,15 +172,7 @@ func (s *server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return res, err
 			}
-			return edit(res, func(m map[string]any) {
-				caps, _ := m["capabilities"].(map[string]any)
-				if caps == nil {
-					caps = map[string]any{}
-					m["capabilities"] = caps
-				}
-				caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
-					"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
-			})
+			return edit(res, advertise)
 		case methodListTools:
 			res, err := next(ctx, method, req)
 			if err != nil {
@@ -184,9 +186,31 @@ func (s *server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 					}
 				}
 			})
+		case MethodTasksGet, MethodTasksCancel, MethodTasksResult, MethodTasksList:
+			if res, handled, err := s.extMethod(ctx, method, req); handled {
+				return res, err
+			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// advertise adds to the capabilities of an initialize or server/discover
+// answer m the tasks (2025-11-25) and the tasks extension.
+func advertise(m map[string]any) {
+	caps, _ := m["capabilities"].(map[string]any)
+	if caps == nil {
+		caps = map[string]any{}
+		m["capabilities"] = caps
+	}
+	caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+		"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	exts, _ := caps["extensions"].(map[string]any)
+	if exts == nil {
+		exts = map[string]any{}
+		caps["extensions"] = exts
+	}
+	exts[ExtTasks] = map[string]any{}
 }
 
 // callAsTask answers the tools/call r, which asks to run as a task: call
@@ -225,6 +249,7 @@ func (s *server) callAsTask(ctx context.Context, r *mcp.CallToolRequest, call fu
 	if err != nil || started.PlanID == "" {
 		return nil, fmt.Errorf("%s answered no plan id: %v", r.Params.Name, err)
 	}
+	s.followSession(r.Session, started.PlanID, r.Params.GetProgressToken())
 	now := time.Now().UTC()
 	return &createTaskResult{Task: Task{TaskID: started.PlanID, Status: TaskWorking,
 		StatusMessage: "the plan started (run " + started.RunID + "): follow it with tasks/get",

@@ -215,7 +215,7 @@ func (s *server) control(ctx context.Context, in controlInput) (controlOutput, e
 	case actionResume:
 		st, err = s.plans.Resume(ctx, in.PlanID, in.ControlRequest)
 	default:
-		err = s.plans.Cancel(ctx, in.PlanID)
+		err = s.plans.Cancel(ctx, in.PlanID, in.ControlRequest)
 		out.CancelRequested = err == nil
 		return out, err
 	}

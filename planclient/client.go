@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -248,8 +250,25 @@ func (c *Client) Resume(ctx context.Context, id string, req signals.ControlReque
 // its running work, writes a partial summary and ends Canceled with its
 // Result. It returns once the request is recorded; [Client.Result] waits
 // for the end and answers the Result.
-func (c *Client) Cancel(ctx context.Context, id string) error {
-	if err := c.c.CancelWorkflow(ctx, id, ""); err != nil {
+//
+// req, when given (one at most), names who asks (By, else the Client's
+// identity, else "user") and why (Reason): the request carries them to
+// Temporal, whose WorkflowExecutionCancelRequested event in the plan's
+// history records them as its identity and cause. It is sent in the
+// Client's namespace (see [WithNamespace]).
+func (c *Client) Cancel(ctx context.Context, id string, req ...signals.ControlRequest) error {
+	var r signals.ControlRequest
+	if len(req) > 0 {
+		r = req[0]
+	}
+	_, err := c.c.WorkflowService().RequestCancelWorkflowExecution(ctx, &workflowservice.RequestCancelWorkflowExecutionRequest{
+		Namespace:         c.namespace,
+		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: id},
+		Identity:          string(signals.Caller(plan.TruncateBytes(c.by(r.By), signals.MaxCallerBytes))),
+		RequestId:         uuid.NewString(),
+		Reason:            plan.TruncateBytes(r.Reason, signals.MaxTextBytes),
+	})
+	if err != nil {
 		return wrap(id, fmt.Errorf("cancel: %w", err))
 	}
 	return nil

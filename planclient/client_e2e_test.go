@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
@@ -104,7 +106,7 @@ func startStandIn(t *testing.T) (*planclient.Client, *devserver.DevServer) {
 }
 
 func TestClientUpdateWithStartOverTheWire(t *testing.T) {
-	c, _ := startStandIn(t)
+	c, srv := startStandIn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	id := "plan-uws-" + testsuite.TaskQueue(t)
@@ -133,11 +135,25 @@ func TestClientUpdateWithStartOverTheWire(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "r1-o2", opts.SelectedID)
 
-	require.NoError(t, c.Cancel(ctx, id))
+	require.NoError(t, c.Cancel(ctx, id, signals.ControlRequest{By: "alice", Reason: "the goal changed"}))
 	res, err := c.Result(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, signals.StatusCancelled, res.Status)
 	assert.Equal(t, "r1-o2", res.SelectedOptionID)
+
+	// The history says who cancelled, and why.
+	var asked *historypb.WorkflowExecutionCancelRequestedEventAttributes
+	it := srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetWorkflowExecutionCancelRequestedEventAttributes(); a != nil {
+			asked = a
+		}
+	}
+	require.NotNil(t, asked, "the history records the cancel request")
+	assert.Equal(t, "alice", asked.GetIdentity())
+	assert.Equal(t, "the goal changed", asked.GetCause())
 }
 
 func TestClientStartShowsMetadataInTheUI(t *testing.T) {

@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/grpc"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -232,9 +234,23 @@ func TestQueriesUseContractNames(t *testing.T) {
 	}
 }
 
+// cancelService records the cancel requests it is sent, and answers
+// err.
+type cancelService struct {
+	workflowservice.WorkflowServiceClient
+	got []*workflowservice.RequestCancelWorkflowExecutionRequest
+	err error
+}
+
+func (s *cancelService) RequestCancelWorkflowExecution(_ context.Context, req *workflowservice.RequestCancelWorkflowExecutionRequest, _ ...grpc.CallOption) (*workflowservice.RequestCancelWorkflowExecutionResponse, error) {
+	s.got = append(s.got, req)
+	return &workflowservice.RequestCancelWorkflowExecutionResponse{}, s.err
+}
+
 func TestCancelAndResult(t *testing.T) {
 	tc := mocks.NewClient(t)
-	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(nil).Once()
+	svc := &cancelService{}
+	tc.On("WorkflowService").Return(svc)
 	run := mocks.NewWorkflowRun(t)
 	run.On("Get", mock.Anything, mock.Anything).
 		Run(func(args mock.Arguments) {
@@ -248,11 +264,34 @@ func TestCancelAndResult(t *testing.T) {
 	res, err := c.Result(context.Background(), "p")
 	require.NoError(t, err)
 	assert.Equal(t, signals.Result{Status: signals.StatusCancelled, Summary: "partial"}, res)
+	require.Len(t, svc.got, 1)
+	assert.Equal(t, "p", svc.got[0].GetWorkflowExecution().GetWorkflowId())
+	assert.Equal(t, "default", svc.got[0].GetNamespace())
+	assert.Equal(t, "user", svc.got[0].GetIdentity(), "no caller named: the run's word for nobody in particular")
+	assert.NotEmpty(t, svc.got[0].GetRequestId())
+}
+
+// TestCancelNamesTheCaller: the caller and reason go with the request,
+// the Client's identity standing in for a caller left empty, in the
+// Client's namespace.
+func TestCancelNamesTheCaller(t *testing.T) {
+	tc := mocks.NewClient(t)
+	svc := &cancelService{}
+	tc.On("WorkflowService").Return(svc)
+	c := New(tc, WithIdentity("ci-bot"), WithNamespace("plans"))
+	require.NoError(t, c.Cancel(context.Background(), "p", signals.ControlRequest{By: "alice", Reason: "wrong goal"}))
+	require.NoError(t, c.Cancel(context.Background(), "q", signals.ControlRequest{Reason: strings.Repeat("x", signals.MaxTextBytes+10)}))
+	require.Len(t, svc.got, 2)
+	assert.Equal(t, "alice", svc.got[0].GetIdentity())
+	assert.Equal(t, "wrong goal", svc.got[0].GetReason())
+	assert.Equal(t, "plans", svc.got[0].GetNamespace())
+	assert.Equal(t, "ci-bot", svc.got[1].GetIdentity())
+	assert.LessOrEqual(t, len(svc.got[1].GetReason()), signals.MaxTextBytes, "the reason is bounded")
 }
 
 func TestCancelWrapsTheError(t *testing.T) {
 	tc := mocks.NewClient(t)
-	tc.On("CancelWorkflow", mock.Anything, "p", "").Return(errors.New("not found")).Once()
+	tc.On("WorkflowService").Return(&cancelService{err: errors.New("not found")})
 	assert.EqualError(t, New(tc).Cancel(context.Background(), "p"), "plan p: cancel: not found")
 }
 

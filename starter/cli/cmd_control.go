@@ -67,7 +67,7 @@ func newCancelCmd(d *deps) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := pc.Cancel(cmd.Context(), args[0]); err != nil {
+			if err := pc.Cancel(cmd.Context(), args[0], signals.ControlRequest{By: caller()}); err != nil {
 				return err
 			}
 			answer := map[string]any{"workflowId": args[0], "cancelRequested": true}

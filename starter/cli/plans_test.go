@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
+	"google.golang.org/grpc"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -64,14 +66,31 @@ func TestInputsGoThroughTheClient(t *testing.T) {
 	}
 }
 
+// cancelService answers each cancel request with err, and keeps the
+// last.
+type cancelService struct {
+	workflowservice.WorkflowServiceClient
+	got *workflowservice.RequestCancelWorkflowExecutionRequest
+	err error
+}
+
+func (s *cancelService) RequestCancelWorkflowExecution(_ context.Context, req *workflowservice.RequestCancelWorkflowExecutionRequest, _ ...grpc.CallOption) (*workflowservice.RequestCancelWorkflowExecutionResponse, error) {
+	s.got = req
+	return &workflowservice.RequestCancelWorkflowExecutionResponse{}, s.err
+}
+
 func TestCancelGoesThroughTheClient(t *testing.T) {
 	d, out, errOut := newTestDeps(t, "")
 	c := mocks.NewClient(t)
 	c.On("Close").Return().Once()
-	c.On("CancelWorkflow", mock.Anything, "plan-1", "").Return(serviceerror.NewNotFound("workflow not found")).Once()
+	svc := &cancelService{err: serviceerror.NewNotFound("workflow not found")}
+	c.On("WorkflowService").Return(svc).Once()
 	d.client = c
 
 	assert.Equal(t, exitNotFound, run(context.Background(), d, []string{"cancel", "plan-1"}))
 	assert.Empty(t, out.String())
 	assert.Equal(t, "planmode: plan plan-1: cancel: workflow not found\n", errOut.String())
+	require.NotNil(t, svc.got)
+	assert.Equal(t, "plan-1", svc.got.GetWorkflowExecution().GetWorkflowId())
+	assert.Equal(t, caller(), svc.got.GetIdentity(), "the request names who cancelled")
 }
