@@ -162,7 +162,7 @@ func (s *server) extGet(ctx context.Context, p *taskParams) (*extTask, error) {
 		}
 	case TaskCompleted:
 		res, err := s.plans.Result(ctx, id)
-		out.Result = toolResult(res, s.refusal(ctx, id, err))
+		out.Result = taskOutcome(id, res, s.refusal(ctx, id, err))
 	case TaskFailed:
 		out.Error = &rpcError{Code: jsonrpc.CodeInternalError, Message: t.StatusMessage}
 	}

@@ -92,10 +92,15 @@ func (in startInput) Validate() error {
 	return in.StartRequest.Validate()
 }
 
-// startOutput answers plan_start and plan_fork.
+// startOutput answers plan_start and plan_fork: the plan started and, as
+// tasks/result answers a plan started as a task, its Result once it
+// ended. One shape for both answers, since a host checks tasks/result's
+// structured content against the tool's output schema.
 type startOutput struct {
 	PlanID string `json:"planId"`
-	RunID  string `json:"runId"`
+	// RunID is the run the start began; a task's result leaves it out.
+	RunID  string          `json:"runId,omitempty"`
+	Result *signals.Result `json:"result,omitempty"`
 }
 
 // forkInput is plan_fork's arguments: the plan and step to start from,

@@ -311,7 +311,7 @@ func (s *server) taskResult(ctx context.Context, ss *mcp.ServerSession, p *taskP
 	if err != nil && ctx.Err() != nil {
 		return nil, s.stillOpen(id)
 	}
-	out := toolResult(res, s.refusal(ctx, id, err))
+	out := taskOutcome(id, res, s.refusal(ctx, id, err))
 	out.Meta = mcp.Meta{relatedTaskKey: map[string]any{"taskId": id}}
 	return out, nil
 }
@@ -362,15 +362,17 @@ func (s *server) stillOpen(id string) error {
 		"task %s has not ended within %s: call %s again (and %s says how it stands)", id, s.timeout, MethodTasksResult, MethodTasksGet)}
 }
 
-// toolResult is the CallToolResult plan_result answers for res, or for
-// the refusal err.
-func toolResult(res signals.Result, err error) *mcp.CallToolResult {
+// taskOutcome is the CallToolResult a task's result is for plan id: what
+// the tool that started it (plan_start, plan_fork) answers, its Result in
+// it, or the refusal err.
+func taskOutcome(id string, res signals.Result, err error) *mcp.CallToolResult {
 	if err != nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 	}
-	b, merr := json.Marshal(res)
+	out := startOutput{PlanID: id, Result: &res}
+	b, merr := json.Marshal(out)
 	if merr != nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: merr.Error()}}}
 	}
-	return &mcp.CallToolResult{StructuredContent: res, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	return &mcp.CallToolResult{StructuredContent: out, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }

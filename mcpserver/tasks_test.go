@@ -205,11 +205,13 @@ func TestTasksGetListCancelResult(t *testing.T) {
 	var res struct {
 		Meta              map[string]map[string]string `json:"_meta"`
 		IsError           bool                         `json:"isError"`
-		StructuredContent signals.Result               `json:"structuredContent"`
+		StructuredContent startOutput                  `json:"structuredContent"`
 	}
 	require.NoError(t, json.Unmarshal(a.Result, &res), string(a.Result))
 	assert.False(t, res.IsError)
-	assert.Equal(t, signals.StatusCompleted, res.StructuredContent.Status)
+	require.NotNil(t, res.StructuredContent.Result, "plan_start's answer with the Result in it")
+	assert.Equal(t, "done", res.StructuredContent.PlanID)
+	assert.Equal(t, signals.StatusCompleted, res.StructuredContent.Result.Status)
 	assert.Equal(t, "done", res.Meta[relatedTaskKey]["taskId"])
 
 	got = taskOf(t, send(t, url, teamAToken, MethodTasksCancel, map[string]any{"taskId": "ours"}))

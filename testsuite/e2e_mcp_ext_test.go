@@ -44,8 +44,8 @@ type extTask struct {
 		} `json:"params"`
 	} `json:"inputRequests"`
 	Result *struct {
-		IsError           bool           `json:"isError"`
-		StructuredContent signals.Result `json:"structuredContent"`
+		IsError           bool        `json:"isError"`
+		StructuredContent taskOutcome `json:"structuredContent"`
 	} `json:"result"`
 }
 
@@ -129,8 +129,8 @@ func TestMCPTasksExtensionDrivesAPlan(t *testing.T) {
 	require.Equal(t, mcpserver.TaskCompleted, done.Status, done.StatusMessage)
 	require.NotNil(t, done.Result)
 	assert.False(t, done.Result.IsError)
-	assert.Equal(t, signals.StatusCompleted, done.Result.StructuredContent.Status, done.Result.StructuredContent.Error)
-	assert.Equal(t, option, done.Result.StructuredContent.SelectedOptionID, "the option answered is the one selected")
+	assert.Equal(t, signals.StatusCompleted, done.Result.StructuredContent.Result.Status, done.Result.StructuredContent.Result.Error)
+	assert.Equal(t, option, done.Result.StructuredContent.Result.SelectedOptionID, "the option answered is the one selected")
 }
 
 // sseHeard keeps what the server streamed to a client, and closes seen

@@ -60,13 +60,13 @@ func TestMCPTasksDriveAPlanOverHTTP(t *testing.T) {
 	var res struct {
 		Meta              map[string]map[string]string `json:"_meta"`
 		IsError           bool                         `json:"isError"`
-		StructuredContent signals.Result               `json:"structuredContent"`
+		StructuredContent taskOutcome                  `json:"structuredContent"`
 	}
 	require.Eventually(t, func() bool {
 		return mcpTry(t, ctx, url, token, mcpserver.MethodTasksResult, map[string]any{"taskId": id}, &res)
 	}, loadedWait, time.Second, "tasks/result answers once the plan ended")
 	assert.False(t, res.IsError)
-	assert.Equal(t, signals.StatusCompleted, res.StructuredContent.Status, res.StructuredContent.Error)
+	assert.Equal(t, signals.StatusCompleted, res.StructuredContent.Result.Status, res.StructuredContent.Result.Error)
 	assert.Equal(t, id, res.Meta["io.modelcontextprotocol/related-task"]["taskId"])
 	mcpRPC(t, ctx, url, token, mcpserver.MethodTasksGet, map[string]any{"taskId": id}, &task)
 	assert.Equal(t, mcpserver.TaskCompleted, task.Status)
@@ -152,4 +152,11 @@ func startTask(t *testing.T, ctx context.Context, url, token string) mcpserver.T
 		"task": map[string]any{"ttl": 60000}}, &created)
 	require.NotEmpty(t, created.Task.TaskID)
 	return created.Task
+}
+
+// taskOutcome is the structured content of tasks/result for a plan
+// started as a task: plan_start's answer with the plan's Result in it.
+type taskOutcome struct {
+	PlanID string         `json:"planId"`
+	Result signals.Result `json:"result"`
 }

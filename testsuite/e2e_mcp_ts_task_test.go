@@ -25,7 +25,7 @@ import (
 type taskResultAnswer struct {
 	Meta              map[string]map[string]string `json:"_meta"`
 	IsError           bool                         `json:"isError"`
-	StructuredContent signals.Result               `json:"structuredContent"`
+	StructuredContent taskOutcome                  `json:"structuredContent"`
 }
 
 // TestMCPTypeScriptTaskOutlivesItsWorkerAndServer has the TypeScript MCP
@@ -90,7 +90,7 @@ func TestMCPTypeScriptTaskOutlivesItsWorkerAndServer(t *testing.T) {
 	require.NoError(t, <-exited, "the client ends cleanly")
 	assert.False(t, got.Result.IsError)
 	assert.Equal(t, id, got.Result.Meta["io.modelcontextprotocol/related-task"]["taskId"])
-	res := got.Result.StructuredContent
+	res := got.Result.StructuredContent.Result
 	require.Equal(t, signals.StatusCompleted, res.Status, "%s\nworker output:\n%s", res.Error, second.out)
 	assert.Equal(t, chosen, res.SelectedOptionID, "the plan ran the option the person chose")
 	assertRetriedOnAnotherWorker(ctx, t, rig.srv, id, inFlight)
@@ -161,9 +161,9 @@ func assertTaskAnswered(t *testing.T, ctx context.Context, url, token, id string
 	mcpRPC(t, ctx, url, token, mcpserver.MethodTasksResult, map[string]any{"taskId": id}, &after)
 	assert.False(t, after.IsError)
 	assert.Equal(t, id, after.Meta["io.modelcontextprotocol/related-task"]["taskId"])
-	assert.Equal(t, res.Status, after.StructuredContent.Status)
-	assert.Equal(t, res.Summary, after.StructuredContent.Summary, "the same Result")
-	assert.Equal(t, res.SelectedOptionID, after.StructuredContent.SelectedOptionID)
+	assert.Equal(t, res.Status, after.StructuredContent.Result.Status)
+	assert.Equal(t, res.Summary, after.StructuredContent.Result.Summary, "the same Result")
+	assert.Equal(t, res.SelectedOptionID, after.StructuredContent.Result.SelectedOptionID)
 }
 
 // awaitTaskStatus reads the script's events until tasks/get answered

@@ -14,11 +14,10 @@
 //	{"event":"error","code","message"}       the stream's error, then exit 1
 //
 // With MCP_TRANSCRIPT set to a file, every JSON-RPC message the client
-// sends (->) or receives (<-) is appended to it as a JSON line. With
-// MCP_LIST_TOOLS=1 the client lists the tools first, as a host does
-// before it offers them: the SDK then checks the answer of tasks/result
-// against plan_start's output schema ({planId, runId}), which the plan's
-// Result does not match, and the stream ends in error -32602.
+// sends (->) or receives (<-) is appended to it as a JSON line. The
+// client lists the tools first, as a host does before it offers them: the
+// SDK then checks what tasks/result answers against plan_start's output
+// schema (the plan's id, and its Result once it ended).
 //
 // Usage: node mcp_task_client.mjs SDK_DIR URL TOKEN ARGUMENTS_JSON [OPTION_ID]
 // SDK_DIR is the folder whose node_modules holds @modelcontextprotocol/sdk
@@ -65,9 +64,7 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
   return answer;
 });
 await client.connect(transport);
-if (process.env.MCP_LIST_TOOLS === "1") {
-  await client.listTools();
-}
+await client.listTools();
 
 let taskId = "";
 let last = null;
