@@ -209,13 +209,9 @@ func (s *server) callAsExtTask(ctx context.Context, r *mcp.CallToolRequest, call
 	if !ok || out.IsError {
 		return res, nil
 	}
-	var started startOutput
-	b, err := json.Marshal(out.StructuredContent)
-	if err == nil {
-		err = json.Unmarshal(b, &started)
-	}
-	if err != nil || started.PlanID == "" {
-		return nil, fmt.Errorf("%s answered no plan id: %v", r.Params.Name, err)
+	started, err := startedPlan(r.Params.Name, out)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now().UTC()
 	return extOf(Task{TaskID: started.PlanID, Status: TaskWorking,

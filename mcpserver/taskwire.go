@@ -241,17 +241,26 @@ func (s *server) callAsTask(ctx context.Context, r *mcp.CallToolRequest, call fu
 	if !ok || out.IsError {
 		return res, nil
 	}
-	var started startOutput
-	b, err := json.Marshal(out.StructuredContent)
-	if err == nil {
-		err = json.Unmarshal(b, &started)
-	}
-	if err != nil || started.PlanID == "" {
-		return nil, fmt.Errorf("%s answered no plan id: %v", r.Params.Name, err)
+	started, err := startedPlan(r.Params.Name, out)
+	if err != nil {
+		return nil, err
 	}
 	s.followSession(r.Session, started.PlanID, r.Params.GetProgressToken())
 	now := time.Now().UTC()
 	return &createTaskResult{Task: Task{TaskID: started.PlanID, Status: TaskWorking,
 		StatusMessage: "the plan started (run " + started.RunID + "): follow it with tasks/get",
 		CreatedAt:     now, LastUpdatedAt: now, TTL: s.ttl(ctx).Milliseconds(), PollInterval: TaskPollInterval.Milliseconds()}}, nil
+}
+
+// startedPlan reads the plan that tool's answer out says it started.
+func startedPlan(tool string, out *mcp.CallToolResult) (startOutput, error) {
+	var started startOutput
+	b, err := json.Marshal(out.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(b, &started)
+	}
+	if err != nil || started.PlanID == "" {
+		return started, fmt.Errorf("%s answered no plan id: %v", tool, err)
+	}
+	return started, nil
 }
