@@ -78,7 +78,9 @@ func (scripted) AgentTurn(_ context.Context, in activities.AgentTurnInput) (acti
 	if in.Iteration == 1 {
 		return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}, nil
 	}
-	return activities.AgentTurnOutput{Content: "fixed"}, nil
+	// The step ends with finish_step: no tool runs for it.
+	return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c2", Name: activities.FinishStep,
+		Arguments: `{"answer":"fixed"}`}}, Finish: &activities.StepFinish{Answer: "fixed"}}, nil
 }
 
 func (scripted) Reflect(_ context.Context, in activities.ReflectInput) (plan.Reflection, error) {
