@@ -25,8 +25,9 @@ const iterationLimitNote = "Iteration limit reached"
 // activity per turn, then one RunTool activity per tool call it asked for,
 // until a turn asks for no tool (its content is the answer), a turn's
 // finish_step ends the step with its answer once the turn's other calls
-// succeeded, or the iteration cap is reached. Each turn and tool call is its own activity,
-// so a crash resumes mid-loop without redoing finished calls.
+// succeeded, or the iteration cap is reached. Each turn and tool call is
+// its own activity, so a crash resumes mid-loop without redoing finished
+// calls.
 func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 	cfg := step.Config.Agent
 	if cfg == nil {
@@ -65,17 +66,13 @@ func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult 
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})
-		var failed []string
-		transcript, failed = r.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
+		var finished bool
+		transcript, finished = r.agentTools(ctx, step, i, out, transcript, &res)
 		if ctx.Err() != nil {
 			res.Error = "cancelled"
 			return res
 		}
-		if res.Error != "" || res.EndedPlan {
-			return res
-		}
-		var finished bool
-		if transcript, finished = finishStep(out, failed, transcript, &res); finished {
+		if finished || res.Error != "" || res.EndedPlan {
 			return res
 		}
 	}
@@ -85,22 +82,22 @@ func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult 
 	return res
 }
 
-// agentTools runs the tool calls of one turn in order, but finish_step
-// (settled after them by finishStep), and appends their results to the
-// transcript; it returns the names of the calls that failed or were
-// refused. A failed tool is reported to the model, not to the step. A
-// call that asks to end the plan (finish_plan) ends the step at once with
-// its reason: the turn's later calls do not run.
-func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall,
-	transcript []activities.Message, res *plan.StepResult) ([]activities.Message, []string) {
+// agentTools runs the tool calls of turn (out) in order but finish_step,
+// and appends their results to the transcript; a failed tool is reported
+// to the model, not to the step. Then finishStep settles finish_step, and
+// agentTools reports whether it ended the step. A call that asks to end
+// the plan (finish_plan) ends the step at once with its reason: the
+// turn's later calls do not run.
+func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, out activities.AgentTurnOutput,
+	transcript []activities.Message, res *plan.StepResult) ([]activities.Message, bool) {
 	var failed []string
-	for _, c := range calls {
+	for _, c := range out.ToolCalls {
 		if c.Name == activities.FinishStep {
 			continue
 		}
 		if reason := r.checkHistory(ctx); reason != "" {
 			res.Error = reason
-			return transcript, failed
+			return transcript, false
 		}
 		v := r.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
 		if v.refusal != "" {
@@ -108,7 +105,7 @@ func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, call
 			transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + v.refusal, ToolCallID: c.ID})
 			failed = append(failed, c.Name)
 			if ctx.Err() != nil {
-				return transcript, failed
+				return transcript, false
 			}
 			continue
 		}
@@ -116,33 +113,33 @@ func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, call
 		if v.approved {
 			r.files.reachedOutside(step.ID, c.Name+" (approved)")
 		}
-		out, err := r.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
+		got, err := r.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
 		if note, ok := r.endsStep(step, err); ok {
 			res.Error = note
-			return transcript, failed
+			return transcript, false
 		}
-		content := out.Output
+		content := got.Output
 		switch {
 		case err != nil:
 			content = fmt.Sprintf("error: %v", err)
-		case !out.Success:
-			content = fmt.Sprintf("error: %s\n%s", out.Error, out.Output)
+		case !got.Success:
+			content = fmt.Sprintf("error: %s\n%s", got.Error, got.Output)
 		}
-		if err != nil || !out.Success {
+		if err != nil || !got.Success {
 			failed = append(failed, c.Name)
 		}
-		res.FilesChanged = append(res.FilesChanged, out.FilesChanged...)
-		res.CommandsRun += out.CommandsRun
+		res.FilesChanged = append(res.FilesChanged, got.FilesChanged...)
+		res.CommandsRun += got.CommandsRun
 		transcript = append(transcript, activities.Message{Role: roleTool, Content: content, ToolCallID: c.ID})
 		if ctx.Err() != nil {
-			return transcript, failed
+			return transcript, false
 		}
-		if err == nil && out.Success && out.ExitPlan {
-			exitPlan(res, out)
-			return transcript, failed
+		if err == nil && got.Success && got.ExitPlan {
+			exitPlan(res, got)
+			return transcript, false
 		}
 	}
-	return transcript, failed
+	return finishStep(out, failed, transcript, res)
 }
 
 // finishStep settles a turn's finish_step calls once its other calls have
