@@ -120,17 +120,23 @@ func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResu
 	return res, nil
 }
 
-// AgentTurn runs one turn of an agent step: the step's bounded context,
-// the iteration count and what remains, then the step's own transcript.
+// AgentTurn runs one turn of an agent step: the step's bounded context
+// (after the first turn without the earlier steps' results,
+// laterTurnContext), the iteration count and what remains, then the
+// step's own transcript (results the model already acted on cut to a
+// head, actedOnView).
 // The reply's tool calls come back for the workflow to run; no tool calls
-// means the step's answer is Content. On the last iteration no tools are
-// offered, so the model answers.
+// means the step's answer is Content, and a finish_step call among them
+// (offered on every turn but the last, withFinishStep) comes back read as
+// Finish. On the last iteration no tools are offered, so the model
+// answers.
 func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
 	ctx = m.withText(ctx, step.ID)
-	data, specs := phases.AgentTurn(in.Context, in.Workspace, in.Iteration, in.MaxIterations,
+	data, specs := phases.AgentTurn(laterTurnContext(in.Context, in.Iteration), in.Workspace, in.Iteration, in.MaxIterations,
 		func(names []string) []llm.ToolSpec { return append(m.specs().Specs(names), in.MCPTools...) })
-	msgs, err := m.Prompts.Agent(in.Prompts, data, in.Transcript)
+	specs = withFinishStep(&data, specs)
+	msgs, err := m.Prompts.Agent(in.Prompts, data, actedOnView(in.Transcript))
 	if err != nil {
 		return AgentTurnOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the agent prompt")
 	}
@@ -139,6 +145,7 @@ func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutp
 		return AgentTurnOutput{}, err
 	}
 	out := AgentTurnOutput{Content: resp.Content, ToolCalls: resp.ToolCalls, Usage: usage}
+	out.Finish = m.readFinish(ctx, in, out.ToolCalls)
 	if len(out.ToolCalls) == 0 && len(out.Content) > plan.KeptOutputBytes {
 		// The step's answer: the plan keeps only its head once the step is
 		// done (plan.Plan.CompactResult).

@@ -188,7 +188,8 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	require.Len(t, out.ToolCalls, 1)
 	assert.Equal(t, "read_file", out.ToolCalls[0].Name)
 	first := model.requests[0]
-	assert.Len(t, first.Tools, 2)
+	assert.Equal(t, []string{"read_file", "write_file", FinishStep}, toolNames(first.Tools),
+		"the step's tools, and finish_step, by which any agent step ends")
 	assert.Contains(t, first.Messages[0].Content, "Iteration 1 of 4 (3 left after this one)")
 
 	in.Iteration = 4
@@ -236,8 +237,8 @@ func TestAgentTurnDefaultsToTheToolsRunToolRuns(t *testing.T) {
 	_, err := a.AgentTurn(context.Background(), AgentTurnInput{
 		StepInput: StepInput{Context: plan.StepContext{Step: step}}, Iteration: 1, MaxIterations: 3})
 	require.NoError(t, err)
-	require.Len(t, model.requests[0].Tools, 1, "unknown tool names are left out")
-	assert.Equal(t, "list_files", model.requests[0].Tools[0].Name)
+	assert.Equal(t, []string{"list_files", FinishStep}, toolNames(model.requests[0].Tools),
+		"unknown tool names are left out; finish_step is offered to every agent step")
 	assert.NotEmpty(t, model.requests[0].Tools[0].Parameters)
 }
 

@@ -73,8 +73,9 @@ func TestAgentTurnsWithToolResultBetween(t *testing.T) {
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
-	require.Len(t, reqs[0].Request.Tools, 1, "only the step's tools are offered")
+	require.Len(t, reqs[0].Request.Tools, 2, "only the step's tools are offered, and finish_step")
 	assert.Equal(t, "read_file", reqs[0].Request.Tools[0].Function.Name)
+	assert.Equal(t, activities.FinishStep, reqs[0].Request.Tools[1].Function.Name)
 	msgs := reqs[1].Request.Messages
 	require.Len(t, msgs, 4)
 	assert.Equal(t, openai.ChatMessageRoleAssistant, msgs[2].Role)

@@ -5,6 +5,7 @@ import (
 	"github.com/planmode/planmode/llm/phases"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/prompts"
+	"github.com/planmode/planmode/tools"
 )
 
 // LLM phases as named in prompts, per-phase settings and usage counts
@@ -132,6 +133,26 @@ type AgentTurnOutput struct {
 	// longer than the plan keeps (plan.KeptOutputBytes) when the worker
 	// has an output store.
 	OutputRef string `json:"outputRef,omitempty"`
+	// Finish is set when ToolCalls include finish_step (FinishStep): the
+	// step's answer, read here, for the workflow to end the step with
+	// once the turn's other calls have succeeded.
+	Finish *StepFinish `json:"finish,omitempty"`
+}
+
+// FinishStep names the tool by which the model ends an agent step in the
+// turn of its last tool calls. The workflow runs no tool for it.
+const FinishStep = tools.FinishStep
+
+// StepFinish is what a turn's finish_step call says: the answer, or why
+// it cannot end the step (bad arguments, called twice), which the model
+// is told.
+type StepFinish struct {
+	Answer string `json:"answer,omitempty"`
+	// OutputRef is the file holding Answer whole, for an answer longer
+	// than the plan keeps (plan.KeptOutputBytes) when the worker has an
+	// output store.
+	OutputRef string `json:"outputRef,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // ToolInput runs one tool in a workspace.

@@ -126,4 +126,9 @@
 // changes nothing but ends the whole plan early ([Result.Exit]), so it is
 // not read-only either. Planning and reflection see only the read-only ones
 // ([Registry.ReadOnlySpecs]).
+//
+// finish_step ([FinishStep]) is not in the registry: an agent turn offers
+// it beside the step's tools ([FinishStepSpec]) and the workflow, not a
+// tool run, ends the step with its answer ([DecodeFinishStep]) once the
+// turn's other calls have succeeded.
 package tools

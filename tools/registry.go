@@ -98,15 +98,18 @@ const MCPPrefix = "mcp__"
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
 // Register adds t. It refuses a duplicate or malformed name, a name
-// starting with [MCPPrefix], a missing Run function and Parameters that
-// are not a JSON object or are larger than [MaxSchemaBytes]; empty
-// Parameters mean no arguments.
+// starting with [MCPPrefix], the name [FinishStep] (the workflow's own),
+// a missing Run function and Parameters that are not a JSON object or
+// are larger than [MaxSchemaBytes]; empty Parameters mean no arguments.
 func (r *Registry) Register(t Tool) error {
 	if !toolName.MatchString(t.Name) {
 		return fmt.Errorf("register tool %q: name must be 1-64 letters, digits, _ or -", t.Name)
 	}
 	if strings.HasPrefix(t.Name, MCPPrefix) {
 		return fmt.Errorf("register tool %q: names starting with %s are kept for MCP servers' tools", t.Name, MCPPrefix)
+	}
+	if t.Name == FinishStep {
+		return fmt.Errorf("register tool %q: the name is kept for the way an agent step ends", t.Name)
 	}
 	if len(t.Parameters) > MaxSchemaBytes {
 		return fmt.Errorf("register tool %q: parameters schema is %d bytes, more than %d", t.Name, len(t.Parameters), MaxSchemaBytes)

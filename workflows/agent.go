@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -22,9 +23,11 @@ const iterationLimitNote = "Iteration limit reached"
 
 // runAgent runs an agent step as a loop in the workflow: one AgentTurn
 // activity per turn, then one RunTool activity per tool call it asked for,
-// until a turn asks for no tool (its content is the answer) or the
-// iteration cap is reached. Each turn and tool call is its own activity,
-// so a crash resumes mid-loop without redoing finished calls.
+// until a turn asks for no tool (its content is the answer), a turn's
+// finish_step ends the step with its answer once the turn's other calls
+// succeeded, or the iteration cap is reached. Each turn and tool call is
+// its own activity, so a crash resumes mid-loop without redoing finished
+// calls.
 func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult {
 	cfg := step.Config.Agent
 	if cfg == nil {
@@ -63,15 +66,13 @@ func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult 
 			return res
 		}
 		transcript = append(transcript, activities.Message{Role: roleAssistant, Content: out.Content, ToolCalls: out.ToolCalls})
-		transcript = r.agentTools(ctx, step, i, out.ToolCalls, transcript, &res)
+		var finished bool
+		transcript, finished = r.agentTools(ctx, step, i, out, transcript, &res)
 		if ctx.Err() != nil {
 			res.Error = "cancelled"
 			return res
 		}
-		if res.Error != "" {
-			return res
-		}
-		if res.EndedPlan {
+		if finished || res.Error != "" || res.EndedPlan {
 			return res
 		}
 	}
@@ -81,22 +82,30 @@ func (r *runner) runAgent(ctx workflow.Context, step plan.Step) plan.StepResult 
 	return res
 }
 
-// agentTools runs the tool calls of one turn in order and appends their
-// results to the transcript; a failed tool is reported to the model, not
-// to the step. A call that asks to end the plan (finish_plan) ends the
-// step at once with its reason: the turn's later calls do not run.
-func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, calls []activities.ToolCall, transcript []activities.Message, res *plan.StepResult) []activities.Message {
-	for _, c := range calls {
+// agentTools runs the tool calls of turn (out) in order but finish_step,
+// and appends their results to the transcript; a failed tool is reported
+// to the model, not to the step. Then finishStep settles finish_step, and
+// agentTools reports whether it ended the step. A call that asks to end
+// the plan (finish_plan) ends the step at once with its reason: the
+// turn's later calls do not run.
+func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, out activities.AgentTurnOutput,
+	transcript []activities.Message, res *plan.StepResult) ([]activities.Message, bool) {
+	var failed []string
+	for _, c := range out.ToolCalls {
+		if c.Name == activities.FinishStep {
+			continue
+		}
 		if reason := r.checkHistory(ctx); reason != "" {
 			res.Error = reason
-			return transcript
+			return transcript, false
 		}
 		v := r.gate.check(ctx, step, c.Name, json.RawMessage(c.Arguments))
 		if v.refusal != "" {
 			// The agent sees the refusal as the tool's answer and decides.
 			transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + v.refusal, ToolCallID: c.ID})
+			failed = append(failed, c.Name)
 			if ctx.Err() != nil {
-				return transcript
+				return transcript, false
 			}
 			continue
 		}
@@ -104,28 +113,69 @@ func (r *runner) agentTools(ctx workflow.Context, step plan.Step, turn int, call
 		if v.approved {
 			r.files.reachedOutside(step.ID, c.Name+" (approved)")
 		}
-		out, err := r.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
+		got, err := r.callTool(ctx, step, c, fmt.Sprintf("%s · turn %d · tool %s", r.stepLabel(step), turn, c.Name))
 		if note, ok := r.endsStep(step, err); ok {
 			res.Error = note
-			return transcript
+			return transcript, false
 		}
-		content := out.Output
+		content := got.Output
 		switch {
 		case err != nil:
 			content = fmt.Sprintf("error: %v", err)
-		case !out.Success:
-			content = fmt.Sprintf("error: %s\n%s", out.Error, out.Output)
+		case !got.Success:
+			content = fmt.Sprintf("error: %s\n%s", got.Error, got.Output)
 		}
-		res.FilesChanged = append(res.FilesChanged, out.FilesChanged...)
-		res.CommandsRun += out.CommandsRun
+		if err != nil || !got.Success {
+			failed = append(failed, c.Name)
+		}
+		res.FilesChanged = append(res.FilesChanged, got.FilesChanged...)
+		res.CommandsRun += got.CommandsRun
 		transcript = append(transcript, activities.Message{Role: roleTool, Content: content, ToolCallID: c.ID})
 		if ctx.Err() != nil {
-			return transcript
+			return transcript, false
 		}
-		if err == nil && out.Success && out.ExitPlan {
-			exitPlan(res, out)
-			return transcript
+		if err == nil && got.Success && got.ExitPlan {
+			exitPlan(res, got)
+			return transcript, false
 		}
 	}
-	return transcript
+	return finishStep(out, failed, transcript, res)
+}
+
+// finishStep settles a turn's finish_step calls once its other calls have
+// run: when none of those failed and the answer was read, the step
+// completes with it and no further turn is asked (true). Otherwise each
+// finish_step call is answered with why the step goes on (the calls that
+// failed, or what was wrong with its arguments), which the model reads in
+// its next turn.
+func finishStep(out activities.AgentTurnOutput, failed []string, transcript []activities.Message,
+	res *plan.StepResult) ([]activities.Message, bool) {
+	var ids []string
+	for _, c := range out.ToolCalls {
+		if c.Name == activities.FinishStep {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return transcript, false
+	}
+	why := ""
+	switch {
+	case len(failed) > 0:
+		why = fmt.Sprintf("the step did not end: %s failed in this turn (see the result); call finish_step once "+
+			"what the step needs has succeeded", strings.Join(failed, ", "))
+	case out.Finish == nil:
+		why = "the step did not end: the worker read no answer from finish_step; call it again"
+	case out.Finish.Error != "":
+		why = "the step did not end: " + out.Finish.Error
+	}
+	if why == "" {
+		res.Success, res.Error = true, ""
+		res.Output, res.OutputTruncated, res.OutputRef = out.Finish.Answer, false, out.Finish.OutputRef
+		return transcript, true
+	}
+	for _, id := range ids {
+		transcript = append(transcript, activities.Message{Role: roleTool, Content: "error: " + why, ToolCallID: id})
+	}
+	return transcript, false
 }

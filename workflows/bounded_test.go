@@ -22,6 +22,7 @@ func TestActivityInputsStayBoundedAsThePlanGrows(t *testing.T) {
 	h.f.onePlan(llmSteps(n)...)
 	req := autoReq()
 	req.Execution.MaxSteps = n
+	req.Execution.Mode = signals.ExecComplete // a reflection after every step
 	res := h.run(req)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 
@@ -53,7 +54,9 @@ func TestDoneStepsKeepAHeadOfTheirOutput(t *testing.T) {
 	h.f.llmStep = func(in activities.StepInput) (plan.StepResult, error) {
 		return plan.StepResult{Success: true, Output: long, OutputRef: "/outputs/" + in.Context.Step.ID}, nil
 	}
-	res := h.run(autoReq())
+	req := autoReq()
+	req.Execution.Mode = signals.ExecComplete // a reflection after every step
+	res := h.run(req)
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
 
 	require.Len(t, h.f.reflectIn, 2, "s3 was skipped by its condition, so the whole output was read")

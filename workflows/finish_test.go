@@ -138,6 +138,7 @@ func TestFinishPlanWhileAReflectionRunsDropsItsDecision(t *testing.T) {
 		})
 	req := autoReq()
 	req.Execution.Parallelism = 2
+	req.Execution.Mode = signals.ExecComplete // s1 is reflected on though it did what it planned
 	res := h.run(req)
 
 	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)

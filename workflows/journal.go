@@ -209,11 +209,14 @@ type confirmationAnswered struct {
 	Note      string   `json:"note,omitempty"`
 }
 
-// reflectionDecided is the data of reflection-decided.
+// reflectionDecided is the data of reflection-decided. Skipped is set
+// when the decision was taken without asking the model (the step did
+// what it planned, plan.NeedsReflection).
 type reflectionDecided struct {
 	Decision   plan.Decision `json:"decision"`
 	Reason     string        `json:"reason,omitempty"`
 	Confidence float64       `json:"confidence,omitempty"`
+	Skipped    bool          `json:"skipped,omitempty"`
 }
 
 // toolCall is the data of tool-call: the tool, the digest of its

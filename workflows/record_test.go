@@ -56,6 +56,10 @@ func (scripted) Clarify(_ context.Context, in activities.ClarifyInput) (activiti
 
 func (scripted) GenerateOptions(_ context.Context, in activities.OptionsInput) (activities.OptionsOutput, error) {
 	s4 := llmStep("s4", "s3")
+	// s4 reads s1 (and never skips): the plan branches on s1, so s1's
+	// reflection asks the model in every mode, while s3, which does what
+	// it plans, is not reflected on (plan.NeedsReflection).
+	s4.SkipCondition = "s1.failed"
 	return activities.OptionsOutput{Options: []plan.Option{
 		option("Full", plan.ComplexityLow, 0.9,
 			llmStep("s1"), toolStep("s2", "write_file", map[string]any{"path": "a.go"}), agentStep("s3", 3), s4),
@@ -74,7 +78,9 @@ func (scripted) AgentTurn(_ context.Context, in activities.AgentTurnInput) (acti
 	if in.Iteration == 1 {
 		return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}}, nil
 	}
-	return activities.AgentTurnOutput{Content: "fixed"}, nil
+	// The step ends with finish_step: no tool runs for it.
+	return activities.AgentTurnOutput{ToolCalls: []activities.ToolCall{{ID: "c2", Name: activities.FinishStep,
+		Arguments: `{"answer":"fixed"}`}}, Finish: &activities.StepFinish{Answer: "fixed"}}, nil
 }
 
 func (scripted) Reflect(_ context.Context, in activities.ReflectInput) (plan.Reflection, error) {

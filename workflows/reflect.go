@@ -26,6 +26,9 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 	// keeps a head of it, while the activity result in history and the
 	// worker's output file (OutputRef) hold it whole.
 	defer func() { compact(e.st.Plan, e.step(id)) }()
+	if e.reflectionSkipped(ctx, s) {
+		return nil
+	}
 	if reason := e.budget.beforeLLM(ctx); reason != "" {
 		// Over budget with stop: execution halts, nothing to decide.
 		return nil

@@ -13,8 +13,21 @@ import (
 )
 
 // afterFirst makes the reflection decide refl after step s1 and continue
-// after every other step.
+// after every other step. The options' last step gets a skip condition
+// that reads s1 and never holds, so that the plan branches on s1 and the
+// balanced and efficient modes keep its reflection (plan.NeedsReflection).
 func afterFirst(h *harness, refl plan.Reflection) {
+	options := h.f.options
+	h.f.options = func(in activities.OptionsInput) (activities.OptionsOutput, error) {
+		out, err := options(in)
+		for i := range out.Options {
+			steps := out.Options[i].Plan.Steps
+			if n := len(steps); n > 1 && steps[n-1].SkipCondition == "" {
+				steps[n-1].SkipCondition = "s1.failed"
+			}
+		}
+		return out, err
+	}
 	h.f.reflect = func(in activities.ReflectInput) (plan.Reflection, error) {
 		if in.Context.Step.ID == "s1" {
 			return refl, nil
@@ -116,7 +129,7 @@ func TestGoalDeclaredAchievedAfterAFailedStepCompletesTheRun(t *testing.T) {
 func TestReflectionGetsStepContextAndRemaining(t *testing.T) {
 	h := newHarness(t)
 	req := autoReq()
-	req.Execution.Mode = signals.ExecEfficient
+	req.Execution.Mode = signals.ExecComplete
 	h.run(req)
 
 	h.f.mu.Lock()
@@ -124,7 +137,7 @@ func TestReflectionGetsStepContextAndRemaining(t *testing.T) {
 	require.Len(t, h.f.reflectIn, 3)
 	first := h.f.reflectIn[0]
 	assert.Equal(t, "s1", first.Context.Step.ID)
-	assert.Equal(t, "efficient", first.Mode)
+	assert.Equal(t, "complete", first.Mode)
 	assert.Equal(t, []string{"s2", "s3"}, []string{first.Remaining[0].ID, first.Remaining[1].ID})
 	assert.Empty(t, h.f.reflectIn[2].Remaining)
 }

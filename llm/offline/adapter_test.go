@@ -104,23 +104,36 @@ func TestOfflineStepsThroughAdapter(t *testing.T) {
 			Tools: []string{plan.ToolListFiles, plan.ToolReadFile, plan.ToolWriteFile}}}}
 	in := activities.AgentTurnInput{StepInput: activities.StepInput{PlanID: "p", Workspace: ws,
 		Context: plan.StepContext{Goal: "Add a discount", Step: agentStep, Position: 2, Total: 2}}, MaxIterations: 8}
+	// The turns as the workflow plays them: every call but finish_step
+	// runs, then (all of them succeeding here) finish_step ends the step.
 	var final string
+	turns := 0
 	for in.Iteration = 1; in.Iteration <= in.MaxIterations; in.Iteration++ {
 		turn, err := a.AgentTurn(ctx, in)
 		require.NoError(t, err)
+		turns++
 		if len(turn.ToolCalls) == 0 {
 			final = turn.Content
 			break
 		}
 		in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleAssistant, ToolCalls: turn.ToolCalls})
 		for _, tc := range turn.ToolCalls {
+			if tc.Name == activities.FinishStep {
+				continue
+			}
 			out, err := a.RunTool(ctx, activities.ToolInput{PlanID: "p", StepID: "s2", Workspace: ws, Call: tc})
 			require.NoError(t, err)
 			assert.True(t, out.Success, "%s %s: %s", tc.Name, tc.Arguments, out.Error)
 			in.Transcript = append(in.Transcript, activities.Message{Role: llm.RoleTool, ToolCallID: tc.ID,
 				Content: out.Output})
 		}
+		if turn.Finish != nil {
+			require.Empty(t, turn.Finish.Error)
+			final = turn.Finish.Answer
+			break
+		}
 	}
+	assert.Equal(t, 3, turns, "list, read, then write with the account: no turn only to answer")
 	assert.Contains(t, final, offline.OfflineNotice)
 	assert.Contains(t, final, "write_file NOTES.md")
 	notes, err := os.ReadFile(filepath.Join(ws, "NOTES.md"))

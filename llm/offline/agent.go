@@ -9,6 +9,14 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
+// finishStep is the tool by which an agent step ends in the turn of its
+// last tool calls, with its answer; maxAnswerBytes is under the bound the
+// worker puts on that answer.
+const (
+	finishStep     = "finish_step"
+	maxAnswerBytes = 3500
+)
+
 // defaultToolRounds is how many tool rounds the offline brain makes in an
 // agent step before it answers, whatever the step asks.
 const defaultToolRounds = 3
@@ -88,10 +96,20 @@ func (b *OfflineBrain) agent(v view) Reply {
 	if len(v.tools) == 0 || len(v.rounds) >= b.maxRounds || lastTurn.MatchString(v.system) {
 		return b.agentFinal(v, s)
 	}
-	for _, stage := range []func(view, step) []ToolCall{explore, read, act} {
+	for _, stage := range []func(view, step) []ToolCall{explore, read} {
 		if calls := stage(v, s); len(calls) > 0 {
 			return Reply{ToolCalls: calls}
 		}
+	}
+	if calls := act(v, s); len(calls) > 0 {
+		// The step's work ends with these calls: when finish_step is
+		// offered, the account goes with them and the step needs no turn
+		// of its own to give it (if a call fails, the workflow refuses the
+		// finish and the next turn answers as before).
+		if v.hasTool(finishStep) {
+			calls = append(calls, call(finishStep, map[string]any{"answer": account(v, s, calls)}))
+		}
+		return Reply{ToolCalls: calls}
 	}
 	return b.agentFinal(v, s)
 }
@@ -284,11 +302,22 @@ func goPackage(reads []toolResult) string {
 
 // agentFinal is the agent step's final account of the tool results.
 func (b *OfflineBrain) agentFinal(v view, s step) Reply {
+	return Reply{Content: account(v, s, nil)}
+}
+
+// account sums up the step: the tools called in earlier rounds with their
+// results, and those called now (pending) by name and argument.
+func account(v view, s step, pending []ToolCall) string {
 	var lines []string
 	for _, r := range v.rounds {
 		for _, c := range r.calls {
 			lines = append(lines, "- "+describeCall(c))
 		}
+	}
+	for _, c := range pending {
+		var args map[string]any
+		_ = json.Unmarshal([]byte(c.Arguments), &args) // our own calls: always an object
+		lines = append(lines, "- "+c.Name+callArg(args)+": called with this account")
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "Step “%s” was carried out by the offline model.\n\n", s.title)
@@ -298,18 +327,23 @@ func (b *OfflineBrain) agentFinal(v view, s step) Reply {
 		out.WriteString("Tools used:\n" + strings.Join(lines, "\n") + "\n")
 	}
 	out.WriteString("\n" + OfflineNotice)
-	return Reply{Content: out.String()}
+	return plan.TruncateBytes(out.String(), maxAnswerBytes)
+}
+
+// callArg is the argument that names what a call worked on (" path" or
+// " pattern"), or "".
+func callArg(args map[string]any) string {
+	for _, k := range []string{"path", "pattern"} {
+		if s, ok := args[k].(string); ok && s != "" {
+			return " " + s
+		}
+	}
+	return ""
 }
 
 // describeCall sums up one tool call and its result in a line.
 func describeCall(c toolResult) string {
-	arg := ""
-	for _, k := range []string{"path", "pattern"} {
-		if s, ok := c.args[k].(string); ok && s != "" {
-			arg = " " + s
-			break
-		}
-	}
+	arg := callArg(c.args)
 	out := strings.TrimSpace(c.output)
 	switch {
 	case out == "":

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/planmode/planmode/llm"
+	"github.com/planmode/planmode/tools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -80,26 +81,40 @@ func runTool(t *testing.T, ws map[string]string, tc ToolCall) string {
 	return "cart.go:4: type Cart struct{}"
 }
 
-// driveAgent runs agent turns until the brain answers, playing the tools,
-// and returns the tool names called per round and the final content.
-func driveAgent(t *testing.T, b *OfflineBrain, ws map[string]string, title, prompt string, tools []string) ([][]string, string) {
+// driveAgent runs agent turns until the brain answers, playing the tools
+// as the workflow does, and returns the tool names called per round and
+// the final content: a reply without tool calls, or the answer of a
+// finish_step call, which ends the step after the turn's other calls
+// (the tools played here all succeed).
+func driveAgent(t *testing.T, b *OfflineBrain, ws map[string]string, title, prompt string, offered []string) ([][]string, string) {
 	t.Helper()
 	var rounds [][]roundCall
 	var names [][]string
 	for turn := 0; turn < 10; turn++ {
-		r := b.Reply(llm.PhaseAgent, agentRequest(title, prompt, tools, rounds...))
+		r := b.Reply(llm.PhaseAgent, agentRequest(title, prompt, offered, rounds...))
 		if len(r.ToolCalls) == 0 {
 			return names, r.Content
 		}
 		var round []roundCall
 		var called []string
+		answer, finished := "", false
 		for _, tc := range r.ToolCalls {
-			assert.Contains(t, tools, tc.Name, "only offered tools")
-			round = append(round, roundCall{name: tc.Name, args: tc.Arguments, output: runTool(t, ws, tc)})
+			assert.Contains(t, offered, tc.Name, "only offered tools")
 			called = append(called, tc.Name)
+			if tc.Name == tools.FinishStep {
+				var err error
+				answer, err = tools.DecodeFinishStep(json.RawMessage(tc.Arguments))
+				require.NoError(t, err, "the worker reads the answer strictly")
+				finished = true
+				continue
+			}
+			round = append(round, roundCall{name: tc.Name, args: tc.Arguments, output: runTool(t, ws, tc)})
+		}
+		names = append(names, called)
+		if finished {
+			return names, answer
 		}
 		rounds = append(rounds, round)
-		names = append(names, called)
 	}
 	t.Fatal("the agent never answered")
 	return nil, ""
@@ -166,6 +181,26 @@ func TestAgentToolSequences(t *testing.T) {
 		{
 			name: "no tools: answers at once", title: "Final", prompt: "Write the fix", tools: nil,
 		},
+		// Offered finish_step, the brain gives its account with the calls
+		// that end the step's work: a writing step takes two turns less
+		// than three rounds and an answer, one turn less.
+		{
+			name: "writes and finishes in the same turn", title: "Write the notes",
+			prompt: "Write DISCOUNT.md describing the discount rules for cart.go", tools: finishing(writeTools),
+			rounds:  [][]string{{"list_files"}, {"read_file"}, {"write_file", tools.FinishStep}},
+			written: map[string]string{"DISCOUNT.md": "offline model"},
+		},
+		{
+			name: "runs the tests and finishes", title: "Verify",
+			prompt: "Verify the change and run the tests", tools: finishing([]string{"list_files", "read_file", "run_tests"}),
+			rounds: [][]string{{"list_files"}, {"read_file"}, {"run_tests", tools.FinishStep}},
+		},
+		{
+			// Its account needs what the reads return: it answers after them.
+			name: "a step that only looks answers after its reads", title: "Review the change",
+			prompt: "Review the change for mistakes: Add a discount", tools: finishing(writeTools),
+			rounds: [][]string{{"list_files"}, {"read_file"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +212,9 @@ func TestAgentToolSequences(t *testing.T) {
 			assert.Contains(t, final, OfflineNotice)
 			for _, r := range rounds {
 				for _, name := range r {
+					if name == tools.FinishStep {
+						continue
+					}
 					assert.Contains(t, final, name, "the final account names the tools used")
 				}
 			}
@@ -188,6 +226,43 @@ func TestAgentToolSequences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// finishing returns names with finish_step offered too, as the worker
+// offers it on every agent turn but the last.
+func finishing(names []string) []string {
+	return append(append([]string(nil), names...), tools.FinishStep)
+}
+
+func TestAgentAnswersAfterARefusedFinish(t *testing.T) {
+	// The write failed, so the workflow refused the finish: the next turn
+	// does not write again but answers, naming what happened.
+	refused := "error: the step did not end: write_file failed in this turn (see the result)"
+	req := agentRequest("Write the notes", "Write DISCOUNT.md for cart.go", finishing([]string{"read_file", "write_file"}),
+		[]roundCall{{"read_file", `{"path":"cart.go"}`, demoWorkspace["cart.go"]}},
+		[]roundCall{{"write_file", `{"path":"DISCOUNT.md","content":"x"}`, "error: disk full"},
+			{tools.FinishStep, `{"answer":"wrote DISCOUNT.md"}`, refused}})
+	r := NewOfflineBrain().Reply(llm.PhaseAgent, req)
+	assert.Empty(t, r.ToolCalls, "the step answers: its work was tried")
+	assert.Contains(t, r.Content, "write_file DISCOUNT.md: error: disk full")
+	assert.Contains(t, r.Content, "finish_step: error: the step did not end")
+}
+
+func TestAgentFinishAnswerIsBounded(t *testing.T) {
+	// However many calls the account names, the answer stays under the
+	// worker's bound, which would refuse it.
+	long := strings.Repeat("x", 300)
+	var rounds [][]roundCall
+	for i := 0; i < 40; i++ {
+		rounds = append(rounds, []roundCall{{"read_file", `{"path":"` + long + `"}`, long}})
+	}
+	got := account(newView(agentRequest("Write", "Write x.md", nil, rounds...)), step{title: "Write"}, nil)
+	require.Greater(t, strings.Count(got, "read_file"), 5, "the account is long enough to be cut")
+	args, err := json.Marshal(map[string]string{"answer": got})
+	require.NoError(t, err)
+	_, err = tools.DecodeFinishStep(args)
+	require.NoError(t, err)
+	assert.Equal(t, tools.FinishStep, finishStep, "the brain calls the worker's tool by its name")
 }
 
 func TestAgentStopsAfterMaxRounds(t *testing.T) {

@@ -28,7 +28,8 @@ type bareInput struct {
 // bareWorkflow is the floor PlanMode is measured against: for each step in
 // order, ExecuteLLMStep then Reflect, then Summarize, with plain
 // workflow.ExecuteActivity and the inputs PlanMode builds (the bounded
-// step context, the first steps not done, the plan's digest). It has no
+// step context, the first steps not done, the plan's digest), as
+// PlanMode runs a plan in comparedMode. It has no
 // state beyond the plan, no handlers, queries, search attributes or
 // continue-as-new, and it ignores the reflections' decisions.
 func bareWorkflow(ctx workflow.Context, in bareInput) (int, error) {
@@ -47,7 +48,7 @@ func bareWorkflow(ctx workflow.Context, in bareInput) (int, error) {
 		p.Steps[i].Status, p.Steps[i].Result = plan.StepCompleted, &res
 		remaining, more := p.NotDone()
 		if _, err := bareCall(ctx, a.Reflect, activities.ReflectInput{Context: plan.BuildStepContext(in.Goal, &p, id),
-			Result: &res, Remaining: remaining, RemainingMore: more, Mode: "balanced"}); err != nil {
+			Result: &res, Remaining: remaining, RemainingMore: more, Mode: string(comparedMode)}); err != nil {
 			return i, fmt.Errorf("reflect after %s: %w", id, err)
 		}
 		p.CompactResult(id)

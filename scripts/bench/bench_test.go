@@ -18,6 +18,10 @@ var sectionMetrics = map[string][]string{
 	secHistory: {"bytes/step", "events/step", "runs", "bare bytes/step"},
 	secCPU:     {"planmode µs/step", "bare µs/step", "ratio"},
 	secTokens:  {"execute prompt tokens/step", "reflect prompt tokens/step", "summarize prompt tokens/plan"},
+	// A handed-in plan asks no clarification and no options: those
+	// phases report zero, so only the others must be positive.
+	secAgentPlan: {"execute prompt tokens", "reflect prompt tokens", "summarize prompt tokens", "total prompt tokens",
+		"reflection calls"},
 	secConcurrency: {"planmode plans/s", "bare plans/s", "ratio", "worker process plans/s",
 		"worker RSS peak MiB", "worker RSS end MiB"},
 	secFairness:  {"alone p50 ms", "alone max ms", "beside p50 ms", "beside max ms", "ratio"},
@@ -33,7 +37,7 @@ var sectionMetrics = map[string][]string{
 
 // casesOf is how many cases each section reports at sz.
 func casesOf(sz sizes) map[string]int {
-	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps),
+	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps), secAgentPlan: 1,
 		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1,
 		secFollow: 1, secFollowers: 4, secStream: 1}
 }

@@ -26,6 +26,7 @@ const (
 	secRatio       = "ratio"
 	secHistory     = "history"
 	secTokens      = "tokens"
+	secAgentPlan   = "agentplan"
 	secConcurrency = "concurrency"
 	secMemory      = "memory"
 	secLatency     = "latency"
@@ -37,7 +38,7 @@ const (
 	secStream      = "stream"
 )
 
-var allSections = []string{secRatio, secHistory, secCPU, secTokens, secConcurrency, secFairness, secMemory, secLatency,
+var allSections = []string{secRatio, secHistory, secCPU, secTokens, secAgentPlan, secConcurrency, secFairness, secMemory, secLatency,
 	secFollow, secFollowers, secStream, secWorkspace}
 
 func main() {
@@ -104,7 +105,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 	}
 	defer r.stop()
 	steps := map[string]func(context.Context, *rig, sizes, *report) error{
-		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens,
+		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens, secAgentPlan: measureAgentPlan,
 		secConcurrency: measureConcurrency, secFairness: measureFairness, secMemory: measureMemory, secLatency: measureLatency,
 		secWorkspace: measureWorkspace, secFollow: measureFollow, secFollowers: measureFollowers, secStream: measureStream,
 	}

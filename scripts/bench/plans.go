@@ -61,11 +61,27 @@ func externalRequest(n int) signals.StartRequest {
 		Execution: signals.ExecutionPolicy{MaxSteps: n}}
 }
 
-// runPlanMode runs an external plan of n llm steps with pc to its end and
-// checks that every step completed.
+// comparedMode is the execution mode of the plans measured against the
+// bare workflow: complete, which reflects after every step as the bare
+// workflow does. In the default balanced mode PlanMode skips the
+// reflection after a step that did what it planned (plan.NeedsReflection),
+// so the two would no longer do the same work.
+const comparedMode = signals.ExecComplete
+
+// comparedRequest is externalRequest in comparedMode.
+func comparedRequest(n int) signals.StartRequest {
+	req := externalRequest(n)
+	req.Execution.Mode = comparedMode
+	return req
+}
+
+// runPlanMode runs an external plan of n llm steps in comparedMode with pc
+// to its end and checks that every step completed. The ratio, history,
+// cpu and concurrency sections compare such runs with the bare workflow;
+// tokens and stream measure the same runs.
 func runPlanMode(ctx context.Context, pc *planclient.Client, id string, n int) (planRun, error) {
 	t0 := time.Now()
-	run, err := pc.Start(ctx, id, externalRequest(n))
+	run, err := pc.Start(ctx, id, comparedRequest(n))
 	if err != nil {
 		return planRun{}, fmt.Errorf("start %s: %w", id, err)
 	}
