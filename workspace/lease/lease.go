@@ -44,7 +44,7 @@ type Busy struct {
 // (signals.BusyMessage).
 func (b *Busy) Error() string { return signals.BusyMessage(b.Key, b.Holder) }
 
-// Refused is a request the registry refused for good other than for a
+// Refused is a request a lease workflow refused for good other than for a
 // busy workspace (an invalid request); Msg says why.
 type Refused struct {
 	Msg string
@@ -54,7 +54,7 @@ type Refused struct {
 // Error returns Msg.
 func (r *Refused) Error() string { return r.Msg }
 
-// Unwrap returns the registry's error.
+// Unwrap returns the lease workflow's error.
 func (r *Refused) Unwrap() error { return r.Err }
 
 // Take asks reg for req's lease: a mark on each key of Chain(req.Key),
