@@ -150,6 +150,11 @@ type temporalRegistry struct {
 // needs it, and an open one is used. One that closed as the update
 // reached it answers an error the caller retries: the next try starts a
 // new run (see workflows.PlanWorkspaceLease).
+//
+// The workflow runs at the critical priority key: a plan does nothing
+// before its lease, and a lease workflow's tasks are tiny, so they go
+// before the plans' own tasks on the queue instead of waiting behind a
+// burst of plans long enough for the acquire to time out.
 func (r temporalRegistry) Acquire(ctx context.Context, at string, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, error) {
 	var lease signals.WorkspaceLease
 	start := r.c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
@@ -157,6 +162,7 @@ func (r temporalRegistry) Acquire(ctx context.Context, at string, req signals.Wo
 		TaskQueue:                r.queue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		StaticSummary:            "Workspace lease of " + at,
+		Priority:                 temporal.Priority{PriorityKey: signals.PriorityKeyCritical},
 	}, signals.LeaseWorkflowType, signals.WorkspaceLeases{Key: at})
 	h, err := r.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
