@@ -126,6 +126,12 @@ func TestLeaseBurstNeverOverlaps(t *testing.T) {
 	assert.Equal(t, int64(burstPlans), tally.leased.Load()+tally.busy.Load())
 	assert.Positive(t, tally.leased.Load())
 	assert.Positive(t, tally.busy.Load(), "the keys overlap: some takes are refused")
+
+	desc, err := pw.srv.Client.DescribeWorkflow(ctx, signals.LeaseWorkflowID(pw.queue, keys[0]), "")
+	if assert.NoError(t, err) {
+		assert.Equal(t, int32(signals.PriorityKeyCritical), desc.RawResponse.GetWorkflowExecutionInfo().GetPriority().GetPriorityKey(),
+			"lease workflows' tasks go before the plans'")
+	}
 }
 
 // burstPlan takes req's lease, retrying faults, holds it for a moment and
