@@ -5,9 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,70 +14,22 @@ import (
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 	"github.com/planmode/planmode/workspace"
+	"github.com/planmode/planmode/workspace/lease/leasetest"
 )
 
-// fakeRegistry keeps leases as the registry workflow does, and knows
-// which plans are open.
-type fakeRegistry struct {
-	mu       sync.Mutex
-	leases   map[string]signals.WorkspaceLease
-	closed   map[string]bool
-	released []signals.WorkspaceLeaseRequest
-	fault    error
-}
-
-func newFakeRegistry() *fakeRegistry {
-	return &fakeRegistry{leases: map[string]signals.WorkspaceLease{}, closed: map[string]bool{}}
-}
-
-func (f *fakeRegistry) Acquire(_ context.Context, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fault != nil {
-		return signals.WorkspaceLease{}, f.fault
-	}
-	if err := req.Validate(); err != nil {
-		return signals.WorkspaceLease{}, signals.Reject(signals.ErrorTypeInvalidInput, "%v", err)
-	}
-	for key, l := range f.leases {
-		if l.PlanID != req.PlanID && plan.WorkspacesOverlap(key, req.Key) {
-			return signals.WorkspaceLease{}, signals.WorkspaceBusy(req, l)
-		}
-	}
-	l := signals.WorkspaceLease{Key: req.Key, PlanID: req.PlanID, RunID: req.RunID, Since: time.Unix(0, 0)}
-	f.leases[req.Key] = l
-	return l, nil
-}
-
-func (f *fakeRegistry) Release(_ context.Context, req signals.WorkspaceLeaseRequest) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.released = append(f.released, req)
-	if l, ok := f.leases[req.Key]; ok && l.Holds(req) {
-		delete(f.leases, req.Key)
-	}
-	return nil
-}
-
-func (f *fakeRegistry) Open(_ context.Context, l signals.WorkspaceLease) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return !f.closed[l.PlanID], nil
-}
-
 // leaseRig is a workspace root holding a plan's folder "a" and a file
-// outside it, with the fake registry.
-func leaseRig(t *testing.T) (Set, *fakeRegistry, string) {
+// outside it, with lease workflows in memory.
+func leaseRig(t *testing.T) (Set, *leasetest.Memory, string) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "a", "sub"), 0o755))
-	reg := newFakeRegistry()
+	reg := &leasetest.Memory{}
 	return worker{Workspace: workspace.Root{Dir: root}, leases: reg}.set(), reg, root
 }
 
 func acquireIn(planID, ws string) AcquireWorkspaceInput {
-	return AcquireWorkspaceInput{PlanID: planID, RunID: "r-" + planID, Workspace: ws, Registry: "reg", TaskQueue: "q"}
+	return AcquireWorkspaceInput{PlanID: planID, RunID: "r-" + planID, Workspace: ws, TaskQueue: "q"}
 }
 
 func TestAcquireWorkspaceCreatesThePlansOwnFolder(t *testing.T) {
@@ -124,7 +74,7 @@ func TestAcquireWorkspaceRefusesTheRootAndWhatLeavesIt(t *testing.T) {
 			assert.True(t, app.NonRetryable())
 		})
 	}
-	assert.Empty(t, reg.leases, "nothing was leased")
+	assert.Empty(t, reg.Held(), "nothing was leased")
 }
 
 func TestAcquireWorkspaceDoesNotCreateANamedWorkspace(t *testing.T) {
@@ -135,7 +85,7 @@ func TestAcquireWorkspaceDoesNotCreateANamedWorkspace(t *testing.T) {
 }
 
 func TestAcquireWorkspaceOwnNeedsARoot(t *testing.T) {
-	a := worker{leases: newFakeRegistry()}.set()
+	a := worker{leases: &leasetest.Memory{}}.set()
 	in := acquireIn("plan-G", "plan-G")
 	in.Own = true
 	_, err := a.AcquireWorkspace(context.Background(), in)
@@ -171,17 +121,19 @@ func TestAcquireWorkspaceClearsAClosedPlansLease(t *testing.T) {
 	a, reg, _ := leaseRig(t)
 	_, err := a.AcquireWorkspace(context.Background(), acquireIn("plan-A", "a"))
 	require.NoError(t, err)
-	reg.closed["plan-A"] = true // terminated: it never released
+	reg.Close("plan-A") // terminated: it never released
 
 	out, err := a.AcquireWorkspace(context.Background(), acquireIn("plan-H", "a/sub"))
 	require.NoError(t, err)
 	assert.Equal(t, "plan-H", out.Lease.PlanID)
-	assert.Equal(t, []signals.WorkspaceLeaseRequest{{Key: "a", PlanID: "plan-A", RunID: "r-plan-A"}}, reg.released)
+	assert.Equal(t, []leasetest.Release{{At: "a", Req: signals.WorkspaceLeaseRequest{Key: "a", PlanID: "plan-A", RunID: "r-plan-A"}}},
+		reg.Released(), "A's stale mark on a released, where H's intent met it")
+	assert.Equal(t, []string{"a", "a/sub"}, reg.Held(), "H's intent on a and its lease on a/sub")
 }
 
 func TestAcquireWorkspaceFaultIsRetryable(t *testing.T) {
 	a, reg, _ := leaseRig(t)
-	reg.fault = errors.New("registry unavailable")
+	reg.Fail("a", errors.New("lease workflow unavailable"))
 	_, err := a.AcquireWorkspace(context.Background(), acquireIn("plan-A", "a"))
 	require.Error(t, err)
 	var app *temporal.ApplicationError

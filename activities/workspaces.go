@@ -18,19 +18,19 @@ type Workspaces struct {
 	// Folders are the plans' workspaces on this worker, shared with
 	// Tools; nil works in the folders as found, under no root.
 	Folders *folders.Folders
-	// Client reaches the workspace registry and the plans a fork or a
+	// Client reaches the workspace lease workflows and the plans a fork or a
 	// rollback reads; nil means the client of the worker that runs the
 	// activity.
 	Client client.Client
 
-	// leases stands in for the registry in tests.
+	// leases stands in for the lease workflows in tests.
 	leases lease.Registry
 }
 
 // folders returns the workspaces the activities work on.
 func (w *Workspaces) folders() *folders.Folders { return orNoFolders(w.Folders) }
 
-// client returns the client that reaches other plans and the registry:
+// client returns the client that reaches other plans and the leases:
 // Client, else the worker's own.
 func (w *Workspaces) client(ctx context.Context) client.Client {
 	if w.Client != nil {
@@ -51,9 +51,8 @@ type AcquireWorkspaceInput struct {
 	// Own marks the plan's default folder (plan.DefaultWorkspace), which
 	// is created when missing; a workspace the plan names must exist.
 	Own bool `json:"own,omitempty"`
-	// Registry is the registry workflow's id, TaskQueue the queue it runs
-	// on when the acquire starts it.
-	Registry  string `json:"registry"`
+	// TaskQueue is the queue whose lease workflows hold the plan's
+	// workspace, and the one they run on when the acquire starts them.
 	TaskQueue string `json:"taskQueue"`
 	// Snapshot, when set, asks for the workspace's snapshot once it is
 	// leased, as SnapshotWorkspace takes it: the snapshot before
@@ -69,9 +68,9 @@ type AcquireWorkspaceOutput struct {
 }
 
 // AcquireWorkspace resolves the plan's workspace (creating its own folder)
-// and leases it from the registry of its task queue (lease.Take), so that
-// no other open plan works in it, around it or inside it; the stale lease
-// of a plan that closed without releasing it is released. It returns the
+// and leases it from the lease workflows of its task queue (lease.Take),
+// so that no other open plan works in it, around it or inside it; the
+// stale mark of a plan that closed without releasing it is released. It returns the
 // lease; a workspace another open plan holds is a non-retryable error of
 // type signals.ErrorTypeWorkspaceBusy whose message and first detail name
 // that plan; the workspace root itself, a workspace outside it or a
@@ -84,7 +83,7 @@ func (w *Workspaces) AcquireWorkspace(ctx context.Context, in AcquireWorkspaceIn
 	}
 	reg := w.leases
 	if reg == nil {
-		reg = lease.Of(w.client(ctx), in.Registry, in.TaskQueue)
+		reg = lease.Of(w.client(ctx), in.TaskQueue)
 	}
 	held, err := lease.Take(ctx, reg, signals.WorkspaceLeaseRequest{Key: key, PlanID: in.PlanID, RunID: in.RunID},
 		func(holder signals.WorkspaceLease) {

@@ -1,6 +1,8 @@
 package signals
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -10,53 +12,80 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// Workspace leases keep open plans apart: no two share a file. One
-// long-lived PlanWorkspaces workflow per task queue holds a lease per open
-// plan, keyed by its workspace's path relative to the workers'
-// workspace.root. A plan acquires its lease (the AcquireWorkspace
-// activity, an Update-with-Start of [AcquireWorkspace]) before anything
-// touches its workspace, carries it across continue-as-new, and releases
-// it ([ReleaseWorkspace]) however it ends. A plan that ends without
-// releasing (terminated, timed out) leaves a stale lease, which the next
-// plan that needs the workspace finds closed and releases.
+// Workspace leases keep open plans apart: no two share a file. Each
+// workspace key (its path relative to the workers' workspace.root) has a
+// small PlanWorkspaceLease workflow of its own, started by the first plan
+// that needs it and ended when it has held nothing for a while, so plans
+// in different workspaces never meet in one workflow. Nesting is kept
+// with intent marks (hierarchical locking): to lease key K a plan first
+// takes an intent on each leasable ancestor of K, top down, then the
+// exclusive lease on K. A key's workflow grants the exclusive lease when
+// no other plan holds it exclusively or has an intent on it, and an
+// intent when no other plan holds it exclusively (workspace/lease). A
+// plan acquires its lease (the AcquireWorkspace activity, an
+// Update-with-Start of [AcquireWorkspace] on each key of its chain)
+// before anything touches its workspace, carries it across
+// continue-as-new, and releases it ([ReleaseWorkspace], to each key of
+// its chain) however it ends. A plan that ends without releasing
+// (terminated, timed out) leaves stale marks, which the next plan that
+// meets one finds closed and releases.
 
-// WorkspacesWorkflowType is the registered name of the registry workflow.
-const WorkspacesWorkflowType = "PlanWorkspaces"
+// LeaseWorkflowType is the registered name of the lease workflow of one
+// workspace key.
+const LeaseWorkflowType = "PlanWorkspaceLease"
 
-// WorkspacesWorkflowID returns the id of the registry of the plans of
-// taskQueue: one registry per task queue, since the workers of one queue
-// share one workspace.root.
-func WorkspacesWorkflowID(taskQueue string) string {
-	return "planmode-workspaces/" + taskQueue
+// leaseIDPrefix starts every lease workflow id.
+const leaseIDPrefix = "planmode-lease/"
+
+// LeaseWorkflowID returns the id of the lease workflow of workspace key
+// on taskQueue ("planmode-lease/<task queue>/<key>"): one per key and
+// queue, since the workers of one queue share one workspace.root. When
+// that id would pass MaxWorkflowIDBytes the key is replaced by
+// "sha256-" and its hex SHA-256, so a long key still has an id of its
+// own (short of a hash collision); the workflow's input carries the key
+// itself.
+func LeaseWorkflowID(taskQueue, key string) string {
+	id := leaseIDPrefix + taskQueue + "/" + key
+	if len(id) <= MaxWorkflowIDBytes {
+		return id
+	}
+	sum := sha256.Sum256([]byte(key))
+	return leaseIDPrefix + taskQueue + "/sha256-" + hex.EncodeToString(sum[:])
 }
 
-// AcquireWorkspace takes a lease on a workspace for a plan. It is an
-// update only: the plan needs the answer before it touches the
-// workspace, and the validator refuses a busy workspace before anything
-// is recorded, so a plan waiting for one costs the registry no history.
-// The refusal is an application error of type [ErrorTypeWorkspaceBusy]
-// whose first detail is the holder's [WorkspaceLease]. The same plan
-// acquiring again (a retry, or another workspace) gets its new lease and
-// gives up any other.
+// AcquireWorkspace takes a plan's mark on the key of a lease workflow:
+// the exclusive lease when the request's key is the workflow's, an
+// intent when it lies inside it. It is an update only: the plan needs
+// the answer before it touches the workspace, and the validator refuses
+// a busy key before anything is recorded, so a plan waiting for one costs
+// the workflow no history. The refusal is an application error of type
+// [ErrorTypeWorkspaceBusy] whose first detail is the holder's
+// [WorkspaceLease] (for an intent holder, the lease on the key inside
+// this one it takes). The same plan run acquiring again gets the mark it
+// holds; the same plan with another request replaces its mark.
 var AcquireWorkspace = UpdateOnly[WorkspaceLeaseRequest, WorkspaceLease]{
 	Name:        "acquire-workspace",
-	Description: "Lease a workspace to a plan, refused when it is, holds or lies inside another plan's. Answers the lease.",
+	Description: "Mark a workspace key for a plan (exclusive, or an intent for a key inside it), refused when another plan's mark conflicts. Answers the mark's lease.",
 }
 
-// ReleaseWorkspace gives a lease up. The plan sends it as a signal when
-// it ends (from workflow code, where an update cannot be sent); the
-// AcquireWorkspace activity sends it as an update to clear a closed
-// plan's stale lease before it tries again. Releasing a lease that is not
+// ReleaseWorkspace gives a plan's mark on a lease workflow's key up; the
+// request names the lease the mark was taken for. The plan sends it as a
+// signal to each key of its chain when it ends (from workflow code, where
+// an update cannot be sent); the AcquireWorkspace activity sends it as an
+// update to back out of a chain it could not finish and to clear a closed
+// plan's stale mark before it tries again. Releasing a mark that is not
 // held, or is held by another run, changes nothing.
 var ReleaseWorkspace = Handler[WorkspaceLeaseRequest, ReleaseWorkspaceResponse]{
 	Name:        "release-workspace",
-	Description: "Give up the lease of a plan run on a workspace. Answers whether one was released.",
+	Description: "Give up the mark of a plan run on a workspace key. Answers whether one was released.",
 }
 
-// WorkspacesQuery lists the leases, by key.
+// WorkspacesQuery lists the marks a lease workflow's key holds, as the
+// leases they were taken for, by plan: one whose key is the workflow's is
+// the exclusive lease, the others intents.
 var WorkspacesQuery = Query[[]WorkspaceLease]{
 	Name:        "workspaces",
-	Description: "The workspace leases of the open plans, by workspace.",
+	Description: "The marks on the workspace key, as the leases they were taken for, by plan.",
 }
 
 // ErrorTypeWorkspaceBusy is the application error type of an
@@ -119,16 +148,19 @@ type ReleaseWorkspaceResponse struct {
 	Released bool `json:"released"`
 }
 
-// WorkspaceRegistry is the registry workflow's whole state, its input and
-// what it hands its continuation.
-type WorkspaceRegistry struct {
-	// Leases are the leases held, by key.
-	Leases map[string]WorkspaceLease `json:"leases,omitempty"`
+// WorkspaceLeases is a lease workflow's whole state, its input and what
+// it hands its continuation.
+type WorkspaceLeases struct {
+	// Key is the workspace key whose marks the workflow holds.
+	Key string `json:"key"`
+	// Holders are the marks held, by plan id: each the lease its plan
+	// takes, on Key (exclusive) or a key inside it (an intent).
+	Holders map[string]WorkspaceLease `json:"holders,omitempty"`
 	// Runs counts the runs before this one.
 	Runs int `json:"runs"`
 }
 
-// WorkspaceBusy returns the registry's refusal of req: a non-retryable
+// WorkspaceBusy returns a lease workflow's refusal of req: a non-retryable
 // application error of type ErrorTypeWorkspaceBusy naming holder, which
 // is its first detail.
 func WorkspaceBusy(req WorkspaceLeaseRequest, holder WorkspaceLease) error {

@@ -114,5 +114,20 @@ func TestWorkspaceBusyNamesAndCarriesTheHolder(t *testing.T) {
 	assert.Contains(t, BusyMessage("a", inner), `workspace "a" holds workspace "a/sub", held by plan plan-A`)
 	_, ok := BusyHolder(errors.New("other"))
 	assert.False(t, ok)
-	assert.Equal(t, "planmode-workspaces/q", WorkspacesWorkflowID("q"))
+}
+
+func TestLeaseWorkflowIDIsOnePerKeyAndBounded(t *testing.T) {
+	assert.Equal(t, "planmode-lease/q/team/shop", LeaseWorkflowID("q", "team/shop"))
+	assert.Equal(t, "planmode-lease/q//srv/repo", LeaseWorkflowID("q", "/srv/repo"), "an absolute key on a worker without a root")
+	assert.NotEqual(t, LeaseWorkflowID("q", "a"), LeaseWorkflowID("r", "a"), "one per task queue")
+
+	long := strings.Repeat("d/", 600) + "x"
+	other := strings.Repeat("d/", 600) + "y"
+	id := LeaseWorkflowID("q", long)
+	assert.LessOrEqual(t, len(id), MaxWorkflowIDBytes)
+	assert.True(t, strings.HasPrefix(id, "planmode-lease/q/sha256-"), id)
+	assert.NotEqual(t, id, LeaseWorkflowID("q", other), "two long keys, two ids")
+	assert.Equal(t, id, LeaseWorkflowID("q", long), "the same key, the same id")
+	fits := strings.Repeat("k", MaxWorkflowIDBytes-len("planmode-lease/q/"))
+	assert.Equal(t, "planmode-lease/q/"+fits, LeaseWorkflowID("q", fits), "a key that fits is kept as it is")
 }

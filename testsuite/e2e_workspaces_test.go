@@ -90,10 +90,14 @@ func TestOpenPlansNeverShareAWorkspace(t *testing.T) {
 	requireWorkspaceRefused(ctx, t, pw, id("E"), "is the workspace root")
 	requireWorkspaceRefused(ctx, t, pw, id("E2"), "is the workspace root")
 
-	leases, err := signals.WorkspacesQuery.Get(ctx, pw.srv.Client, signals.WorkspacesWorkflowID(pw.queue))
+	leases, err := signals.WorkspacesQuery.Get(ctx, pw.srv.Client, signals.LeaseWorkflowID(pw.queue, "a"))
 	require.NoError(t, err)
-	require.Len(t, leases, 1, "only A holds a workspace now: B released its own")
+	require.Len(t, leases, 1, "only A holds a: D's refused intent was given back")
 	assert.Equal(t, signals.WorkspaceLease{Key: "a", PlanID: id("A"), RunID: leases[0].RunID, Since: leases[0].Since}, leases[0])
+	require.Eventually(t, func() bool {
+		held, err := signals.WorkspacesQuery.Get(ctx, pw.srv.Client, signals.LeaseWorkflowID(pw.queue, own))
+		return err == nil && len(held) == 0
+	}, loadedWait, 50*time.Millisecond, "B released its own folder")
 
 	// G waits for "a" while A is open; once A ends, G runs there, and
 	// then so does F.

@@ -11,6 +11,7 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/workspace/lease"
 )
 
 // Waiting for a busy workspace (onBusy wait).
@@ -27,8 +28,9 @@ type errWorkspaceRefused struct{ msg string }
 
 func (e *errWorkspaceRefused) Error() string { return e.msg }
 
-// workspaceLease is the run's hold on its workspace: it asks the task
-// queue's PlanWorkspaces registry for it before anything touches it,
+// workspaceLease is the run's hold on its workspace: it asks the lease
+// workflows of its task queue for it (a mark on each key of
+// lease.Chain) before anything touches it,
 // waits while another plan holds it, and gives it back however the run
 // ends. It owns the lease the checkpoint carries (signals.LeaseState) and
 // the wait the run shows; while it waits it moves the run to
@@ -61,7 +63,7 @@ type phaser interface {
 // says onBusy wait: a durable timer with backoff up to leaseMaxWait, the
 // run showing PlanAwaiting=workspace; the wait is a safe point to
 // continue as new. The workspace root itself, one outside it and a
-// missing one are refused too. Other failures (no registry answered) are
+// missing one are refused too. Other failures (no lease workflow answered) are
 // returned as they are.
 func (l *workspaceLease) acquire(ctx workflow.Context, snapshot *activities.SnapshotInput) error {
 	if l.st.Lease != nil {
@@ -74,9 +76,9 @@ func (l *workspaceLease) acquire(ctx workflow.Context, snapshot *activities.Snap
 	}
 	in := activities.AcquireWorkspaceInput{
 		PlanID: l.planID, RunID: first, Workspace: l.workspace,
-		Own:      l.workspace == plan.DefaultWorkspace(l.planID),
-		Registry: signals.WorkspacesWorkflowID(info.TaskQueueName), TaskQueue: info.TaskQueueName,
-		Snapshot: snapshot,
+		Own:       l.workspace == plan.DefaultWorkspace(l.planID),
+		TaskQueue: info.TaskQueueName,
+		Snapshot:  snapshot,
 	}
 	wait := leaseFirstWait
 	for {
@@ -125,13 +127,14 @@ func refusedWorkspace(err error) error {
 	return err
 }
 
-// release gives the run's lease back to the registry, in a
-// disconnected context so that a cancelled run releases too, without
-// waiting for the answer: the run summarizes meanwhile. The run must call
-// the returned wait before it closes, since the server drops a signal
-// whose sender has closed. A release that cannot be sent is logged: the
-// lease is stale then, and the next plan that needs the workspace finds
-// this one closed and clears it.
+// release gives the run's lease back: a release-workspace signal to the
+// lease workflow of each key of its chain (lease.Chain; one for a plan's
+// default workspace), in a disconnected context so that a cancelled run
+// releases too, without waiting for the answers: the run summarizes
+// meanwhile. The run must call the returned wait before it closes, since
+// the server drops a signal whose sender has closed. A release that
+// cannot be sent is logged: the mark is stale then, and the next plan
+// that meets it finds this one closed and clears it.
 func (l *workspaceLease) release(ctx workflow.Context) (wait func(workflow.Context)) {
 	if l.st.Lease == nil {
 		return func(workflow.Context) {}
@@ -139,12 +142,18 @@ func (l *workspaceLease) release(ctx workflow.Context) (wait func(workflow.Conte
 	held := *l.st.Lease
 	l.st.Lease = nil
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
-	id := signals.WorkspacesWorkflowID(workflow.GetInfo(ctx).TaskQueueName)
-	sent := workflow.SignalExternalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, held.Request())
+	queue := workflow.GetInfo(ctx).TaskQueueName
+	chain := lease.Chain(held.Key)
+	sent := make([]workflow.Future, len(chain))
+	for i, at := range chain {
+		sent[i] = workflow.SignalExternalWorkflow(ctx, signals.LeaseWorkflowID(queue, at), "", signals.ReleaseWorkspace.Name, held.Request())
+	}
 	return func(ctx workflow.Context) {
 		ctx, _ = workflow.NewDisconnectedContext(ctx)
-		if err := sent.Get(ctx, nil); err != nil {
-			workflow.GetLogger(ctx).Warn("workspace lease not released", "workspace", held.Key, "error", err)
+		for i, f := range sent {
+			if err := f.Get(ctx, nil); err != nil {
+				workflow.GetLogger(ctx).Warn("workspace mark not released", "workspace", held.Key, "key", chain[i], "error", err)
+			}
 		}
 	}
 }

@@ -57,14 +57,27 @@ func TestPlanWithoutWorkspaceGetsItsOwnAndLeasesItFirst(t *testing.T) {
 	assert.True(t, in.Own, "created when missing")
 	assert.Equal(t, "default-test-workflow-id", in.PlanID)
 	assert.NotEmpty(t, in.RunID)
-	assert.Equal(t, signals.WorkspacesWorkflowID("default-test-taskqueue"), in.Registry)
 	assert.Equal(t, "default-test-taskqueue", in.TaskQueue)
 	require.Len(t, h.f.clarifyIn, 1)
 	assert.Equal(t, own, h.f.clarifyIn[0].Task.Context.WorkspaceRoot)
 
-	require.Len(t, h.f.released, 1, "released once, at the end")
-	assert.Equal(t, in.Registry, h.f.released[0].registry)
+	require.Len(t, h.f.released, 1, "released once, at the end, to the one lease workflow of its folder")
+	assert.Equal(t, signals.LeaseWorkflowID("default-test-taskqueue", own), h.f.released[0].registry)
 	assert.Equal(t, signals.WorkspaceLeaseRequest{Key: own, PlanID: in.PlanID, RunID: in.RunID}, h.f.released[0].req)
+}
+
+func TestNestedWorkspaceReleasesEachKeyOfItsChain(t *testing.T) {
+	h := newHarness(t)
+	req := autoReq()
+	req.Workspace = "team/shop"
+	res := h.run(req)
+
+	require.Equal(t, signals.StatusCompleted, res.Status, res.Error)
+	lease := signals.WorkspaceLeaseRequest{Key: "team/shop", PlanID: "default-test-workflow-id", RunID: h.f.acquireIn[0].RunID}
+	assert.ElementsMatch(t, []release{
+		{registry: signals.LeaseWorkflowID("default-test-taskqueue", "team"), req: lease},
+		{registry: signals.LeaseWorkflowID("default-test-taskqueue", "team/shop"), req: lease},
+	}, h.f.released, "the intent on team and the lease on team/shop")
 }
 
 func TestNamedWorkspaceMustExist(t *testing.T) {

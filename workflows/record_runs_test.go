@@ -130,45 +130,46 @@ func TestRecordRollbackHistory(t *testing.T) {
 	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planrollback-completed.json"))
 }
 
-// TestRecordWorkspacesHistory records a PlanWorkspaces run to its usual
-// end: continue-as-new after registryInputsPerRun inputs. Most of them
-// are release signals sent before any worker polls (one of them not a
-// request at all), so that they arrive in one workflow task and the
-// history stays short; then leases are acquired, one refused, and
-// released by update until the run hands its leases on.
+// TestRecordWorkspacesHistory records a PlanWorkspaceLease run to its
+// usual end under load: continue-as-new after leaseInputsPerRun inputs.
+// Most of them are release signals sent before any worker polls (one of
+// them not a request at all), so that they arrive in one workflow task
+// and the history stays short; then an exclusive lease and intents are
+// acquired, one refused, and released by update until the run hands its
+// marks on.
 func TestRecordWorkspacesHistory(t *testing.T) {
 	c, ctx := recordServer(t, nil)
-	id := fmt.Sprintf("planmode-record-workspaces-%d", time.Now().UnixNano())
+	id := fmt.Sprintf("planmode-record-lease-%d", time.Now().UnixNano())
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: recordQueue},
-		signals.WorkspacesWorkflowType, signals.WorkspaceRegistry{})
+		signals.LeaseWorkflowType, signals.WorkspaceLeases{Key: "team"})
 	require.NoError(t, err)
 	const updates = 4 // that count as inputs, below
-	gone := signals.WorkspaceLeaseRequest{Key: "gone", PlanID: "plan-gone", RunID: "run-gone"}
+	gone := signals.WorkspaceLeaseRequest{Key: "team/gone", PlanID: "plan-gone", RunID: "run-gone"}
 	require.NoError(t, c.SignalWorkflow(ctx, id, "", signals.ReleaseWorkspace.Name, "not a request"))
-	for range registryInputsPerRun - updates - 1 {
+	for range leaseInputsPerRun - updates - 1 {
 		require.NoError(t, signals.ReleaseWorkspace.Signal(ctx, c, id, gone))
 	}
 	startRecorder(t, c, scripted{})
 
-	a := signals.WorkspaceLeaseRequest{Key: "a", PlanID: "plan-A", RunID: "run-A"}
+	a := signals.WorkspaceLeaseRequest{Key: "team", PlanID: "plan-A", RunID: "run-A"}
 	_, err = signals.AcquireWorkspace.Update(ctx, c, id, a)
 	require.NoError(t, err)
-	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "a/b", PlanID: "plan-B", RunID: "run-B"})
+	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "team/b", PlanID: "plan-B", RunID: "run-B"})
 	_, busy := signals.BusyHolder(err)
-	require.True(t, busy, "a workspace inside another plan's is refused: %v", err)
-	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "b", PlanID: "plan-B", RunID: "run-B"})
-	require.NoError(t, err)
+	require.True(t, busy, "an intent under another plan's lease is refused: %v", err)
 	rel, err := signals.ReleaseWorkspace.Update(ctx, c, id, a)
 	require.NoError(t, err)
 	require.True(t, rel.Released)
-	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "c", PlanID: "plan-C", RunID: "run-C"})
+	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "team/b", PlanID: "plan-B", RunID: "run-B"})
+	require.NoError(t, err)
+	_, err = signals.AcquireWorkspace.Update(ctx, c, id, signals.WorkspaceLeaseRequest{Key: "team/c", PlanID: "plan-C", RunID: "run-C"})
 	require.NoError(t, err)
 
 	require.Eventually(t, func() bool {
 		d, err := c.DescribeWorkflow(ctx, id, run.GetRunID())
 		return err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
-	}, 30*time.Second, 50*time.Millisecond, "the registry never continued as new")
-	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planworkspaces-continued.json"))
+	}, 30*time.Second, 50*time.Millisecond, "the lease workflow never continued as new")
+	writeHistory(ctx, t, c, id, run.GetRunID(), testdata("planworkspacelease-continued.json"))
 }
 
 // TestRecordFilesHistory records a run that keeps its files as manifests:

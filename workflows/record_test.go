@@ -20,6 +20,7 @@ import (
 	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/workspace/lease"
 )
 
 // recordEnv turns the TestRecord tests on; without it they are skipped.
@@ -152,20 +153,13 @@ func (scripted) WorkspaceChangedSince(context.Context, activities.ChangedSinceIn
 	return activities.ChangedSinceOutput{}, nil
 }
 
-// AcquireWorkspace leases the workspace from the registry as the
-// activity does, the workspace itself as the key.
+// AcquireWorkspace leases the workspace from its lease workflows as the
+// activity does (lease.Take), the workspace itself as the key.
 func (s scripted) AcquireWorkspace(ctx context.Context, in activities.AcquireWorkspaceInput) (activities.AcquireWorkspaceOutput, error) {
-	c := activity.GetClient(ctx)
-	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{ID: in.Registry, TaskQueue: in.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING}, signals.WorkspacesWorkflowType, signals.WorkspaceRegistry{})
-	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: signals.AcquireWorkspace.Name,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args:         []any{signals.WorkspaceLeaseRequest{Key: in.Workspace, PlanID: in.PlanID, RunID: in.RunID}}}})
 	var out activities.AcquireWorkspaceOutput
-	if err == nil {
-		err = h.Get(ctx, &out.Lease)
-	}
+	held, err := lease.Take(ctx, lease.Of(activity.GetClient(ctx), in.TaskQueue),
+		signals.WorkspaceLeaseRequest{Key: in.Workspace, PlanID: in.PlanID, RunID: in.RunID}, nil)
+	out.Lease = held
 	if err == nil && in.Snapshot != nil {
 		snap, _ := s.SnapshotWorkspace(ctx, *in.Snapshot)
 		out.Snapshot = &snap
@@ -207,7 +201,7 @@ func startRecorder(t *testing.T, c client.Client, acts scripted) {
 	w.RegisterWorkflowWithOptions(PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType})
 	w.RegisterWorkflowWithOptions(PlanNotify, workflow.RegisterOptions{Name: signals.NotifyWorkflowType})
 	w.RegisterWorkflowWithOptions(PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType})
-	w.RegisterWorkflowWithOptions(PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType})
+	w.RegisterWorkflowWithOptions(PlanWorkspaceLease, workflow.RegisterOptions{Name: signals.LeaseWorkflowType})
 	w.RegisterActivity(&acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)

@@ -38,7 +38,7 @@ var baseline = []struct {
 	{"planmode-forked.json", signals.WorkflowType, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED},
 	{"plannotify-completed.json", signals.NotifyWorkflowType, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED},
 	{"planrollback-completed.json", signals.RollbackWorkflowType, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED},
-	{"planworkspaces-continued.json", signals.WorkspacesWorkflowType, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW},
+	{"planworkspacelease-continued.json", signals.LeaseWorkflowType, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW},
 }
 
 // replayer takes what planworker.Register registers on a worker, the

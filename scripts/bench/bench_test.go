@@ -30,6 +30,8 @@ var sectionMetrics = map[string][]string{
 	secFollow:    {"step→follower p50 ms", "step→follower p99 ms", "followers failed", "select p99 ms"},
 	secFollowers: {"0 followers s", "20 followers s", "ratio"},
 	secStream:    {"bytes/step streaming off", "bytes/step streaming on", "ratio"},
+	secBurst: {"time to last start s", "start p50 ms", "start p99 ms", "start→options p50 ms", "start→options p99 ms",
+		"bare time to last start s", "bare start p50 ms", "bare start p99 ms"},
 	secWorkspace: {"first record ms", "record ms/step", "bytes stored/step", "files hashed/step", "store growth bytes/step",
 		"hydrate ms", "hydrate MB/s",
 		"dedup ratio (10 forks)"},
@@ -39,7 +41,7 @@ var sectionMetrics = map[string][]string{
 func casesOf(sz sizes) map[string]int {
 	return map[string]int{secRatio: 1, secHistory: len(sz.HistorySteps), secCPU: len(sz.CPUSteps), secTokens: len(sz.TokenSteps), secAgentPlan: 1,
 		secConcurrency: len(sz.Concurrent), secFairness: 1, secMemory: 1, secLatency: len(sz.LatencyVariants), secWorkspace: 1,
-		secFollow: 1, secFollowers: 4, secStream: 1}
+		secFollow: 1, secFollowers: 4, secStream: 1, secBurst: 1}
 }
 
 // TestQuickBenchReportsEveryRow runs the whole instrument at the quick

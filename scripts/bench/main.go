@@ -36,10 +36,11 @@ const (
 	secFollow      = "follow"
 	secFollowers   = "followers"
 	secStream      = "stream"
+	secBurst       = "burst"
 )
 
 var allSections = []string{secRatio, secHistory, secCPU, secTokens, secAgentPlan, secConcurrency, secFairness, secMemory, secLatency,
-	secFollow, secFollowers, secStream, secWorkspace}
+	secFollow, secFollowers, secStream, secWorkspace, secBurst}
 
 func main() {
 	quick := flag.Bool("quick", false, "small sizes, a minute or two")
@@ -108,6 +109,7 @@ func run(ctx context.Context, sz sizes, sections []string, keep bool, logw io.Wr
 		secRatio: measureRatio, secHistory: measureHistory, secCPU: measureCPU, secTokens: measureTokens, secAgentPlan: measureAgentPlan,
 		secConcurrency: measureConcurrency, secFairness: measureFairness, secMemory: measureMemory, secLatency: measureLatency,
 		secWorkspace: measureWorkspace, secFollow: measureFollow, secFollowers: measureFollowers, secStream: measureStream,
+		secBurst: measureBurst,
 	}
 	for _, s := range allSections {
 		if !slices.Contains(sections, s) {

@@ -41,6 +41,8 @@ type rig struct {
 	workerBin string
 	// runs keeps the plan runs of history for tokens, by length.
 	runs map[int]planRun
+	// srvLog is the dev server's log, its refusals of updates counted.
+	srvLog *serverLog
 }
 
 // startRig starts the dev server, the model and the in-process worker,
@@ -52,7 +54,8 @@ func startRig(ctx context.Context, keep bool, logw io.Writer) (*rig, error) {
 	}
 	r := &rig{dir: dir, keep: keep, logw: logw, start: time.Now(), runs: map[int]planRun{}}
 	r.logf("starting a Temporal dev server")
-	if r.srv, err = devserver.Start(ctx, devserver.Config{}); err != nil {
+	r.srvLog = &serverLog{w: os.Stderr}
+	if r.srv, err = devserver.Start(ctx, devserver.Config{Stderr: r.srvLog}); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}

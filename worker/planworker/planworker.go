@@ -30,7 +30,7 @@ import (
 )
 
 // Register registers on w the PlanMode workflow under the contract's type
-// name, its PlanNotify, PlanRollback and PlanWorkspaces companions under
+// name, its PlanNotify, PlanRollback and PlanWorkspaceLease companions under
 // theirs, and the activities built from a (see NewActivities; nil builds
 // them from a zero Activities), each type side by side.
 //
@@ -42,11 +42,12 @@ import (
 //     (workflows/upgrade.go).
 //   - PlanNotify and PlanRollback are AutoUpgrade: they last seconds, and
 //     the build that started them need not be kept for them.
-//   - PlanWorkspaces is AutoUpgrade: it is the one lease registry of the
-//     task queue and runs for ever. Pinned, it would hold its first build
-//     to the end and every plan's workspace lease would stall once that
-//     build's workers were stopped. Plans of the old and the new build
-//     call it side by side during a rollout anyway, so its code must stay
+//   - PlanWorkspaceLease is AutoUpgrade: a workspace key's lease workflow
+//     runs as long as plans keep leasing the key (a busy parent folder's
+//     for ever, continuing as new). Pinned, it would hold its first build
+//     to the end and the leases of its key would stall once that build's
+//     workers were stopped. Plans of the old and the new build call it
+//     side by side during a rollout anyway, so its code must stay
 //     compatible both ways (changes behind workflow.GetVersion).
 func Register(w sdkworker.Registry, a *Activities) {
 	w.RegisterWorkflowWithOptions(workflows.PlanMode, workflow.RegisterOptions{Name: signals.WorkflowType,
@@ -55,7 +56,7 @@ func Register(w sdkworker.Registry, a *Activities) {
 		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
 	w.RegisterWorkflowWithOptions(workflows.PlanRollback, workflow.RegisterOptions{Name: signals.RollbackWorkflowType,
 		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
-	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaces, workflow.RegisterOptions{Name: signals.WorkspacesWorkflowType,
+	w.RegisterWorkflowWithOptions(workflows.PlanWorkspaceLease, workflow.RegisterOptions{Name: signals.LeaseWorkflowType,
 		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade})
 	set := a.Set()
 	for _, part := range []any{set.Model, set.Tools, set.Workspaces, set.Notices} {

@@ -181,10 +181,10 @@ func TestRegisterGivesEveryWorkflowItsVersioningBehaviour(t *testing.T) {
 	r := &registry{behaviours: map[string]workflow.VersioningBehavior{}}
 	Register(r, &Activities{})
 	assert.Equal(t, map[string]workflow.VersioningBehavior{
-		signals.WorkflowType:           workflow.VersioningBehaviorPinned,
-		signals.NotifyWorkflowType:     workflow.VersioningBehaviorAutoUpgrade,
-		signals.RollbackWorkflowType:   workflow.VersioningBehaviorAutoUpgrade,
-		signals.WorkspacesWorkflowType: workflow.VersioningBehaviorAutoUpgrade,
-	}, r.behaviours, "plans stay on their build; the short workflows and the lease registry follow the current one")
+		signals.WorkflowType:         workflow.VersioningBehaviorPinned,
+		signals.NotifyWorkflowType:   workflow.VersioningBehaviorAutoUpgrade,
+		signals.RollbackWorkflowType: workflow.VersioningBehaviorAutoUpgrade,
+		signals.LeaseWorkflowType:    workflow.VersioningBehaviorAutoUpgrade,
+	}, r.behaviours, "plans stay on their build; the short workflows and the workspace leases follow the current one")
 	assert.Equal(t, 4, r.activities, "the model, the tools, the workspaces and the notices, side by side")
 }
