@@ -121,22 +121,21 @@ func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResu
 }
 
 // AgentTurn runs one turn of an agent step: the step's bounded context
-// (after the first turn without the earlier steps' results,
-// laterTurnContext), the iteration count and what remains, then the
-// step's own transcript (results the model already acted on cut to a
-// head, actedOnView).
+// (after the first turn without the earlier steps' results), the
+// iteration count and what remains, then the step's own transcript
+// (results the model already acted on cut to a head); phases.AgentTurn
+// and phases.ActedOnView say how.
 // The reply's tool calls come back for the workflow to run; no tool calls
 // means the step's answer is Content, and a finish_step call among them
-// (offered on every turn but the last, withFinishStep) comes back read as
+// (offered on every turn but the last) comes back read as
 // Finish. On the last iteration no tools are offered, so the model
 // answers.
 func (m *Model) AgentTurn(ctx context.Context, in AgentTurnInput) (AgentTurnOutput, error) {
 	step := in.Context.Step
 	ctx = m.withText(ctx, step.ID)
-	data, specs := phases.AgentTurn(laterTurnContext(in.Context, in.Iteration), in.Workspace, in.Iteration, in.MaxIterations,
+	data, specs := phases.AgentTurn(in.Context, in.Workspace, in.Iteration, in.MaxIterations,
 		func(names []string) []llm.ToolSpec { return append(m.specs().Specs(names), in.MCPTools...) })
-	specs = withFinishStep(&data, specs)
-	msgs, err := m.Prompts.Agent(in.Prompts, data, actedOnView(in.Transcript))
+	msgs, err := m.Prompts.Agent(in.Prompts, data, phases.ActedOnView(in.Transcript))
 	if err != nil {
 		return AgentTurnOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the agent prompt")
 	}

@@ -34,12 +34,14 @@ func StepAnswer(resp llm.Response) (output string, empty bool) {
 // AgentTurn fills the agent templates' data for turn iteration (counted
 // from 1) of the agent step whose context is sc, in workspace ws, and
 // returns the tools the turn is offered: those of offer the step's config
-// names (nil names all), at most plan.MaxStepTools, none on the final
-// turn. The cap is the smaller of maxIterations and the step's own, else
+// names (nil names all), at most plan.MaxStepTools, and finish_step; none
+// on the final turn. A turn after the first gets the context without the
+// earlier steps' results (LaterTurnContext). The cap is the smaller of maxIterations and the step's own, else
 // signals.DefaultMaxIterationsPerStep; the turn at the cap is the final
 // one, so the model answers.
 func AgentTurn(sc plan.StepContext, ws string, iteration, maxIterations int,
 	offer func(names []string) []llm.ToolSpec) (prompts.StepData, []llm.ToolSpec) {
+	sc = LaterTurnContext(sc, iteration)
 	step := sc.Step
 	agent := plan.AgentConfig{Prompt: reply.DefaultPrompt(step.Title, step.Description)}
 	if step.Config.Agent != nil {
@@ -54,7 +56,7 @@ func AgentTurn(sc plan.StepContext, ws string, iteration, maxIterations int,
 	for _, s := range specs {
 		data.Tools = append(data.Tools, s.Name)
 	}
-	return data, specs
+	return data, withFinishStep(&data, specs)
 }
 
 // AgentData fills the agent templates' data for turn iteration (counted

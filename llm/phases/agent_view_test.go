@@ -1,4 +1,4 @@
-package activities
+package phases
 
 import (
 	"strings"
@@ -13,16 +13,16 @@ import (
 
 func TestActedOnViewCutsOnlyResultsAnsweredSince(t *testing.T) {
 	file := strings.Repeat("// a line of the file\n", 100)
-	t1 := []Message{
+	t1 := []llm.Message{
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}},
 		{Role: llm.RoleTool, ToolCallID: "c1", Content: file},
 	}
-	assert.Equal(t, t1, actedOnView(t1), "the newest result goes whole")
+	assert.Equal(t, t1, ActedOnView(t1), "the newest result goes whole")
 
-	t2 := append(append([]Message(nil), t1...),
-		Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c2", Name: "write_file", Arguments: `{"path":"b.md"}`}}},
-		Message{Role: llm.RoleTool, ToolCallID: "c2", Content: file})
-	got := actedOnView(t2)
+	t2 := append(append([]llm.Message(nil), t1...),
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c2", Name: "write_file", Arguments: `{"path":"b.md"}`}}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "c2", Content: file})
+	got := ActedOnView(t2)
 	require.Len(t, got, 4)
 	assert.True(t, strings.HasPrefix(got[1].Content, file[:ActedOnResultBytes-len("…")]), "the head is kept")
 	assert.Less(t, len(got[1].Content), ActedOnResultBytes+80)
@@ -32,17 +32,17 @@ func TestActedOnViewCutsOnlyResultsAnsweredSince(t *testing.T) {
 	assert.Equal(t, t2[0], got[0])
 	assert.Equal(t, file, t2[1].Content, "the transcript itself is left alone")
 
-	short := []Message{t1[0], {Role: llm.RoleTool, ToolCallID: "c1", Content: "ok"}, t2[2]}
-	assert.Equal(t, short, actedOnView(short), "short results go whole")
-	assert.Nil(t, actedOnView(nil))
+	short := []llm.Message{t1[0], {Role: llm.RoleTool, ToolCallID: "c1", Content: "ok"}, t2[2]}
+	assert.Equal(t, short, ActedOnView(short), "short results go whole")
+	assert.Nil(t, ActedOnView(nil))
 }
 
 func TestLaterTurnContextDropsEarlierResults(t *testing.T) {
 	sc := plan.StepContext{Goal: "g", Step: plan.Step{ID: "s5"}, Position: 5, Total: 9, EarlierCount: 2,
 		Before: []plan.StepDigest{{ID: "s3", Digest: "read a.go"}, {ID: "s4", Digest: "wrote b.md"}},
 		After:  []plan.StepDigest{{ID: "s6"}}, LaterCount: 3, Summary: "2 earlier steps: 2 completed"}
-	assert.Equal(t, sc, laterTurnContext(sc, 1), "the first turn gets the whole context")
-	got := laterTurnContext(sc, 2)
+	assert.Equal(t, sc, LaterTurnContext(sc, 1), "the first turn gets the whole context")
+	got := LaterTurnContext(sc, 2)
 	assert.Empty(t, got.Before)
 	assert.Empty(t, got.Summary)
 	assert.Equal(t, 4, got.EarlierCount, "the earlier steps are counted")
