@@ -153,7 +153,7 @@ func burstPlan(ctx context.Context, t *testing.T, pw *planWorker, reg *burstRegi
 				reg.dead.Store(req.PlanID, true)
 				return
 			}
-			for _, at := range lease.Chain(req.Key) {
+			for _, at := range signals.LeaseChain(req.Key) {
 				if err := signals.ReleaseWorkspace.Signal(ctx, pw.srv.Client, signals.LeaseWorkflowID(pw.queue, at), req); err != nil {
 					t.Errorf("release %s on %q: %v", req.PlanID, at, err)
 				}

@@ -11,7 +11,6 @@ import (
 	"github.com/planmode/planmode/activities"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workspace/lease"
 )
 
 // Waiting for a busy workspace (onBusy wait).
@@ -30,7 +29,7 @@ func (e *errWorkspaceRefused) Error() string { return e.msg }
 
 // workspaceLease is the run's hold on its workspace: it asks the lease
 // workflows of its task queue for it (a mark on each key of
-// lease.Chain) before anything touches it,
+// signals.LeaseChain) before anything touches it,
 // waits while another plan holds it, and gives it back however the run
 // ends. It owns the lease the checkpoint carries (signals.LeaseState) and
 // the wait the run shows; while it waits it moves the run to
@@ -128,7 +127,7 @@ func refusedWorkspace(err error) error {
 }
 
 // release gives the run's lease back: a release-workspace signal to the
-// lease workflow of each key of its chain (lease.Chain; one for a plan's
+// lease workflow of each key of its chain (signals.LeaseChain; one for a plan's
 // default workspace), in a disconnected context so that a cancelled run
 // releases too, without waiting for the answers: the run summarizes
 // meanwhile. The run must call the returned wait before it closes, since
@@ -143,7 +142,7 @@ func (l *workspaceLease) release(ctx workflow.Context) (wait func(workflow.Conte
 	l.st.Lease = nil
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	queue := workflow.GetInfo(ctx).TaskQueueName
-	chain := lease.Chain(held.Key)
+	chain := signals.LeaseChain(held.Key)
 	sent := make([]workflow.Future, len(chain))
 	for i, at := range chain {
 		sent[i] = workflow.SignalExternalWorkflow(ctx, signals.LeaseWorkflowID(queue, at), "", signals.ReleaseWorkspace.Name, held.Request())

@@ -10,7 +10,6 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workspace/lease"
 )
 
 // Bounds of a workspace key's lease workflow.
@@ -35,9 +34,9 @@ const (
 
 // PlanWorkspaceLease holds the marks on one workspace key of a task
 // queue (st.Key, see signals.LeaseWorkflowID): an exclusive lease on the
-// key, or intents of plans leasing keys inside it (workspace/lease.Chain).
+// key, or intents of plans leasing keys inside it (signals.LeaseChain).
 // It grants a mark (signals.AcquireWorkspace) unless another plan's
-// conflicts (lease.Conflict), and plans give their marks back when they
+// conflicts (signals.LeaseConflict), and plans give their marks back when they
 // end (signals.ReleaseWorkspace). It continues as new with its whole
 // state every leaseInputsPerRun inputs, and ends once it has held
 // nothing and had no input for leaseIdle. The AcquireWorkspace activity
@@ -144,10 +143,10 @@ func (g *keyLease) register(ctx workflow.Context) error {
 // signalled in the same workflow task may not have been applied yet:
 // while one waits, the handler judges instead, after applying it.
 func (g *keyLease) validateAcquire(_ workflow.Context, req signals.WorkspaceLeaseRequest) error {
-	if !lease.Within(g.st.Key, req) {
+	if !signals.LeaseWithin(g.st.Key, req) {
 		return signals.Reject(signals.ErrorTypeInvalidInput, "workspace %q is not %q nor inside it", req.Key, g.st.Key)
 	}
-	if holder, busy := lease.Conflict(g.st.Key, g.list(), req); busy && g.releases.Len() == 0 {
+	if holder, busy := signals.LeaseConflict(g.st.Key, g.list(), req); busy && g.releases.Len() == 0 {
 		return signals.WorkspaceBusy(req, holder)
 	}
 	if g.bytes()+leaseBytes(req.Key, req.PlanID, req.RunID) > maxLeaseBytes {
@@ -170,7 +169,7 @@ func (g *keyLease) acquire(ctx workflow.Context, req signals.WorkspaceLeaseReque
 	}
 	// The validator does not run on replay, and let a request through
 	// while a release waited: the check is repeated here.
-	if holder, busy := lease.Conflict(g.st.Key, g.list(), req); busy {
+	if holder, busy := signals.LeaseConflict(g.st.Key, g.list(), req); busy {
 		return signals.WorkspaceLease{}, signals.WorkspaceBusy(req, holder)
 	}
 	if l, ok := g.st.Holders[req.PlanID]; ok && l.Holds(req) {

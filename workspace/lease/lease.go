@@ -57,7 +57,7 @@ func (r *Refused) Error() string { return r.Msg }
 // Unwrap returns the lease workflow's error.
 func (r *Refused) Unwrap() error { return r.Err }
 
-// Take asks reg for req's lease: a mark on each key of Chain(req.Key),
+// Take asks reg for req's lease: a mark on each key of signals.LeaseChain(req.Key),
 // top down, the last the exclusive lease, which it returns. When a plan
 // that has closed holds a conflicting mark, stale (when set) is told, the
 // stale mark released and that key tried once more. A workspace an open
@@ -68,7 +68,7 @@ func (r *Refused) Unwrap() error { return r.Err }
 func Take(ctx context.Context, reg Registry, req signals.WorkspaceLeaseRequest,
 	stale func(holder signals.WorkspaceLease)) (signals.WorkspaceLease, error) {
 	var lease signals.WorkspaceLease
-	chain := Chain(req.Key)
+	chain := signals.LeaseChain(req.Key)
 	for i, at := range chain {
 		l, err := takeAt(ctx, reg, at, req, stale)
 		if err != nil {

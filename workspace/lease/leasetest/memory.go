@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workspace/lease"
 )
 
 // Release is a release a Memory was sent: the mark Req names on key At.
@@ -21,7 +20,7 @@ type Release struct {
 }
 
 // Memory is a lease.Registry that keeps each key's marks as its lease
-// workflow does (lease.Within, lease.Conflict, one mark per plan), and
+// workflow does (signals.LeaseWithin, signals.LeaseConflict, one mark per plan), and
 // knows which plans are closed. Its zero value holds nothing; it is safe
 // for concurrent use.
 type Memory struct {
@@ -103,10 +102,10 @@ func (m *Memory) Acquire(_ context.Context, at string, req signals.WorkspaceLeas
 	if err := req.Validate(); err != nil {
 		return signals.WorkspaceLease{}, signals.Reject(signals.ErrorTypeInvalidInput, "%v", err)
 	}
-	if !lease.Within(at, req) {
+	if !signals.LeaseWithin(at, req) {
 		return signals.WorkspaceLease{}, signals.Reject(signals.ErrorTypeInvalidInput, "workspace %q is not %q nor inside it", req.Key, at)
 	}
-	if holder, busy := lease.Conflict(at, m.list(at), req); busy {
+	if holder, busy := signals.LeaseConflict(at, m.list(at), req); busy {
 		return signals.WorkspaceLease{}, signals.WorkspaceBusy(req, holder)
 	}
 	if l, ok := m.marks[at][req.PlanID]; ok && l.Holds(req) {

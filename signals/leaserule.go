@@ -1,10 +1,9 @@
-package lease
+package signals
 
 import (
 	"strings"
 
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/signals"
 )
 
 // Chain returns the keys a plan takes marks on to lease workspace key,
@@ -16,7 +15,7 @@ import (
 // the same, is what makes two plans whose keys overlap meet on one key:
 // the shorter key, where one holds the exclusive lease and the other an
 // intent.
-func Chain(key string) []string {
+func LeaseChain(key string) []string {
 	var out []string
 	for i := 1; i < len(key); i++ {
 		if key[i] != '/' {
@@ -31,13 +30,13 @@ func Chain(key string) []string {
 
 // Within reports whether req's key is at or lies inside it: the
 // requests the lease workflow of key at may answer.
-func Within(at string, req signals.WorkspaceLeaseRequest) bool {
+func LeaseWithin(at string, req WorkspaceLeaseRequest) bool {
 	return req.Key == at || strings.HasPrefix(req.Key, at+"/")
 }
 
 // Exclusive reports whether l is an exclusive mark on key at, rather than
 // an intent taken for a key inside it.
-func Exclusive(at string, l signals.WorkspaceLease) bool { return l.Key == at }
+func LeaseExclusive(at string, l WorkspaceLease) bool { return l.Key == at }
 
 // Conflict returns the mark among holders (the marks held on key at, in
 // a fixed order) that keeps req from its mark on at, when there is one.
@@ -46,12 +45,12 @@ func Exclusive(at string, l signals.WorkspaceLease) bool { return l.Key == at }
 // both; another plan's intent refuses the exclusive lease only, so plans
 // in sibling folders share their parent's intents. The plan's own marks
 // never conflict. The exclusive holder is named before an intent holder.
-func Conflict(at string, holders []signals.WorkspaceLease, req signals.WorkspaceLeaseRequest) (signals.WorkspaceLease, bool) {
-	var intent *signals.WorkspaceLease
+func LeaseConflict(at string, holders []WorkspaceLease, req WorkspaceLeaseRequest) (WorkspaceLease, bool) {
+	var intent *WorkspaceLease
 	for i, h := range holders {
 		switch {
 		case h.PlanID == req.PlanID:
-		case Exclusive(at, h):
+		case LeaseExclusive(at, h):
 			return h, true
 		case intent == nil && req.Key == at:
 			intent = &holders[i]
@@ -60,5 +59,5 @@ func Conflict(at string, holders []signals.WorkspaceLease, req signals.Workspace
 	if intent != nil {
 		return *intent, true
 	}
-	return signals.WorkspaceLease{}, false
+	return WorkspaceLease{}, false
 }

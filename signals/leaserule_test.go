@@ -1,4 +1,4 @@
-package lease_test
+package signals_test
 
 import (
 	"testing"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
-	"github.com/planmode/planmode/workspace/lease"
 )
 
 func TestChainTakesEachLeasableAncestorTopDown(t *testing.T) {
@@ -22,17 +21,17 @@ func TestChainTakesEachLeasableAncestorTopDown(t *testing.T) {
 		{"/srv", []string{"/srv"}},
 		{plan.DefaultWorkspace("plan-with/slash"), []string{plan.DefaultWorkspace("plan-with/slash")}},
 	} {
-		assert.Equal(t, tc.want, lease.Chain(tc.key), tc.key)
+		assert.Equal(t, tc.want, signals.LeaseChain(tc.key), tc.key)
 	}
 }
 
 func TestWithin(t *testing.T) {
 	req := func(key string) signals.WorkspaceLeaseRequest { return signals.WorkspaceLeaseRequest{Key: key} }
-	assert.True(t, lease.Within("a", req("a")))
-	assert.True(t, lease.Within("a", req("a/b/c")))
-	assert.True(t, lease.Within("/srv", req("/srv/repo")))
-	assert.False(t, lease.Within("a", req("ab")), "a sibling that shares a prefix")
-	assert.False(t, lease.Within("a/b", req("a")), "an ancestor")
+	assert.True(t, signals.LeaseWithin("a", req("a")))
+	assert.True(t, signals.LeaseWithin("a", req("a/b/c")))
+	assert.True(t, signals.LeaseWithin("/srv", req("/srv/repo")))
+	assert.False(t, signals.LeaseWithin("a", req("ab")), "a sibling that shares a prefix")
+	assert.False(t, signals.LeaseWithin("a/b", req("a")), "an ancestor")
 }
 
 // mark is plan's mark on at for its lease on key.
@@ -62,7 +61,7 @@ func TestConflictExclusiveAgainstIntent(t *testing.T) {
 		{"the plan's own mark from another run", []signals.WorkspaceLease{{Key: "a", PlanID: "P", RunID: "old"}}, ask("P", "a/b"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			holder, busy := lease.Conflict("a", tc.holders, tc.req)
+			holder, busy := signals.LeaseConflict("a", tc.holders, tc.req)
 			assert.Equal(t, tc.holder != "", busy)
 			assert.Equal(t, tc.holder, holder.PlanID)
 		})
@@ -77,12 +76,12 @@ func TestChainsOfOverlappingKeysMeet(t *testing.T) {
 	for _, k1 := range keys {
 		for _, k2 := range keys {
 			marks := map[string][]signals.WorkspaceLease{}
-			for _, at := range lease.Chain(k1) {
+			for _, at := range signals.LeaseChain(k1) {
 				marks[at] = append(marks[at], mark("P", k1))
 			}
 			refused := false
-			for _, at := range lease.Chain(k2) {
-				if _, busy := lease.Conflict(at, marks[at], signals.WorkspaceLeaseRequest{Key: k2, PlanID: "Q", RunID: "r-Q"}); busy {
+			for _, at := range signals.LeaseChain(k2) {
+				if _, busy := signals.LeaseConflict(at, marks[at], signals.WorkspaceLeaseRequest{Key: k2, PlanID: "Q", RunID: "r-Q"}); busy {
 					refused = true
 				}
 			}
