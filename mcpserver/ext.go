@@ -137,12 +137,11 @@ func (s *server) extMethod(ctx context.Context, method string, req mcp.Request) 
 // plan waits for, its result once it completed, or its error once it
 // failed.
 func (s *server) extGet(ctx context.Context, p *taskParams) (*extTask, error) {
-	id, err := taskID(p)
+	id, ctx, cancel, err := s.onTask(ctx, p)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	t, err := s.task(ctx, id)
 	if err != nil {
 		return nil, err
@@ -173,12 +172,11 @@ func (s *server) extGet(ctx context.Context, p *taskParams) (*extTask, error) {
 // caller named; one that ended is left as it is (the extension's cancel
 // is a wish, acknowledged either way).
 func (s *server) extCancel(ctx context.Context, p *taskParams) (*extAck, error) {
-	id, err := taskID(p)
+	id, ctx, cancel, err := s.onTask(ctx, p)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	info, err := s.describe(ctx, id)
 	if err != nil {
 		return nil, err

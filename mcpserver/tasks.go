@@ -130,14 +130,24 @@ func taskID(p *taskParams) (string, error) {
 	return p.TaskID, nil
 }
 
+// onTask is the prologue of a method on one task: p's task id, checked,
+// and ctx bounded by the call timeout, whose cancel the caller defers.
+func (s *server) onTask(ctx context.Context, p *taskParams) (string, context.Context, context.CancelFunc, error) {
+	id, err := taskID(p)
+	if err != nil {
+		return "", ctx, func() {}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	return id, ctx, cancel, nil
+}
+
 // taskGet answers tasks/get: the task of the plan as it stands.
 func (s *server) taskGet(ctx context.Context, _ *mcp.ServerSession, p *taskParams) (*taskResult, error) {
-	id, err := taskID(p)
+	id, ctx, cancel, err := s.onTask(ctx, p)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	t, err := s.task(ctx, id)
 	if err != nil {
 		return nil, err
@@ -259,12 +269,11 @@ const maxCursorBytes = 4096
 // plan that already ended cannot be, as MCP says, and is invalid params.
 // The plan's history records the request with the caller and the reason.
 func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskParams) (*taskResult, error) {
-	id, err := taskID(p)
+	id, ctx, cancel, err := s.onTask(ctx, p)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	info, err := s.describe(ctx, id)
 	if err != nil {
 		return nil, err
@@ -290,12 +299,11 @@ func (s *server) taskCancel(ctx context.Context, _ *mcp.ServerSession, p *taskPa
 // elicit); otherwise it only waits, and the plan's inputs are answered
 // with the plan_* tools.
 func (s *server) taskResult(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*mcp.CallToolResult, error) {
-	id, err := taskID(p)
+	id, ctx, cancel, err := s.onTask(ctx, p)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	info, err := s.describe(ctx, id)
 	if err != nil {
 		return nil, err
