@@ -62,7 +62,8 @@ func costOf(ctx context.Context, t *testing.T, pw *planWorker, id string) histor
 }
 
 // runLongPlan runs an external plan of n llm steps to its end and returns
-// its history cost.
+// its history cost. The plan runs in complete mode, which reflects after
+// every step: the most history a step of this kind writes.
 func runLongPlan(t *testing.T, pw *planWorker, n int) historyCost {
 	t.Helper()
 	steps := make([]plan.Step, n)
@@ -75,7 +76,7 @@ func runLongPlan(t *testing.T, pw *planWorker, n int) historyCost {
 	id := fmt.Sprintf("long-%d-%s", n, pw.queue)
 	pc := planclient.New(pw.srv.Client, planclient.WithTaskQueue(pw.queue))
 	_, err := pc.Start(ctx, id, signals.StartRequest{Goal: "Write notes on the discount rule",
-		Plan: &signals.ExternalPlan{Steps: steps}, Execution: signals.ExecutionPolicy{MaxSteps: n}})
+		Plan: &signals.ExternalPlan{Steps: steps}, Execution: signals.ExecutionPolicy{MaxSteps: n, Mode: signals.ExecComplete}})
 	require.NoError(t, err)
 	res, err := pc.Result(ctx, id)
 	require.NoError(t, err)

@@ -98,7 +98,7 @@ func TestMCPTaskResultElicitsOverHTTP(t *testing.T) {
 	assert.False(t, res.IsError)
 	b, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
-	var result signals.Result
-	require.NoError(t, json.Unmarshal(b, &result), string(b))
-	assert.Equal(t, signals.StatusCompleted, result.Status, result.Error)
+	var outcome taskOutcome
+	require.NoError(t, json.Unmarshal(b, &outcome), string(b))
+	assert.Equal(t, signals.StatusCompleted, outcome.Result.Status, outcome.Result.Error)
 }

@@ -22,7 +22,7 @@ import (
 // mode: burstQuickPlans).
 const (
 	burstPlans      = 1000
-	burstQuickPlans = 200
+	burstQuickPlans = 50
 )
 
 // measureBurst starts burstPlans PlanMode plans at once (a template chosen
