@@ -199,20 +199,12 @@ func (s *server) extCancel(ctx context.Context, p *taskParams) (*extAck, error) 
 // handle; any other, and a refusal, as the tool answers.
 func (s *server) callAsExtTask(ctx context.Context, r *mcp.CallToolRequest, call func() (mcp.Result, error)) (mcp.Result, error) {
 	delete(r.Params.Meta, taskMetaKey)
-	res, err := call()
-	if err != nil || !slices.Contains(taskTools, r.Params.Name) {
+	if !slices.Contains(taskTools, r.Params.Name) {
+		return call()
+	}
+	t, res, started, err := s.startTask(ctx, r, call, "poll "+MethodTasksGet)
+	if err != nil || !started {
 		return res, err
 	}
-	out, ok := res.(*mcp.CallToolResult)
-	if !ok || out.IsError {
-		return res, nil
-	}
-	started, err := startedPlan(r.Params.Name, out)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now().UTC()
-	return extOf(Task{TaskID: started.PlanID, Status: TaskWorking,
-		StatusMessage: "the plan started (run " + started.RunID + "): poll " + MethodTasksGet,
-		CreatedAt:     now, LastUpdatedAt: now, TTL: s.ttl(ctx).Milliseconds(), PollInterval: TaskPollInterval.Milliseconds()}, resultTask), nil
+	return extOf(t, resultTask), nil
 }

@@ -233,23 +233,37 @@ func (s *server) callAsTask(ctx context.Context, r *mcp.CallToolRequest, call fu
 			Message: fmt.Sprintf("tool %q does not run as a task: only %v do", r.Params.Name, taskTools)}
 	}
 	delete(r.Params.Meta, taskMetaKey)
-	res, err := call()
-	if err != nil {
+	t, res, started, err := s.startTask(ctx, r, call, "follow it with "+MethodTasksGet)
+	if err != nil || !started {
 		return res, err
+	}
+	s.followSession(r.Session, t.TaskID, r.Params.GetProgressToken())
+	return &createTaskResult{Task: t}, nil
+}
+
+// startTask runs call, a start tool's: a plan it started comes back as
+// its task, working (started true); a refusal, or an answer that is not
+// the tool's, comes back as res. next says how the host follows the
+// task.
+func (s *server) startTask(ctx context.Context, r *mcp.CallToolRequest, call func() (mcp.Result, error),
+	next string) (t Task, res mcp.Result, started bool, err error) {
+	res, err = call()
+	if err != nil {
+		return t, res, false, err
 	}
 	out, ok := res.(*mcp.CallToolResult)
 	if !ok || out.IsError {
-		return res, nil
+		return t, res, false, nil
 	}
-	started, err := startedPlan(r.Params.Name, out)
+	plan, err := startedPlan(r.Params.Name, out)
 	if err != nil {
-		return nil, err
+		return t, nil, false, err
 	}
-	s.followSession(r.Session, started.PlanID, r.Params.GetProgressToken())
 	now := time.Now().UTC()
-	return &createTaskResult{Task: Task{TaskID: started.PlanID, Status: TaskWorking,
-		StatusMessage: "the plan started (run " + started.RunID + "): follow it with tasks/get",
-		CreatedAt:     now, LastUpdatedAt: now, TTL: s.ttl(ctx).Milliseconds(), PollInterval: TaskPollInterval.Milliseconds()}}, nil
+	return Task{TaskID: plan.PlanID, Status: TaskWorking,
+			StatusMessage: "the plan started (run " + plan.RunID + "): " + next,
+			CreatedAt:     now, LastUpdatedAt: now, TTL: s.ttl(ctx).Milliseconds(), PollInterval: TaskPollInterval.Milliseconds()},
+		res, true, nil
 }
 
 // startedPlan reads the plan that tool's answer out says it started.
