@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
-	workflowpb "go.temporal.io/api/workflow/v1"
 
 	"github.com/planmode/planmode/internal/config"
 	"github.com/planmode/planmode/internal/devserver"
@@ -93,7 +93,9 @@ func TestMCPTypeScriptTaskOutlivesItsWorkerAndServer(t *testing.T) {
 	res := got.Result.StructuredContent.Result
 	require.Equal(t, signals.StatusCompleted, res.Status, "%s\nworker output:\n%s", res.Error, second.out)
 	assert.Equal(t, chosen, res.SelectedOptionID, "the plan ran the option the person chose")
-	assertRetriedOnAnotherWorker(ctx, t, rig.srv, id, inFlight)
+	// No bound on how soon: starting the new worker process takes longer
+	// than that on a loaded machine.
+	assertFailedOver(ctx, t, rig.srv, id, inFlight, time.Time{})
 
 	t.Run("a second server answers for the task", func(t *testing.T) {
 		serve.kill()
@@ -205,38 +207,4 @@ func connectGoClient(t *testing.T, ctx context.Context, url, token string) *sdk.
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
-}
-
-// assertRetriedOnAnotherWorker reads the history of plan id: the model
-// call in flight at the kill started again, at its second attempt, on
-// another worker after its first attempt's heartbeat timed out, and no
-// workflow task failed (the new worker replayed the history).
-func assertRetriedOnAnotherWorker(ctx context.Context, t *testing.T, srv *devserver.DevServer, id string,
-	killed *workflowpb.PendingActivityInfo) {
-	t.Helper()
-	var scheduled int64
-	var retried bool
-	it := srv.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
-		switch ev.GetEventType() {
-		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			if ev.GetActivityTaskScheduledEventAttributes().GetActivityId() == killed.GetActivityId() {
-				scheduled = ev.GetEventId()
-			}
-		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-			a := ev.GetActivityTaskStartedEventAttributes()
-			if scheduled != 0 && a.GetScheduledEventId() == scheduled {
-				retried = true
-				assert.EqualValues(t, 2, a.GetAttempt(), "the interrupted call ran again once")
-				assert.NotEqual(t, killed.GetLastWorkerIdentity(), a.GetIdentity(), "on another worker")
-				assert.Equal(t, enumspb.TIMEOUT_TYPE_HEARTBEAT, a.GetLastFailure().GetTimeoutFailureInfo().GetTimeoutType(),
-					"after a heartbeat timeout: %v", a.GetLastFailure())
-			}
-		case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
-			t.Errorf("workflow task failed: %v", ev.GetWorkflowTaskFailedEventAttributes().GetFailure().GetMessage())
-		}
-	}
-	assert.True(t, retried, "activity %s started again after the kill", killed.GetActivityId())
 }
