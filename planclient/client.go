@@ -281,16 +281,25 @@ func (c *Client) Rollback(ctx context.Context, id, stepID string) (signals.Rollb
 	return v, wrap(id, err)
 }
 
-// Progress answers how plan id progresses: its progress query while it
-// runs; once it has closed with a Result, what that Result says, read
-// without a query (closedProgress).
+// Progress answers how plan id progresses, without a workflow task when
+// it can: while the plan runs, from its event log (loggedProgress: the
+// progress query's answer as of the run's last change of its search
+// attributes, its usage since added); once it has closed with a Result,
+// what that Result says (closedProgress). The progress query answers a
+// run whose log does not carry it.
 func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, error) {
-	status, err := c.Status(ctx, id)
+	desc, err := c.c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
-		return signals.Progress{}, err
+		return signals.Progress{}, wrap(id, fmt.Errorf("describe: %w", err))
 	}
-	if p, ok := c.closedProgress(ctx, id, status); ok {
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
+	if p, ok := c.closedProgress(ctx, id, info.GetStatus()); ok {
 		return p, nil
+	}
+	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if p, ok, err := c.loggedProgress(ctx, id, info.GetExecution().GetRunId()); err == nil && ok {
+			return p, nil
+		}
 	}
 	v, err := signals.ProgressQuery.Get(ctx, c.c, id)
 	return v, wrap(id, err)

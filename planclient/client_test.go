@@ -225,10 +225,11 @@ func TestQueriesUseContractNames(t *testing.T) {
 			v.On("Get", mock.Anything).Return(nil).Once()
 			tc.On("QueryWorkflow", mock.Anything, "p", "", tt.name).Return(v, nil).Once()
 			// Progress asks whether the plan still runs first: a running
-			// one answers by its query.
+			// one whose log carries no progress answers by its query.
 			tc.On("DescribeWorkflow", mock.Anything, "p", "").Return(&client.WorkflowExecutionDescription{
 				RawResponse: described(enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, 40, false, nil),
 			}, nil).Maybe()
+			tc.On("WorkflowService").Return(&reverseService{}).Maybe()
 			require.NoError(t, tt.call(New(tc)))
 		})
 	}

@@ -294,12 +294,8 @@ func (f *follower) carried(ctx context.Context, input *commonpb.Payloads) error 
 // f.last; other markers are not the log's. It reports false when ctx
 // ended.
 func (f *follower) marker(ctx context.Context, m *historypb.MarkerRecordedEventAttributes) bool {
-	data, ok := m.GetDetails()[sideEffectData]
-	if m.GetMarkerName() != sideEffectMarker || !ok {
-		return true
-	}
-	var batch signals.EventBatch
-	if err := f.c.converter().FromPayloads(data, &batch); err != nil || batch.Log != signals.EventLogName {
+	batch, ok := f.c.batchOf(m)
+	if !ok {
 		return true
 	}
 	for _, e := range batch.Stamped() {
@@ -316,6 +312,20 @@ func (f *follower) marker(ctx context.Context, m *historypb.MarkerRecordedEventA
 		}
 	}
 	return true
+}
+
+// batchOf reads the log's batch from m, one of a run's markers; ok is
+// false for a marker that is not the log's.
+func (c *Client) batchOf(m *historypb.MarkerRecordedEventAttributes) (signals.EventBatch, bool) {
+	var batch signals.EventBatch
+	data, ok := m.GetDetails()[sideEffectData]
+	if m.GetMarkerName() != sideEffectMarker || !ok {
+		return batch, false
+	}
+	if err := c.converter().FromPayloads(data, &batch); err != nil || batch.Log != signals.EventLogName {
+		return batch, false
+	}
+	return batch, true
 }
 
 // The SDK's marker of workflow.SideEffect, in which a plan writes its

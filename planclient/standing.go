@@ -36,6 +36,9 @@ func WithQueryTimeout(d time.Duration) Option {
 const (
 	// SourceQuery: the plan answered its progress query.
 	SourceQuery = "query"
+	// SourceLog: the progress the plan's event log carries (see
+	// Client.Progress), read without a workflow task.
+	SourceLog = "log"
 	// SourceSearchAttributes: the plan did not answer in time, or has not
 	// run yet; the answer is what the server knows of it (its status and
 	// the search attributes the run last set).
@@ -61,7 +64,8 @@ type Standing struct {
 	Pollers   int           `json:"pollers"`
 	Source    string        `json:"source"`
 	Note      string        `json:"note,omitempty"`
-	// Progress is the plan's answer when Source is SourceQuery.
+	// Progress is the plan's progress when Source is SourceQuery or
+	// SourceLog.
 	Progress *signals.Progress `json:"progress,omitempty"`
 	// Phase, Awaiting, Percent and Goal are the search attributes the run
 	// set last (empty before its first workflow task).
@@ -80,7 +84,7 @@ func (s Standing) Summary() string {
 	case s.Queued:
 		return fmt.Sprintf("queued, waiting for a worker on task queue %s (%d polling, queued for %s)",
 			s.TaskQueue, s.Pollers, s.QueuedFor)
-	case s.Source == SourceQuery:
+	case s.Progress != nil:
 		return fmt.Sprintf("%s, %d%%", s.Progress.Phase, s.Progress.Percent)
 	}
 	line := fmt.Sprintf("%s, phase %s, %d%%", s.Status, orUnknown(string(s.Phase)), s.Percent)
@@ -99,10 +103,12 @@ func orUnknown(s string) string {
 
 // Standing says how plan id stands. It describes the latest run first: a
 // run that has not run its first workflow task is queued (no query is
-// sent: it would wait for the worker too); otherwise it asks the progress
-// query for at most the query timeout ([WithQueryTimeout]) and, when no
-// answer comes in time or the query fails, answers from the run's status
-// and search attributes. It fails only when the plan cannot be described.
+// sent: it would wait for the worker too); a running one answers from its
+// event log, without a workflow task (SourceLog, see Client.Progress);
+// otherwise it asks the progress query for at most the query timeout
+// ([WithQueryTimeout]) and, when no answer comes in time or the query
+// fails, answers from the run's status and search attributes. It fails
+// only when the plan cannot be described.
 func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 	desc, err := c.c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
@@ -115,6 +121,12 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 		s.Pollers = c.pollers(ctx, s.TaskQueue)
 		s.Note = "the plan has not run yet"
 		return s, nil
+	}
+	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if prog, ok, err := c.loggedProgress(ctx, id, info.GetExecution().GetRunId()); err == nil && ok {
+			s.Source, s.Note, s.Progress = SourceLog, "", &prog
+			return s, nil
+		}
 	}
 	qctx, cancel := context.WithTimeout(ctx, c.queryTimeout)
 	defer cancel()

@@ -193,11 +193,24 @@ const EventLogName = "planmode-events/1"
 // in one workflow task: the data of one SideEffect marker. At is the
 // workflow time of that task, which its events share: an event whose At
 // is zero was recorded then (see Stamped).
+//
+// Progress is the run's progress query answer as of At, carried by the
+// batch of a task that changed the plan's search attributes (so at most
+// as often as they change, and never further behind than PlanProgress)
+// and by at least one batch in every ProgressSnapshotEvery: a reader
+// learns how a running plan stands from the newest one (Progress.Since),
+// without a workflow task. A batch may carry Progress and no events.
 type EventBatch struct {
-	Log    string    `json:"log"`
-	At     time.Time `json:"at"`
-	Events []Event   `json:"events"`
+	Log      string    `json:"log"`
+	At       time.Time `json:"at"`
+	Events   []Event   `json:"events"`
+	Progress *Progress `json:"progress,omitempty"`
 }
+
+// ProgressSnapshotEvery bounds how many of a run's batches go by without
+// one that carries its progress: a reader going back from a run's newest
+// batch finds one within this many.
+const ProgressSnapshotEvery = 32
 
 // Stamped returns the batch's events, each with its time: its own, or the
 // batch's.

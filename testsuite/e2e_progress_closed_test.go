@@ -62,3 +62,54 @@ func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, got, again)
 }
+
+// TestProgressOfARunningPlanNeedsNoWorker: a plan waiting for its
+// selection tells its progress from its event log, read from the
+// history: with its worker stopped, when no query can answer, planmode's
+// client answers what the query answered before, only later, and the
+// standing says it came from the log.
+func TestProgressOfARunningPlanNeedsNoWorker(t *testing.T) {
+	srv := StartDevServer(t)
+	pw := newPlanWorker(t, srv, offline.New())
+	t.Cleanup(pw.llm.Close)
+	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
+	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
+	require.NoError(t, w.Start())
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			w.Stop()
+		}
+	})
+	ctx, cancel := testContext(t)
+	defer cancel()
+	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
+	id := "plan-running-progress-" + pw.queue
+	_, err := pc.StartAndGetOptions(ctx, id, signals.StartRequest{Goal: "Add a health check endpoint", Workspace: pw.workspace})
+	require.NoError(t, err)
+	queried, err := signals.ProgressQuery.Get(ctx, srv.Client, id)
+	require.NoError(t, err)
+	require.Equal(t, signals.AwaitingSelection, queried.Awaiting)
+
+	w.Stop()
+	stopped = true
+	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer qcancel()
+	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
+	require.Error(t, err, "no worker polls: the query cannot answer")
+
+	got, err := pc.Progress(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, queried.Phase, got.Phase)
+	assert.Equal(t, queried.Awaiting, got.Awaiting)
+	assert.Equal(t, queried.Usage, got.Usage)
+	assert.Positive(t, got.Usage.TotalTokens, "the options' model calls")
+	assert.True(t, queried.StartedAt.Equal(got.StartedAt))
+	assert.GreaterOrEqual(t, got.Elapsed, queried.Elapsed, "the time since counts")
+
+	s, err := pc.Standing(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, planclient.SourceLog, s.Source)
+	require.NotNil(t, s.Progress)
+	assert.Equal(t, signals.AwaitingSelection, s.Progress.Awaiting)
+}

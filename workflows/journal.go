@@ -25,7 +25,22 @@ type journal struct {
 	// are blocked, so one workflow task writes one marker, or two.
 	pending []signals.Event
 	hooks   deliverer
+	// about answers the run's progress, which a batch carries when
+	// progressDue was called since the last one that did, or when
+	// unsnapped reached signals.ProgressSnapshotEvery.
+	about     progressor
+	due       bool
+	unsnapped int
 }
+
+// progressor answers the run's progress query.
+type progressor interface {
+	progress(ctx workflow.Context) signals.Progress
+}
+
+// progressDue makes the next batch carry the run's progress, written
+// without events if none comes in the same workflow task.
+func (j *journal) progressDue() { j.due = true }
 
 // deliverer delivers the run's events that are webhook events (the
 // notifier).
@@ -87,7 +102,7 @@ func (j *journal) start(ctx workflow.Context) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
-			if err := workflow.Await(ctx, func() bool { return len(j.pending) > 0 }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return len(j.pending) > 0 || j.due }); err != nil {
 				return
 			}
 			j.write(ctx)
@@ -106,7 +121,7 @@ func (j *journal) written() bool {
 // is the log's durable form, read by followers from the history, and its
 // value is not used (a replay returns the recorded one).
 func (j *journal) write(ctx workflow.Context) {
-	batch := signals.EventBatch{Log: signals.EventLogName, At: j.pending[0].At, Events: j.pending}
+	batch := signals.EventBatch{Log: signals.EventLogName, At: workflow.Now(ctx), Events: j.pending}
 	for i, e := range batch.Events {
 		// The task's events share its time: the marker says it once.
 		if e.At.Equal(batch.At) {
@@ -114,6 +129,12 @@ func (j *journal) write(ctx workflow.Context) {
 		}
 	}
 	j.pending = nil
+	j.unsnapped++
+	if j.due || j.unsnapped >= signals.ProgressSnapshotEvery {
+		p := j.about.progress(ctx)
+		batch.Progress = &p
+		j.due, j.unsnapped = false, 0
+	}
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return batch })
 }
 

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func (l *commandLog) events(t *testing.T) []signals.Event {
 	var evs []signals.Event
 	for _, b := range l.batches {
 		assert.Equal(t, signals.EventLogName, b.Log)
-		assert.NotEmpty(t, b.Events, "no empty marker")
+		assert.True(t, len(b.Events) > 0 || b.Progress != nil, "no empty marker")
 		evs = append(evs, b.Stamped()...)
 	}
 	return evs
@@ -179,4 +180,70 @@ func TestEventLogStateKeepsTheNewestWithinBounds(t *testing.T) {
 	assert.LessOrEqual(t, total, signals.MaxRecentEventBytes)
 	assert.Equal(t, int64(100), big.RecentEvents[len(big.RecentEvents)-1].Seq, "the newest is kept")
 	assert.Less(t, len(big.RecentEvents), 100, "the bytes bound them before the count does")
+}
+
+// TestTheLogCarriesTheRunsProgress: the log's batches carry the run's
+// progress from its first one on, whenever the search attributes change
+// and at least once in every signals.ProgressSnapshotEvery batches; while
+// the run waits for a selection the newest one, brought to the time of a
+// query (Progress.Since), is the query's answer; the last one is the
+// run's end, with the Result's usage.
+func TestTheLogCarriesTheRunsProgress(t *testing.T) {
+	h := newHarness(t)
+	spy := watchCommands(h)
+	h.selectAt(time.Minute)
+	var waiting, asked signals.Progress
+	h.at(30*time.Second, func() {
+		asked = query(h, signals.ProgressQuery)
+		waiting = newestProgress(t, spy, h.env.Now())
+	})
+	res := h.run(manualReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+
+	assert.Equal(t, signals.AwaitingSelection, asked.Awaiting)
+	assert.Equal(t, asked, waiting, "the log stands where the query does")
+
+	spy.mu.Lock()
+	batches := slices.Clone(spy.batches)
+	spy.mu.Unlock()
+	require.NotEmpty(t, batches)
+	require.NotNil(t, batches[0].Progress, "the first batch carries the progress")
+	since := 0
+	var phases []plan.Phase
+	for _, b := range batches {
+		if b.Progress == nil {
+			since++
+			assert.Less(t, since, signals.ProgressSnapshotEvery, "a batch with the progress at least every %d", signals.ProgressSnapshotEvery)
+			continue
+		}
+		since = 0
+		if len(phases) == 0 || phases[len(phases)-1] != b.Progress.Phase {
+			phases = append(phases, b.Progress.Phase)
+		}
+	}
+	for _, ph := range []plan.Phase{plan.PhaseAwaitingSelection, plan.PhaseExecuting, plan.PhaseCompleted} {
+		assert.Contains(t, phases, ph)
+	}
+	last := batches[len(batches)-1].Progress
+	require.NotNil(t, last, "the run's last batch carries its end")
+	assert.Equal(t, plan.PhaseCompleted, last.Phase)
+	assert.Equal(t, res.Usage, last.Usage)
+}
+
+// newestProgress is the newest progress the run's log carries, brought to
+// now with the events written after it.
+func newestProgress(t *testing.T, l *commandLog, now time.Time) signals.Progress {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var later []signals.Event
+	for i := len(l.batches) - 1; i >= 0; i-- {
+		b := l.batches[i]
+		if b.Progress != nil {
+			return b.Progress.Since(b.At, now, later)
+		}
+		later = append(b.Stamped(), later...)
+	}
+	t.Fatal("no batch carries the progress")
+	return signals.Progress{}
 }

@@ -104,8 +104,8 @@ type detailsKey struct {
 // bounded rate, see progressEvery) and refreshes the current details when
 // they are due; awaiting is view.Awaiting of v, percent view.Percent of
 // it, started how many steps the run has started, and again publishes the run anew (the timer that
-// flushes a held-back percent calls it).
-func (p *publisher) publish(ctx workflow.Context, v view.Run, awaiting signals.Awaiting, percent, started int, again func(workflow.Context)) {
+// flushes a held-back percent calls it). It reports whether it upserted.
+func (p *publisher) publish(ctx workflow.Context, v view.Run, awaiting signals.Awaiting, percent, started int, again func(workflow.Context)) (upserted bool) {
 	now := published{phase: v.State.Phase, awaiting: awaiting, percent: percent}
 	first := p.attrs.phase == ""
 	var ups []temporal.SearchAttributeUpdate
@@ -136,6 +136,7 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, awaiting signals.A
 		if err := workflow.UpsertTypedSearchAttributes(ctx, ups...); err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
 		}
+		upserted = true
 		p.attrs = now
 		p.goal.published = p.goal.published || setGoal
 		if progress {
@@ -147,6 +148,7 @@ func (p *publisher) publish(ctx workflow.Context, v view.Run, awaiting signals.A
 		}
 	}
 	p.refreshDetails(ctx, v, now.awaiting, started)
+	return upserted
 }
 
 // progressDue reports whether a changed percent may be upserted on its

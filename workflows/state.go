@@ -258,10 +258,20 @@ func (r *run) view() view.Run {
 	}
 }
 
-// publish shows the run's state outside its queries (see publisher).
+// publish shows the run's state outside its queries (see publisher); when
+// it changed the search attributes, the event log's next batch carries the
+// run's progress too, so a reader of the log stands where a reader of
+// the attributes does.
 func (r *run) publish(ctx workflow.Context) {
 	v := r.view()
 	awaiting := view.Awaiting(v)
 	r.log.told(ctx, v.State.Phase, awaiting)
-	r.pub.publish(ctx, v, awaiting, r.exec.percent(), r.exec.launched, r.publish)
+	if r.pub.publish(ctx, v, awaiting, r.exec.percent(), r.exec.launched, r.publish) {
+		r.log.progressDue()
+	}
+}
+
+// progress answers the progress query at the current workflow time.
+func (r *run) progress(ctx workflow.Context) signals.Progress {
+	return view.Progress(r.view(), workflow.Now(ctx))
 }

@@ -92,7 +92,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) 
 // the interfaces to the rest it asks, and returns r.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.log = &journal{hooks: r.hooks}
+	r.log = &journal{hooks: r.hooks, about: r}
 	r.ctl = &controls{run: r, log: r.log}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
 	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, log: r.log, heir: r}
