@@ -25,5 +25,5 @@ func options(in OptionsInput) phases.Options {
 // estimate fills a plan's token and cost estimates (phases.Estimate) at
 // the execute model's price.
 func (m *Model) estimate(p *plan.Plan) {
-	phases.Estimate(p, m.prices(), m.LLMConfig.ModelFor(PhaseExecute))
+	phases.Estimate(p, m.Pricing.OrDefault(), m.LLMConfig.ModelFor(PhaseExecute))
 }
