@@ -3,9 +3,14 @@ package llm
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/planmode/planmode/plan"
 )
+
+// MaxInspectRounds bounds the rounds of read-only tool calls planning and
+// reflection may make before they answer.
+const MaxInspectRounds = 3
 
 // Inspection lets the model look around before it answers: while it
 // calls Tools, each call goes to Run and its result back as a tool
@@ -21,6 +26,22 @@ type Inspection struct {
 	Run func(ctx context.Context, c ToolCall) (string, error)
 	// Beat, when set, is told each round that ends.
 	Beat func(round int)
+}
+
+// Names returns the names of the tools offered, in order.
+func (in Inspection) Names() []string {
+	names := make([]string, len(in.Tools))
+	for i, t := range in.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Offers reports whether a tool called name is offered: a Run that can
+// reach more tools than those (a tool's answer may ask for any) refuses
+// the others with it.
+func (in Inspection) Offers(name string) bool {
+	return slices.ContainsFunc(in.Tools, func(t ToolSpec) bool { return t.Name == name })
 }
 
 // Exchange makes requests through call as the inspection allows (see

@@ -50,3 +50,12 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 	_, _, _, err := in.Exchange(r.call)(ctx, Request{})
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+func TestInspectionNamesAndOffersItsTools(t *testing.T) {
+	in := Inspection{Tools: []ToolSpec{{Name: "read_file"}, {Name: "mcp_docs_search"}}}
+	assert.Equal(t, []string{"read_file", "mcp_docs_search"}, in.Names())
+	assert.True(t, in.Offers("mcp_docs_search"))
+	assert.False(t, in.Offers("mcp_docs_write"), "a tool not offered")
+	assert.Empty(t, Inspection{}.Names())
+	assert.False(t, Inspection{}.Offers(""))
+}
