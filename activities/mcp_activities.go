@@ -15,11 +15,13 @@ import (
 	"github.com/planmode/planmode/tools"
 )
 
-// ListMCPTools returns the catalogue of the worker's MCP servers, for the
-// plan to record when it plans: replays and other workers then see the
-// tools it saw. Servers and tools left out are in its Problems with the
-// reason. Without servers the catalogue is empty.
-func (t *Tools) ListMCPTools(ctx context.Context) (MCPCatalogue, error) {
+// ListMCPTools returns the catalogue of the worker's MCP servers
+// (mcp.Catalogue: every tool with its server, description, schema and
+// hints, the servers and tools left out and why, and a digest that
+// changes whenever any tool does), for the plan to record when it plans:
+// replays and other workers then see the tools it saw. Without servers
+// the catalogue is empty.
+func (t *Tools) ListMCPTools(ctx context.Context) (mcp.Catalogue, error) {
 	return t.MCP.Catalogue(), nil
 }
 

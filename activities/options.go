@@ -5,10 +5,6 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// TemplateAuto in OptionsInput.Template lets the goal's task type choose
-// a template.
-const TemplateAuto = plan.TemplateAuto
-
 // Bounds of the MCP tools the plan prompt lists: every name costs prompt
 // tokens on each generation, and a server may offer hundreds.
 const (
