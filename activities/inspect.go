@@ -28,17 +28,15 @@ type inspection struct {
 }
 
 // inspect makes req, first letting the model look at the workspace
-// (llm.Inspection): each tool call it makes runs read-only in the
+// (llm.Inspection) when it offers tools: each tool call it makes runs read-only in the
 // workspace, for at most llm.MaxInspectRounds rounds. Read-only tools
 // change nothing, so a retry of the activity repeats them safely.
 func (m *Model) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
 	error) {
 	look := llm.Inspection{Tools: m.inspectTools(ins), Rounds: llm.MaxInspectRounds, Done: prompts.InspectDone}
-	if len(look.Tools) == 0 {
-		resp, usage, err := m.complete(ctx, req)
-		return resp, req.Messages, usage, err
+	if len(look.Tools) > 0 {
+		req.Messages = prompts.WithInspectNote(req.Messages, look.Names(), look.Rounds)
 	}
-	req.Messages = prompts.WithInspectNote(req.Messages, look.Names(), look.Rounds)
 	look.Run = func(ctx context.Context, c ToolCall) (string, error) {
 		res, err := m.inspectCall(ctx, ins, look.Offers, c)
 		if err != nil && ctx.Err() != nil {

@@ -46,9 +46,14 @@ func (in Inspection) Offers(name string) bool {
 
 // Exchange makes requests through call as the inspection allows (see
 // Exchange): it returns the last response, the messages that request was
-// made with (for a repair) and the usage of every call.
+// made with (for a repair) and the usage of every call. With no Tools it
+// makes req once, as it is: tool calls in that reply run nowhere.
 func (in Inspection) Exchange(call Call) Exchange {
 	return func(ctx context.Context, req Request) (Response, []Message, plan.Usage, error) {
+		if len(in.Tools) == 0 {
+			resp, u, err := call(ctx, req)
+			return resp, req.Messages, u, err
+		}
 		msgs := req.Messages
 		var usage plan.Usage
 		for round := 1; ; round++ {
