@@ -12,7 +12,6 @@ import (
 	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/tools"
 )
 
 // ListMCPTools returns the catalogue of the worker's MCP servers
@@ -70,11 +69,7 @@ func mcpCallError(tool mcp.Tool, err error) error {
 // mcpOutput bounds an answer for history (mcp.Bound), keeping the whole
 // in the output store.
 func (t *Tools) mcpOutput(ctx context.Context, in MCPCallInput, res mcp.Result) MCPCallOutput {
-	limit := t.OutputLimit
-	if limit <= 0 {
-		limit = tools.DefaultMaxOutputBytes
-	}
-	out := mcp.Bound(res, limit)
+	out := mcp.Bound(res, t.outputLimit())
 	name := outputNameFor(ctx, in.PlanID, in.StepID, outputs.FromTool, in.CallID)
 	if out.OutputTruncated || len(res.Text) > plan.KeptOutputBytes {
 		out.OutputRef = t.keepOutput(ctx, name, res.Text)
