@@ -27,32 +27,35 @@ type inspection struct {
 	mcp MCPInspect
 }
 
-// inspect makes req, first letting the model look at the workspace
-// (llm.Inspection) when it offers tools: each tool call it makes runs read-only in the
-// workspace, for at most llm.MaxInspectRounds rounds. Read-only tools
-// change nothing, so a retry of the activity repeats them safely.
-func (m *Model) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
-	error) {
-	look := llm.Inspection{Tools: m.inspectTools(ins), Rounds: llm.MaxInspectRounds, Done: prompts.InspectDone}
-	if len(look.Tools) > 0 {
-		req.Messages = prompts.WithInspectNote(req.Messages, look.Names(), look.Rounds)
-	}
-	look.Run = func(ctx context.Context, c ToolCall) (string, error) {
-		res, err := m.inspectCall(ctx, ins, look.Offers, c)
-		if err != nil && ctx.Err() != nil {
-			return "", ctx.Err()
+// inspector returns the first exchange of a structured request (see
+// llm.Structured): req, made after the model has looked at the workspace
+// (llm.Inspection) when ins offers tools. Each tool call it makes runs
+// read-only in the workspace, for at most llm.MaxInspectRounds rounds.
+// Read-only tools change nothing, so a retry of the activity repeats
+// them safely.
+func (m *Model) inspector(ins inspection) llm.Exchange {
+	return func(ctx context.Context, req llm.Request) (llm.Response, []Message, plan.Usage, error) {
+		look := llm.Inspection{Tools: m.inspectTools(ins), Rounds: llm.MaxInspectRounds, Done: prompts.InspectDone}
+		if len(look.Tools) > 0 {
+			req.Messages = prompts.WithInspectNote(req.Messages, look.Names(), look.Rounds)
 		}
-		if err != nil {
-			res = ToolOutput{Error: err.Error()}
+		look.Run = func(ctx context.Context, c ToolCall) (string, error) {
+			res, err := m.inspectCall(ctx, ins, look.Offers, c)
+			if err != nil && ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			if err != nil {
+				res = ToolOutput{Error: err.Error()}
+			}
+			return inspectResult(res), nil
 		}
-		return inspectResult(res), nil
-	}
-	if beat := heartbeat.Recorder(ctx); beat != nil {
-		look.Beat = func(round int) {
-			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, look.Rounds))
+		if beat := heartbeat.Recorder(ctx); beat != nil {
+			look.Beat = func(round int) {
+				beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, look.Rounds))
+			}
 		}
+		return look.Exchange(m.complete)(ctx, req)
 	}
-	return look.Exchange(m.complete)(ctx, req)
 }
 
 // inspectTools returns the specs to offer for an inspection: the

@@ -111,18 +111,6 @@ func (m *Model) complete(ctx context.Context, req llm.Request) (llm.Response, pl
 	return resp, u, err
 }
 
-// completeStructured asks for a JSON reply of the given schema, decoded
-// into a T and checked with check (see llm.Structured). With a workspace
-// in ins the model may first inspect it through read-only tools (see
-// inspect); the one repair request offers no tools.
-func completeStructured[T any](ctx context.Context, m *Model, req llm.Request, ins inspection,
-	schema *llm.JSONSchema, check func(*T) error) (T, plan.Usage, error) {
-	first := func(ctx context.Context, req llm.Request) (llm.Response, []llm.Message, plan.Usage, error) {
-		return m.inspect(ctx, req, ins)
-	}
-	return llm.Structured(ctx, req, schema, first, m.complete, check)
-}
-
 // withText returns ctx in which the model calls of the activity running
 // in it stream their text into its heartbeat (heartbeat.WithText), naming
 // stepID ("" for a call that is not a step's); none of it reaches
