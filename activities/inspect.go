@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/planmode/planmode/internal/heartbeat"
@@ -13,15 +12,9 @@ import (
 	"github.com/planmode/planmode/prompts"
 )
 
-// Bounds of a workspace inspection while planning or reflecting.
-const (
-	// MaxInspectRounds bounds the rounds of read-only tool calls planning
-	// and reflection may make; the request after the last round offers no
-	// tools, so the model must answer.
-	MaxInspectRounds = 3
-	// maxInspectOutput bounds one tool result in the prompt.
-	maxInspectOutput = 8 << 10
-)
+// maxInspectOutput bounds one tool result of a workspace inspection in
+// the prompt.
+const maxInspectOutput = 8 << 10
 
 // inspection says where planning or reflection may look: the workspace,
 // and the plan and step the tool calls are made for (for logs). An empty
@@ -34,25 +27,20 @@ type inspection struct {
 	mcp MCPInspect
 }
 
-// inspect makes req, first letting the model look at the workspace
-// (llm.Inspection): each tool call it makes runs read-only in the
-// workspace, for at most MaxInspectRounds rounds. Read-only tools change
-// nothing, so a retry of the activity repeats them safely.
-func (m *Model) inspect(ctx context.Context, req llm.Request, ins inspection) (llm.Response, []Message, plan.Usage,
-	error) {
-	specs := m.inspectTools(ins)
-	if len(specs) == 0 {
-		resp, usage, err := m.complete(ctx, req)
-		return resp, req.Messages, usage, err
-	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
-	req.Messages = prompts.WithInspectNote(req.Messages, names, MaxInspectRounds)
-	look := llm.Inspection{Tools: specs, Rounds: MaxInspectRounds, Done: prompts.InspectDone,
-		Run: func(ctx context.Context, c ToolCall) (string, error) {
-			res, err := m.inspectCall(ctx, ins, specs, c)
+// inspector returns the first exchange of a structured request (see
+// llm.Structured): req, made after the model has looked at the workspace
+// (llm.Inspection) when ins offers tools. Each tool call it makes runs
+// read-only in the workspace, for at most llm.MaxInspectRounds rounds.
+// Read-only tools change nothing, so a retry of the activity repeats
+// them safely.
+func (m *Model) inspector(ins inspection) llm.Exchange {
+	return func(ctx context.Context, req llm.Request) (llm.Response, []Message, plan.Usage, error) {
+		look := llm.Inspection{Tools: m.inspectTools(ins), Rounds: llm.MaxInspectRounds, Done: prompts.InspectDone}
+		if len(look.Tools) > 0 {
+			req.Messages = prompts.WithInspectNote(req.Messages, look.Names(), look.Rounds)
+		}
+		look.Run = func(ctx context.Context, c ToolCall) (string, error) {
+			res, err := m.inspectCall(ctx, ins, look.Offers, c)
 			if err != nil && ctx.Err() != nil {
 				return "", ctx.Err()
 			}
@@ -60,13 +48,14 @@ func (m *Model) inspect(ctx context.Context, req llm.Request, ins inspection) (l
 				res = ToolOutput{Error: err.Error()}
 			}
 			return inspectResult(res), nil
-		}}
-	if beat := heartbeat.Recorder(ctx); beat != nil {
-		look.Beat = func(round int) {
-			beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, MaxInspectRounds))
 		}
+		if beat := heartbeat.Recorder(ctx); beat != nil {
+			look.Beat = func(round int) {
+				beat(fmt.Sprintf("inspecting the workspace: %s, round %d of %d", req.Phase, round, look.Rounds))
+			}
+		}
+		return look.Exchange(m.complete)(ctx, req)
 	}
-	return look.Exchange(m.complete)(ctx, req)
 }
 
 // inspectTools returns the specs to offer for an inspection: the
@@ -105,20 +94,16 @@ func (m *Model) mcpInspectTools(ins MCPInspect) []llm.ToolSpec {
 	return out
 }
 
-// offered reports whether specs holds a tool called name.
-func offered(specs []llm.ToolSpec, name string) bool {
-	return slices.ContainsFunc(specs, func(s llm.ToolSpec) bool { return s.Name == name })
-}
-
 // inspectCall runs one call of an inspection: an MCP tool only when the
 // inspection offers it (so a model told by a tool's answer to call
 // another tool cannot reach one that writes), a built-in one read-only
 // in the workspace.
-func (m *Model) inspectCall(ctx context.Context, ins inspection, specs []llm.ToolSpec, c ToolCall) (ToolOutput, error) {
+func (m *Model) inspectCall(ctx context.Context, ins inspection, offered func(name string) bool, c ToolCall) (ToolOutput,
+	error) {
 	if !strings.HasPrefix(c.Name, plan.MCPToolPrefix) {
 		return m.tools().RunTool(ctx, ToolInput{PlanID: ins.planID, StepID: ins.stepID, Workspace: ins.workspace, Call: c, ReadOnly: true})
 	}
-	if !offered(specs, c.Name) {
+	if !offered(c.Name) {
 		return ToolOutput{Error: fmt.Sprintf("%s is not offered here: only the read-only tools listed may be called", c.Name)}, nil
 	}
 	out, err := m.tools().CallMCPTool(ctx, MCPCallInput{PlanID: ins.planID, StepID: ins.stepID, CallID: c.ID, Name: c.Name,

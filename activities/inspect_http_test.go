@@ -110,7 +110,7 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"cart.go": cartSource})
 	srv := serve(t)
 	list := offline.Reply{ToolCalls: []offline.ToolCall{{Name: "list_files", Arguments: `{}`}}}
-	for i := 0; i < activities.MaxInspectRounds+1; i++ {
+	for i := 0; i < llm.MaxInspectRounds+1; i++ {
 		srv.Enqueue(activities.PhaseReflect, list)
 	}
 	srv.Enqueue(activities.PhaseReflect, offline.JSONReply(reply.Reflect{Decision: plan.DecisionContinue,
@@ -122,16 +122,16 @@ func TestInspectionRoundCapOverHTTP(t *testing.T) {
 	assert.Equal(t, "seen enough", r.Reason)
 
 	reqs := srv.Requests()
-	require.Len(t, reqs, activities.MaxInspectRounds+2)
+	require.Len(t, reqs, llm.MaxInspectRounds+2)
 	for i, req := range reqs {
-		if i < activities.MaxInspectRounds {
+		if i < llm.MaxInspectRounds {
 			assert.Equal(t, readOnlyNames, offeredTools(req), "request %d", i+1)
 		} else {
 			assert.Empty(t, offeredTools(req), "request %d must answer", i+1)
 		}
 	}
-	assert.Len(t, toolResults(reqs[activities.MaxInspectRounds]), activities.MaxInspectRounds)
-	assert.Equal(t, activities.MaxInspectRounds+2, r.Usage.Calls)
+	assert.Len(t, toolResults(reqs[llm.MaxInspectRounds]), llm.MaxInspectRounds)
+	assert.Equal(t, llm.MaxInspectRounds+2, r.Usage.Calls)
 }
 
 func TestNoToolsWithoutAWorkspaceOverHTTP(t *testing.T) {

@@ -114,18 +114,18 @@ func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
 	ws := testkit.Workspace(t, map[string]string{"a.go": "package a\n"})
 	list := ToolCall{Name: "list_files", Arguments: `{}`}
 	replies := []scripted{}
-	for i := 0; i < MaxInspectRounds; i++ {
+	for i := 0; i < llm.MaxInspectRounds; i++ {
 		replies = append(replies, calling(list))
 	}
 	a, model := newScripted(append(replies, text(optionsJSON(t, 1, 1)))...)
 	out, err := a.GenerateOptions(context.Background(), optionsIn(ws))
 	require.NoError(t, err)
-	require.Equal(t, MaxInspectRounds+1, model.calls())
-	assert.Equal(t, MaxInspectRounds+1, out.Usage.Calls)
-	for i := 0; i < MaxInspectRounds; i++ {
+	require.Equal(t, llm.MaxInspectRounds+1, model.calls())
+	assert.Equal(t, llm.MaxInspectRounds+1, out.Usage.Calls)
+	for i := 0; i < llm.MaxInspectRounds; i++ {
 		assert.NotEmpty(t, model.requests[i].Tools, "round %d offers tools", i+1)
 	}
-	last := model.requests[MaxInspectRounds]
+	last := model.requests[llm.MaxInspectRounds]
 	assert.Empty(t, last.Tools, "the answer round offers no tools")
 	assert.Equal(t, prompts.InspectDone, last.Messages[len(last.Messages)-1].Content)
 	ids := map[string]bool{}
@@ -133,7 +133,7 @@ func TestInspectionRoundCapForcesAnAnswer(t *testing.T) {
 		assert.Contains(t, m.Content, "a.go")
 		ids[m.ToolCallID] = true
 	}
-	assert.Len(t, ids, MaxInspectRounds, "calls without an id get distinct ones")
+	assert.Len(t, ids, llm.MaxInspectRounds, "calls without an id get distinct ones")
 }
 
 func TestNoToolsWithoutAUsableWorkspace(t *testing.T) {

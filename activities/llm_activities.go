@@ -37,8 +37,8 @@ func (m *Model) Clarify(ctx context.Context, in ClarifyInput) (ClarifyOutput, er
 	if err != nil {
 		return ClarifyOutput{}, llm.Fail(llm.ErrorTypeConfig, err, "cannot build the clarify prompt")
 	}
-	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhaseClarify, Messages: msgs}, inspection{},
-		reply.ClarifySchema, (*reply.Clarify).Check)
+	answer, usage, err := llm.Structured(ctx, llm.Request{Phase: PhaseClarify, Messages: msgs}, reply.ClarifySchema,
+		m.inspector(inspection{}), m.complete, (*reply.Clarify).Check)
 	if err != nil {
 		return ClarifyOutput{Usage: usage, Offline: m.Offline}, err
 	}
@@ -75,8 +75,8 @@ func (m *Model) GenerateOptions(ctx context.Context, in OptionsInput) (OptionsOu
 	}
 	check := func(r *reply.Options) error { return r.Check(in.MaxSteps) }
 	ins := inspection{workspace: in.Task.Context.WorkspaceRoot, planID: in.Task.ID, mcp: in.Inspect}
-	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhasePlan, Messages: msgs}, ins,
-		reply.OptionsSchema, check)
+	answer, usage, err := llm.Structured(ctx, llm.Request{Phase: PhasePlan, Messages: msgs}, reply.OptionsSchema,
+		m.inspector(ins), m.complete, check)
 	if err != nil {
 		return OptionsOutput{Usage: usage}, err
 	}
@@ -178,8 +178,8 @@ func (m *Model) Reflect(ctx context.Context, in ReflectInput) (plan.Reflection, 
 			return plan.Reflection{}, err
 		}
 	}
-	answer, usage, err := completeStructured(ctx, m, llm.Request{Phase: PhaseReflect, Messages: msgs}, ins,
-		reply.ReflectSchema, (*reply.Reflect).Check)
+	answer, usage, err := llm.Structured(ctx, llm.Request{Phase: PhaseReflect, Messages: msgs}, reply.ReflectSchema,
+		m.inspector(ins), m.complete, (*reply.Reflect).Check)
 	if err != nil {
 		return plan.Reflection{Usage: usage}, err
 	}

@@ -52,7 +52,7 @@ func TestClarifyDirectAnswerAndOffline(t *testing.T) {
 }
 
 func TestGenerateOptionsFromTemplateMakesNoCall(t *testing.T) {
-	tests := []struct{ template, want string }{{"bug_fix", "bug_fix"}, {TemplateAuto, "bug_fix"}}
+	tests := []struct{ template, want string }{{"bug_fix", "bug_fix"}, {plan.TemplateAuto, "bug_fix"}}
 	for _, tt := range tests {
 		t.Run(tt.template, func(t *testing.T) {
 			a, model := newScripted()
@@ -107,7 +107,7 @@ func TestGenerateOptionsFromLLM(t *testing.T) {
 	out, err := a.GenerateOptions(context.Background(), OptionsInput{
 		Task:  plan.Task{ID: "wf", Goal: "Fix the nil crash in login", Context: plan.TaskContext{CurrentFiles: []string{"go.mod"}}},
 		Count: 2, Revision: 1, MaxSteps: 5, Feedback: "smaller",
-		Previous: []plan.Option{{Title: "Big bang"}}, Template: TemplateAuto})
+		Previous: []plan.Option{{Title: "Big bang"}}, Template: plan.TemplateAuto})
 	require.NoError(t, err)
 	require.Equal(t, 2, model.calls(), "9 steps break the limit of 5: one repair")
 	assert.Contains(t, model.requests[1].Messages[3].Content, "has 9 steps; the most allowed is 5")

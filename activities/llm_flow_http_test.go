@@ -158,7 +158,7 @@ func TestTemplatePlanningMakesNoLLMCall(t *testing.T) {
 	srv := serve(t)
 	a := over(srv, llm.Config{})
 	out, err := a.GenerateOptions(context.Background(), activities.OptionsInput{
-		Task: plan.Task{ID: "wf", Goal: "Refactor the payment module"}, Count: 3, Template: activities.TemplateAuto})
+		Task: plan.Task{ID: "wf", Goal: "Refactor the payment module"}, Count: 3, Template: plan.TemplateAuto})
 	require.NoError(t, err)
 	assert.Equal(t, "refactoring", out.FromTemplate)
 	assert.Len(t, out.Options, 1)

@@ -12,14 +12,15 @@ import (
 	"github.com/planmode/planmode/mcp"
 	"github.com/planmode/planmode/outputs"
 	"github.com/planmode/planmode/plan"
-	"github.com/planmode/planmode/tools"
 )
 
-// ListMCPTools returns the catalogue of the worker's MCP servers, for the
-// plan to record when it plans: replays and other workers then see the
-// tools it saw. Servers and tools left out are in its Problems with the
-// reason. Without servers the catalogue is empty.
-func (t *Tools) ListMCPTools(ctx context.Context) (MCPCatalogue, error) {
+// ListMCPTools returns the catalogue of the worker's MCP servers
+// (mcp.Catalogue: every tool with its server, description, schema and
+// hints, the servers and tools left out and why, and a digest that
+// changes whenever any tool does), for the plan to record when it plans:
+// replays and other workers then see the tools it saw. Without servers
+// the catalogue is empty.
+func (t *Tools) ListMCPTools(ctx context.Context) (mcp.Catalogue, error) {
 	return t.MCP.Catalogue(), nil
 }
 
@@ -68,11 +69,7 @@ func mcpCallError(tool mcp.Tool, err error) error {
 // mcpOutput bounds an answer for history (mcp.Bound), keeping the whole
 // in the output store.
 func (t *Tools) mcpOutput(ctx context.Context, in MCPCallInput, res mcp.Result) MCPCallOutput {
-	limit := t.OutputLimit
-	if limit <= 0 {
-		limit = tools.DefaultMaxOutputBytes
-	}
-	out := mcp.Bound(res, limit)
+	out := mcp.Bound(res, t.outputLimit())
 	name := outputNameFor(ctx, in.PlanID, in.StepID, outputs.FromTool, in.CallID)
 	if out.OutputTruncated || len(res.Text) > plan.KeptOutputBytes {
 		out.OutputRef = t.keepOutput(ctx, name, res.Text)

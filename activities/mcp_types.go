@@ -2,17 +2,10 @@ package activities
 
 import "github.com/planmode/planmode/mcp"
 
-// The MCP catalogue a plan records when it plans: every tool of the
-// worker's MCP servers (public name, server, real name, description,
-// schema, readOnly and idempotent hints), the servers and tools left out
-// and why, and a digest that changes whenever any tool does; and one call
-// of a tool (MCPCallInput) and what it answered, bounded for history
-// (MCPCallOutput). Their JSON shapes are the mcp package's and do not
-// change.
+// One call of an MCP tool (MCPCallInput) and what it answered, bounded for
+// history (MCPCallOutput). Their JSON shapes are the mcp package's and do
+// not change.
 type (
-	MCPCatalogue  = mcp.Catalogue
-	MCPTool       = mcp.Tool
-	MCPProblem    = mcp.Problem
 	MCPCallInput  = mcp.CallInput
 	MCPCallOutput = mcp.CallOutput
 )

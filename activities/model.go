@@ -29,8 +29,8 @@ type Model struct {
 	// With Stream set, the calls stream their text into the activity's
 	// heartbeat (see withText).
 	LLMConfig llm.Config
-	// Pricing costs every call; nil means llm.DefaultPricing(). A model
-	// not in the table costs nothing: usage is still counted.
+	// Pricing costs every call; nil means llm.DefaultPricing() (see
+	// llm.Meter).
 	Pricing llm.Pricing
 	// Prompts are the templates rendered; nil means prompts.Default(). The
 	// worker loads an operator's folder into it (llm.promptDir).
@@ -74,12 +74,9 @@ func (m *Model) specs() phases.ToolSpecs {
 	return phases.ToolSpecsOf(m.tools().registry())
 }
 
-// prices returns the price table, llm.DefaultPricing when none was set.
-func (m *Model) prices() llm.Pricing {
-	if m.Pricing == nil {
-		return llm.DefaultPricing()
-	}
-	return m.Pricing
+// meter makes the model's calls and accounts for them.
+func (m *Model) meter() llm.Meter {
+	return llm.Meter{Client: m.LLM, Config: m.LLMConfig, Pricing: m.Pricing}
 }
 
 // outputLimit returns the step output limit.
@@ -90,75 +87,28 @@ func (m *Model) outputLimit() int {
 	return DefaultOutputLimit
 }
 
-// complete makes one LLM call: it heartbeats while the call runs inside an
-// activity (the text so far, when the call streams: see withText),
-// classifies errors, and returns the call's usage with its cost.
-// Errors are ApplicationErrors to return as they are: Temporal reads the
+// complete makes one LLM call (llm.Meter): it heartbeats while the call
+// runs inside an activity (the text so far, when the call streams: see
+// withText), and returns the call's usage with its cost. Errors are the
+// classified ApplicationErrors to return as they are: Temporal reads the
 // type and retryability of an activity error only at the top level, so
 // wrapping them would make every failure retryable.
 func (m *Model) complete(ctx context.Context, req llm.Request) (llm.Response, plan.Usage, error) {
+	meter := m.meter()
 	ctx, span := startSpan(ctx, "llm "+req.Phase, attribute.String("planmode.phase", req.Phase),
-		attribute.String("planmode.model", m.modelOf(req, llm.Response{})))
+		attribute.String("planmode.model", meter.ModelOf(req, llm.Response{})))
 	if t := heartbeat.TextOf(ctx); t != nil {
 		req.OnText = t.Begin(req.Phase)
 	}
 	stop := heartbeat.Start(ctx, m.HeartbeatInterval, "waiting for the LLM: "+req.Phase)
 	start := time.Now()
-	resp, err := m.call(ctx, req)
+	resp, u, err := meter.Complete(ctx, req)
 	took := time.Since(start)
 	stop()
 	endSpan(span, err)
-	if err != nil {
-		metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: m.modelOf(req, resp), Duration: took})
-		return llm.Response{}, plan.Usage{}, llm.ClassifyError(err)
-	}
-	u := m.usage(req, resp)
-	metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: m.modelOf(req, resp), Duration: took,
+	metrics.RecordLLMCall(metricsHandler(ctx), metrics.LLMCall{Phase: req.Phase, Model: meter.ModelOf(req, resp), Duration: took,
 		InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), CostUSD: u.CostUSD})
-	return resp, u, nil
-}
-
-// call asks the LLM, or says there is none.
-func (m *Model) call(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if m.LLM == nil {
-		return llm.Response{}, llm.Fail(llm.ErrorTypeConfig, nil, "no LLM is configured: set llm.baseURL, llm.apiKey and "+
-			"llm.model, or use the offline model")
-	}
-	return m.LLM.Complete(ctx, req)
-}
-
-// modelOf names the model that answered req: the reply's, else the one
-// asked for, else the phase's configured one.
-func (m *Model) modelOf(req llm.Request, resp llm.Response) string {
-	switch {
-	case resp.Model != "":
-		return resp.Model
-	case req.Model != "":
-		return req.Model
-	}
-	return m.LLMConfig.ModelFor(req.Phase)
-}
-
-// usage returns a call's token counts, one call, and its cost.
-func (m *Model) usage(req llm.Request, resp llm.Response) plan.Usage {
-	u := resp.Usage
-	u.Calls = 1
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	}
-	return m.prices().Price(m.modelOf(req, resp), u)
-}
-
-// completeStructured asks for a JSON reply of the given schema, decoded
-// into a T and checked with check (see llm.Structured). With a workspace
-// in ins the model may first inspect it through read-only tools (see
-// inspect); the one repair request offers no tools.
-func completeStructured[T any](ctx context.Context, m *Model, req llm.Request, ins inspection,
-	schema *llm.JSONSchema, check func(*T) error) (T, plan.Usage, error) {
-	first := func(ctx context.Context, req llm.Request) (llm.Response, []llm.Message, plan.Usage, error) {
-		return m.inspect(ctx, req, ins)
-	}
-	return llm.Structured(ctx, req, schema, first, m.complete, check)
+	return resp, u, err
 }
 
 // withText returns ctx in which the model calls of the activity running

@@ -45,8 +45,8 @@ const (
 	ErrorTypeWebhookFailed   = "WebhookFailed"
 )
 
-// NotifyInput asks to deliver one event. The workflow sets At and
-// IdempotencyKey deterministically (for example "<workflowID>/<event>/<seq>"),
+// NotifyInput asks to deliver one event. The workflow sets At (stamped at
+// sending when zero) and IdempotencyKey deterministically (for example "<workflowID>/<event>/<seq>"),
 // so every retry sends the same body under the same key.
 type NotifyInput struct {
 	// URL is the plan's webhook; empty uses the worker's.
@@ -93,11 +93,12 @@ func (n *Notices) Receiver(context.Context) (ReceiverOutput, error) {
 // 408, 429 or network failure a retryable ErrorTypeWebhookFailed one (honouring
 // Retry-After). Errors never quote the URL, which may hold a token.
 func (n *Notices) Notify(ctx context.Context, in NotifyInput) (NotifyOutput, error) {
-	if in.URL == "" && n.Webhook.URL == "" {
+	body := webhook.Body{Event: in.Event, WorkflowID: in.WorkflowID, RunID: in.RunID, Phase: in.Phase, At: in.At, Data: in.Data}
+	code, err := n.Webhook.Send(ctx, in.URL, body, idempotencyKey(ctx, in))
+	switch {
+	case errors.Is(err, webhook.ErrNoReceiver):
 		return NotifyOutput{NoReceiver: true}, nil
-	}
-	code, err := n.Webhook.Send(ctx, in.URL, notifyBody(in), idempotencyKey(ctx, in))
-	if err != nil {
+	case err != nil:
 		metrics.WebhookDelivered(metricsHandler(ctx), metrics.OutcomeFailed)
 		return NotifyOutput{StatusCode: code}, deliveryError(err)
 	}
@@ -116,17 +117,6 @@ func deliveryError(err error) error {
 	}
 	return temporal.NewApplicationErrorWithOptions(de.Msg, ErrorTypeWebhookFailed, temporal.ApplicationErrorOptions{
 		NextRetryDelay: de.RetryAfter, Cause: de.Err})
-}
-
-// notifyBody builds the body of in, stamping it now when the workflow gave
-// no time.
-func notifyBody(in NotifyInput) webhook.Body {
-	at := in.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	return webhook.Body{Event: in.Event, WorkflowID: in.WorkflowID, RunID: in.RunID, Phase: in.Phase,
-		At: at.UTC(), Data: in.Data}
 }
 
 // idempotencyKey is the workflow's key, or one derived from the activity,

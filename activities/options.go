@@ -5,10 +5,6 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
-// TemplateAuto in OptionsInput.Template lets the goal's task type choose
-// a template.
-const TemplateAuto = plan.TemplateAuto
-
 // Bounds of the MCP tools the plan prompt lists: every name costs prompt
 // tokens on each generation, and a server may offer hundreds.
 const (
@@ -25,5 +21,5 @@ func options(in OptionsInput) phases.Options {
 // estimate fills a plan's token and cost estimates (phases.Estimate) at
 // the execute model's price.
 func (m *Model) estimate(p *plan.Plan) {
-	phases.Estimate(p, m.prices(), m.LLMConfig.ModelFor(PhaseExecute))
+	phases.Estimate(p, m.Pricing.OrDefault(), m.LLMConfig.ModelFor(PhaseExecute))
 }

@@ -163,13 +163,17 @@ func (t *Tools) keepToolOutput(ctx context.Context, full *outputs.File, keep boo
 	return t.share(ctx, ref)
 }
 
+// outputLimit returns the cap of a call's output in history.
+func (t *Tools) outputLimit() int {
+	if t.OutputLimit > 0 {
+		return t.OutputLimit
+	}
+	return tools.DefaultMaxOutputBytes
+}
+
 // toolOutput converts a tool's result, capping its output.
 func (t *Tools) toolOutput(res tools.Result) ToolOutput {
-	limit := t.OutputLimit
-	if limit <= 0 {
-		limit = tools.DefaultMaxOutputBytes
-	}
-	text, cut := tools.Truncate(res.Output, limit)
+	text, cut := tools.Truncate(res.Output, t.outputLimit())
 	return ToolOutput{
 		Output:          text,
 		OutputTruncated: res.Truncated || cut,

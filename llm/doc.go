@@ -14,10 +14,13 @@
 //     into a Temporal ApplicationError whose type ([ErrorType]) and
 //     retryability say what went wrong; [ParseRetryAfter] reads the wait a
 //     provider asks for.
-//   - Pricing: [Pricing] costs a call's tokens.
+//   - Pricing: [Pricing] costs a call's tokens; a [Meter] makes a call
+//     and accounts for it: the model that answered, its usage priced, its
+//     error classified.
 //   - Structured output: [Structured] asks for a JSON reply, decodes and
 //     checks it, and makes one repair request before failing with
-//     [ErrorTypeMalformedOutput].
+//     [ErrorTypeMalformedOutput]; an [Inspection] lets the model call
+//     read-only tools for at most [MaxInspectRounds] rounds first.
 //
 // The go-openai adapter lives in llm/openai, the replies the model writes
 // in llm/reply and the offline model in llm/offline.

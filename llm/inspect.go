@@ -3,9 +3,14 @@ package llm
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/planmode/planmode/plan"
 )
+
+// MaxInspectRounds bounds the rounds of read-only tool calls planning and
+// reflection may make before they answer.
+const MaxInspectRounds = 3
 
 // Inspection lets the model look around before it answers: while it
 // calls Tools, each call goes to Run and its result back as a tool
@@ -23,11 +28,32 @@ type Inspection struct {
 	Beat func(round int)
 }
 
+// Names returns the names of the tools offered, in order.
+func (in Inspection) Names() []string {
+	names := make([]string, len(in.Tools))
+	for i, t := range in.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Offers reports whether a tool called name is offered: a Run that can
+// reach more tools than those (a tool's answer may ask for any) refuses
+// the others with it.
+func (in Inspection) Offers(name string) bool {
+	return slices.ContainsFunc(in.Tools, func(t ToolSpec) bool { return t.Name == name })
+}
+
 // Exchange makes requests through call as the inspection allows (see
 // Exchange): it returns the last response, the messages that request was
-// made with (for a repair) and the usage of every call.
+// made with (for a repair) and the usage of every call. With no Tools it
+// makes req once, as it is: tool calls in that reply run nowhere.
 func (in Inspection) Exchange(call Call) Exchange {
 	return func(ctx context.Context, req Request) (Response, []Message, plan.Usage, error) {
+		if len(in.Tools) == 0 {
+			resp, u, err := call(ctx, req)
+			return resp, req.Messages, u, err
+		}
 		msgs := req.Messages
 		var usage plan.Usage
 		for round := 1; ; round++ {

@@ -50,3 +50,26 @@ func TestInspectionStopsOnCancellation(t *testing.T) {
 	_, _, _, err := in.Exchange(r.call)(ctx, Request{})
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+func TestInspectionNamesAndOffersItsTools(t *testing.T) {
+	in := Inspection{Tools: []ToolSpec{{Name: "read_file"}, {Name: "mcp_docs_search"}}}
+	assert.Equal(t, []string{"read_file", "mcp_docs_search"}, in.Names())
+	assert.True(t, in.Offers("mcp_docs_search"))
+	assert.False(t, in.Offers("mcp_docs_write"), "a tool not offered")
+	assert.Empty(t, Inspection{}.Names())
+	assert.False(t, Inspection{}.Offers(""))
+}
+
+// Without tools the request is made once, as it is: a reply that calls a
+// tool anyway runs nothing and is the answer.
+func TestInspectionWithoutToolsMakesOnePlainCall(t *testing.T) {
+	r := &replies{out: []Response{{ToolCalls: []ToolCall{{Name: "read_file"}}}}}
+	req := Request{Messages: []Message{{Role: RoleUser, Content: "plan"}}}
+	resp, msgs, usage, err := Inspection{Rounds: 3, Done: "answer now"}.Exchange(r.call)(context.Background(), req)
+	require.NoError(t, err)
+	assert.Len(t, resp.ToolCalls, 1, "the reply is returned as it is")
+	assert.Equal(t, req.Messages, msgs)
+	assert.Equal(t, 1, usage.Calls)
+	require.Len(t, r.seen, 1)
+	assert.Empty(t, r.seen[0].Tools)
+}

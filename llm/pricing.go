@@ -30,6 +30,15 @@ func DefaultPricing() Pricing {
 	}
 }
 
+// OrDefault returns p, or DefaultPricing when p is nil: an empty table
+// that is not nil prices nothing.
+func (p Pricing) OrDefault() Pricing {
+	if p == nil {
+		return DefaultPricing()
+	}
+	return p
+}
+
 // Lookup returns the price of model and whether the table knows it.
 func (p Pricing) Lookup(model string) (Price, bool) {
 	if pr, ok := p[model]; ok {

@@ -78,8 +78,9 @@ func (s Sender) allowed(target string) bool {
 
 // Send POSTs body as JSON to target, or to s.URL when target is empty,
 // with the event, signature and idempotency key headers, and returns the
-// answer's status code. A 2xx answer is success; failures are *Error,
-// and ErrNoReceiver says there was nowhere to send.
+// answer's status code. A body without a time is stamped now, in UTC as
+// every time is. A 2xx answer is success; failures are *Error, and
+// ErrNoReceiver says there was nowhere to send.
 func (s Sender) Send(ctx context.Context, target string, body Body, idempotencyKey string) (int, error) {
 	if target == "" {
 		target = s.URL
@@ -87,6 +88,10 @@ func (s Sender) Send(ctx context.Context, target string, body Body, idempotencyK
 	if target == "" {
 		return 0, ErrNoReceiver
 	}
+	if body.At.IsZero() {
+		body.At = time.Now()
+	}
+	body.At = body.At.UTC()
 	if !s.allowed(target) {
 		return 0, &Error{Msg: fmt.Sprintf("webhook %s: the plan's webhook URL is not in notify.allowedURLs", body.Event)}
 	}

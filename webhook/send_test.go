@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,6 +66,28 @@ func TestSendToTheDefaultReceiver(t *testing.T) {
 
 	_, err = webhook.Sender{}.Send(context.Background(), "", stepBody(), "k")
 	assert.ErrorIs(t, err, webhook.ErrNoReceiver)
+}
+
+func TestSendStampsABodyWithoutATimeInUTC(t *testing.T) {
+	r := testkit.NewReceiver(t)
+	body := stepBody()
+	body.At = time.Time{}
+	before := time.Now().UTC().Truncate(time.Second)
+	_, err := webhook.Sender{URL: r.URL}.Send(context.Background(), "", body, "k")
+	require.NoError(t, err)
+	body.At = time.Date(2026, 5, 1, 14, 0, 0, 0, time.FixedZone("CEST", 2*60*60))
+	_, err = webhook.Sender{URL: r.URL}.Send(context.Background(), "", body, "k")
+	require.NoError(t, err)
+
+	got := r.Deliveries()
+	require.Len(t, got, 2)
+	var stamped, given webhook.Body
+	require.NoError(t, json.Unmarshal(got[0].Body, &stamped))
+	require.NoError(t, json.Unmarshal(got[1].Body, &given))
+	assert.False(t, stamped.At.Before(before), "stamped at sending, not zero: %v", stamped.At)
+	assert.Equal(t, time.UTC, stamped.At.Location())
+	assert.Contains(t, string(got[1].Body), `"at":"2026-05-01T12:00:00Z"`, "a given time is sent in UTC")
+	assert.True(t, given.At.Equal(body.At))
 }
 
 func TestSendClassifiesAnswers(t *testing.T) {
