@@ -91,6 +91,37 @@ type StepData struct {
 	Final         bool
 }
 
+// workView is the step context the prompt of a step at work shows (an
+// llm step, an agent turn), from the context sc the plan gives. Of the
+// steps before it, the results only of those it depends on: they are the
+// results the planner said it needs, and a step it does not depend on may
+// run at the same time, so its result is nothing this step can count on.
+// The neighbours it does not depend on keep their titles and statuses
+// (what is done already), and the account of the older steps (their
+// counts by status, the failed ones) goes: a failed step it depends on
+// would have blocked it, and how the others went is the reflection's to
+// weigh. Of the steps after it, only the next, which marks where this
+// step's work ends; its position ("7 of 50") says how many follow. sc
+// itself is left alone.
+func workView(sc plan.StepContext) plan.StepContext {
+	sc.Summary = ""
+	if len(sc.After) > 1 {
+		sc.LaterCount += len(sc.After) - 1
+		sc.After = sc.After[:1]
+	}
+	before := make([]plan.StepDigest, len(sc.Before))
+	for i, b := range sc.Before {
+		if !slices.Contains(sc.Step.DependsOn, b.ID) {
+			b.Digest = ""
+		}
+		before[i] = b
+	}
+	if len(before) > 0 {
+		sc.Before = before
+	}
+	return sc
+}
+
 // ReflectData feeds reflect_system.tmpl and reflect_user.tmpl; build it
 // with NewReflectData. Context is the step that just ended (as in
 // StepData, but its After lists only neighbours Remaining does not, and

@@ -122,15 +122,51 @@ func TestStepPromptCarriesWhatTheStepNeeds(t *testing.T) {
 		"Goal: Add a discount to the cart\n",
 		"Step s2 (2 of 4): Implement the discount\n",
 		"Description: Edit cart.go only\n",
-		"s0: completed",                               // the older steps' summary
-		"Before:\n- s1 [completed] Survey: cart.go\n", // a neighbour's outcome
+		"Before:\n- s1 [completed] Survey: cart.go\n", // the outcome of the step it depends on
 		"Next:\n- s3 Run the tests\n",
-		"(+1 more steps)",
 		"Task:\nAdd the discount",
 	} {
 		assert.Contains(t, user, want)
 	}
 	assert.Equal(t, 1, strings.Count(user, "Implement the discount"), "the step is named once")
+}
+
+// TestStepAtWorkSeesWhatItBuildsOn: an llm step and an agent turn are
+// shown the results of the steps they depend on and no others, the next
+// step and not those after it, and no account of the older steps; the
+// reflection on the same context still sees all of it.
+func TestStepAtWorkSeesWhatItBuildsOn(t *testing.T) {
+	sc := sampleStepContext()
+	sc.Step.ID, sc.Step.Title, sc.Position, sc.Total = "s7", "Rule 7", 7, 50
+	sc.Step.DependsOn = []string{"s6"}
+	sc.Before = []plan.StepDigest{{ID: "s5", Title: "Rule 5", Status: plan.StepCompleted, Digest: "rule 5 checks names"},
+		{ID: "s6", Title: "Rule 6", Status: plan.StepCompleted, Digest: "rule 6 checks e-mails"}}
+	sc.After = []plan.StepDigest{{ID: "s8", Title: "Rule 8"}, {ID: "s9", Title: "Rule 9"}}
+	sc.Summary, sc.EarlierCount, sc.LaterCount = "4 earlier steps: 3 completed, 1 failed. Failed: s2.", 4, 41
+	d := StepData{Context: sc, Prompt: "Check rule 7", Workspace: "shop", Iteration: 1, MaxIterations: 4, Remaining: 3}
+
+	llmStep, err := Execute(Custom{}, d, "")
+	require.NoError(t, err)
+	agent, err := Agent(Custom{}, d, nil)
+	require.NoError(t, err)
+	for name, user := range map[string]string{"llm step": llmStep[1].Content, "agent turn": agent[1].Content} {
+		assert.Contains(t, user, "Step s7 (7 of 50): Rule 7\n", name)
+		assert.Contains(t, user, "- s5 [completed] Rule 5\n", "%s: a neighbour it does not depend on, by title", name)
+		assert.NotContains(t, user, "rule 5 checks names", "%s: whose result it does not build on", name)
+		assert.Contains(t, user, "- s6 [completed] Rule 6: rule 6 checks e-mails\n", "%s: the step it depends on", name)
+		assert.Contains(t, user, "Next:\n- s8 Rule 8", name)
+		assert.NotContains(t, user, "Rule 9", "%s: the position says how many follow", name)
+		assert.NotContains(t, user, "more steps", name)
+		assert.NotContains(t, user, "earlier steps", "%s: how older steps went is the reflection's", name)
+		assert.NotContains(t, user, "shop", "%s: the workspace's name is no path a tool takes", name)
+	}
+	assert.Equal(t, "rule 5 checks names", d.Context.Before[0].Digest, "the caller's context is left alone")
+	assert.Len(t, d.Context.After, 2)
+
+	reflect, err := Reflect(Custom{}, NewReflectData("g", sc, nil, nil, 0, ""))
+	require.NoError(t, err)
+	assert.Contains(t, reflect[1].Content, "rule 5 checks names", "a reflection weighs every neighbour")
+	assert.Contains(t, reflect[1].Content, "Failed: s2.")
 }
 
 func TestReflectPromptShowsEachStepOnce(t *testing.T) {

@@ -22,7 +22,7 @@ func sampleTask() plan.Task {
 // sampleStepContext is a step in the middle of a plan.
 func sampleStepContext() plan.StepContext {
 	step := plan.Step{ID: "s2", Number: 2, Title: "Implement the discount", Description: "Edit cart.go",
-		Kind: plan.KindCodeGeneration, Action: plan.ActionAgent, Status: plan.StepRunning,
+		Kind: plan.KindCodeGeneration, Action: plan.ActionAgent, Status: plan.StepRunning, DependsOn: []string{"s1"},
 		Config: plan.StepConfig{Agent: &plan.AgentConfig{Prompt: "Add the discount", Tools: []string{"read_file"}}}}
 	return plan.StepContext{Goal: "Add a discount to the cart", Step: step, Position: 2, Total: 4,
 		Before:       []plan.StepDigest{{ID: "s1", Title: "Survey", Status: plan.StepCompleted, Digest: "cart.go"}},

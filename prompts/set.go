@@ -129,16 +129,19 @@ func (s *Set) Plan(c Custom, d PlanData) ([]llm.Message, error) {
 	return build(s.tmpl(), llm.PhasePlan, c, d)
 }
 
-// Execute returns the messages of an llm step; stepSystem, the step's own
-// system prompt, comes last in the system message.
+// Execute returns the messages of an llm step, whose context shows what
+// a step at work needs (workView); stepSystem, the step's own system
+// prompt, comes last in the system message.
 func (s *Set) Execute(c Custom, d StepData, stepSystem string) ([]llm.Message, error) {
+	d.Context = workView(d.Context)
 	return build(s.tmpl(), llm.PhaseExecute, c, d, stepSystem)
 }
 
-// Agent returns the messages of an agent turn: the step's prompt, then the
-// step's own transcript, whose tool results are cut to maxToolMessageLen
-// bytes each.
+// Agent returns the messages of an agent turn: the step's prompt, its
+// context as a step at work sees it (workView), then the step's own
+// transcript, whose tool results are cut to maxToolMessageLen bytes each.
 func (s *Set) Agent(c Custom, d StepData, transcript []llm.Message) ([]llm.Message, error) {
+	d.Context = workView(d.Context)
 	msgs, err := build(s.tmpl(), llm.PhaseAgent, c, d)
 	if err != nil {
 		return nil, err

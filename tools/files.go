@@ -30,12 +30,14 @@ func readFileTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name: "read_file",
-			Description: fmt.Sprintf("Read a workspace text file, at most limit lines (default %d) after offset; "+
-				"files over %d bytes are refused.", defaultReadLines, cfg.MaxReadBytes),
+			// Every agent turn that may read sends this schema: one sentence,
+			// the default in the schema, a note only where a name is not
+			// enough (offset counts lines, not bytes).
+			Description: fmt.Sprintf("Read a text file (relative path, at most %s).", byteSize(cfg.MaxReadBytes)),
 			Parameters: schema(map[string]string{
-				"path":   `{"type":"string","description":"relative path"}`,
+				"path":   `{"type":"string"}`,
 				"offset": `{"type":"integer","minimum":0,"description":"lines to skip"}`,
-				"limit":  `{"type":"integer","minimum":1}`,
+				"limit":  fmt.Sprintf(`{"type":"integer","minimum":1,"default":%d}`, defaultReadLines),
 			}, "path"),
 			ReadOnly: true,
 		},
@@ -93,10 +95,10 @@ func writeFileTool(cfg Config) Tool {
 	return Tool{
 		Spec: Spec{
 			Name:        "write_file",
-			Description: "Create or replace a workspace file (parent directories too).",
+			Description: "Create or replace a whole file (relative path, folders made).",
 			Parameters: schema(map[string]string{
-				"path":    `{"type":"string","description":"relative path"}`,
-				"content": `{"type":"string","description":"the complete new content"}`,
+				"path":    `{"type":"string"}`,
+				"content": `{"type":"string"}`,
 			}, "path", "content"),
 		},
 		Run: func(ctx context.Context, env Env, raw json.RawMessage) (Result, error) {

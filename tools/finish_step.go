@@ -27,7 +27,7 @@ type finishStepArgs struct {
 func FinishStepSpec() Spec {
 	return Spec{
 		Name:        FinishStep,
-		Description: "End the step with this answer, once the other calls of this turn succeed.",
+		Description: "End the step with this answer if the turn's other calls succeed.",
 		Parameters: schema(map[string]string{
 			"answer": `{"type":"string"}`,
 		}, "answer"),

@@ -84,3 +84,42 @@ func TestRegisterKeepsTheMCPPrefixAndBoundsSchemas(t *testing.T) {
 	assert.ErrorContains(t, err, "parameters schema is")
 	assert.Empty(t, r.Names())
 }
+
+// TestFileToolSchemasSayWhatTheModelNeeds: read_file's and write_file's
+// schemas ride on every agent turn that names them, so they are short,
+// yet still strict and still say what the names do not: paths are
+// relative, the size read_file takes (from the configuration), what
+// offset counts and limit's default.
+func TestFileToolSchemasSayWhatTheModelNeeds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxReadBytes = 64 << 10
+	r := Builtin(cfg)
+	specs := r.Specs([]string{"read_file", "write_file"})
+	require.Len(t, specs, 2)
+	read, write := specs[0], specs[1]
+	assert.Equal(t, "Read a text file (relative path, at most 64 KiB).", read.Description)
+	assert.Contains(t, write.Description, "relative path")
+	assert.Contains(t, write.Description, "whole file", "content replaces the file, it is no patch")
+
+	var schema struct {
+		Properties           map[string]map[string]any `json:"properties"`
+		Required             []string                  `json:"required"`
+		AdditionalProperties *bool                     `json:"additionalProperties"`
+	}
+	require.NoError(t, json.Unmarshal(read.Parameters, &schema))
+	require.NotNil(t, schema.AdditionalProperties)
+	assert.False(t, *schema.AdditionalProperties, "arguments are decoded strictly")
+	assert.Equal(t, []string{"path"}, schema.Required)
+	assert.Equal(t, "lines to skip", schema.Properties["offset"]["description"])
+	assert.EqualValues(t, 0, schema.Properties["offset"]["minimum"])
+	assert.EqualValues(t, defaultReadLines, schema.Properties["limit"]["default"], "the default is the schema's")
+	assert.EqualValues(t, 1, schema.Properties["limit"]["minimum"])
+
+	schema.Required = nil
+	require.NoError(t, json.Unmarshal(write.Parameters, &schema))
+	assert.Equal(t, []string{"path", "content"}, schema.Required)
+
+	for _, s := range specs {
+		assert.Less(t, len(s.Description)+len(s.Parameters), 280, "%s: every turn that offers it sends it", s.Name)
+	}
+}

@@ -49,11 +49,12 @@ func ActedOnView(t []llm.Message) []llm.Message {
 
 // LaterTurnContext is the step context a turn after the first sends: the
 // goal, the step, its position and the steps after it, but not the
-// earlier steps' results (Before's digests and the older steps' summary),
-// which the first turn showed and the model used to begin; only their
-// count. From the second turn on the step's own transcript is what the
-// model works from, and every turn of a step paid for those results
-// again.
+// earlier steps (Before and the older steps' summary), which the first
+// turn showed and the model used to begin; only their count, which the
+// embedded templates leave to the position ("7 of 50"). From the second
+// turn on the step's own transcript is what the model works from, and
+// every turn of a step paid for those results again. The prompts then
+// show of this what a step at work needs (the next step of After).
 func LaterTurnContext(sc plan.StepContext, iteration int) plan.StepContext {
 	if iteration <= 1 || (len(sc.Before) == 0 && sc.Summary == "") {
 		return sc

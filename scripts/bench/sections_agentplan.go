@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/planmode/planmode/activities"
+	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
 )
@@ -25,6 +28,12 @@ const agentPlanLLMEvery = 5
 // order of a run; execute counts llm steps and agent turns together.
 var agentPlanPhases = []string{activities.PhaseClarify, activities.PhasePlan, activities.PhaseExecute,
 	activities.PhaseReflect, activities.PhaseSummarize}
+
+// agentPlanRequests names a file the agentplan section writes the
+// model's requests to, one JSON object a line, so where the tokens go can
+// be read from what the model was sent rather than guessed.
+var agentPlanRequests = flag.String("agentplan-requests", "",
+	"write the agentplan section's model requests to this file, one JSON object a line")
 
 // agentPlanSource is the file every agent step reads: a handler of a few
 // dozen rules, about 2 KiB.
@@ -111,7 +120,34 @@ func measureAgentPlan(ctx context.Context, r *rig, _ sizes, rep *report) error {
 	rep.add(secAgentPlan, kase, "total prompt tokens", float64(total), "target ≤ 58,000")
 	rep.add(secAgentPlan, kase, "reflection calls", float64(r.model.Calls(activities.PhaseReflect)),
 		fmt.Sprintf("of %d steps", n))
+	if err := dumpRequests(*agentPlanRequests, r.model.Requests()); err != nil {
+		return err
+	}
 	r.model.Reset()
 	r.logf("agent plan of %d steps: %v, %d prompt tokens", n, time.Since(t0).Round(time.Millisecond), total)
 	return nil
+}
+
+// dumpRequests writes each recorded request's phase and body as one JSON
+// line to path; an empty path writes nothing.
+func dumpRequests(path string, reqs []offline.Recorded) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, rec := range reqs {
+		line := struct {
+			Phase   string `json:"phase"`
+			Request any    `json:"request"`
+		}{rec.Phase, rec.Request}
+		if err := enc.Encode(line); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return f.Close()
 }
