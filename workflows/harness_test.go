@@ -124,6 +124,10 @@ func (h *harness) registerTools() {
 		record(f, "GoalAttr", &f.goalAttrIn, in)
 		return f.goalAttr(in)
 	})
+	env.OnActivity(a.PlanPriority, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.PlanPriorityInput) error {
+		record(f, "PlanPriority", &f.priorityIn, in)
+		return nil
+	})
 	env.OnActivity(a.Receiver, mock.Anything).Return(func(context.Context) (activities.ReceiverOutput, error) {
 		f.mu.Lock()
 		f.calls["Receiver"]++

@@ -52,6 +52,7 @@ type fakes struct {
 	notifyIn    []activities.NotifyInput
 	acquireIn   []activities.AcquireWorkspaceInput
 	goalAttrIn  []activities.GoalAttrInput
+	priorityIn  []activities.PlanPriorityInput
 	mcpIn       []activities.MCPCallInput
 	// released are the lease releases the run signalled, with the
 	// registry's workflow id.

@@ -95,6 +95,7 @@ type run struct {
 	log   *journal
 	chain *chain
 	pub   publisher
+	prio  *answerPriority
 }
 
 // The cycle's own writes that every part asks for (reporter), and what the
@@ -266,6 +267,7 @@ func (r *run) publish(ctx workflow.Context) {
 	v := r.view()
 	awaiting := view.Awaiting(v)
 	r.log.told(ctx, v.State.Phase, awaiting)
+	r.prio.waitFor(awaiting)
 	if r.pub.publish(ctx, v, awaiting, r.exec.percent(), r.exec.launched, r.publish) {
 		r.log.progressDue()
 	}

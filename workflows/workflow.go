@@ -75,6 +75,7 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) 
 		prompts:    activities.Prompts{System: req.SystemPrompt, Phases: req.PhasePrompts},
 		lim:        plan.Limits{MaxSteps: req.Execution.MaxSteps, Tools: plan.BuiltinTools()},
 		st:         signals.CycleState{Goal: req.Goal, StartedAt: workflow.Now(ctx)},
+		prio:       newAnswerPriority(req, info),
 	}
 	wire(r)
 	if req.Checkpoint != nil {
@@ -118,6 +119,7 @@ func (r *run) run(ctx workflow.Context) (signals.Result, error) {
 		return signals.Result{}, fmt.Errorf("register handlers: %w", err)
 	}
 	r.log.start(ctx)
+	r.prio.start(ctx)
 	if r.req.Fork != nil && r.req.Checkpoint == nil {
 		if err := r.forkFrom(ctx); err != nil {
 			return r.end(ctx, signals.StatusFailed, err)
