@@ -121,8 +121,8 @@ func (m *Model) ExecuteLLMStep(ctx context.Context, in StepInput) (plan.StepResu
 }
 
 // AgentTurn runs one turn of an agent step: the step's bounded context
-// (after the first turn without the earlier steps' results), the
-// iteration count and what remains, then the step's own transcript
+// (after the first turn the step alone, without the goal and the steps
+// around it), the iteration and its cap, then the step's own transcript
 // (results the model already acted on cut to a head); phases.AgentTurn
 // and phases.ActedOnView say how.
 // The reply's tool calls come back for the workflow to run; no tool calls

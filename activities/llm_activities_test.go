@@ -190,7 +190,9 @@ func TestAgentTurnToolsAndIterations(t *testing.T) {
 	first := model.requests[0]
 	assert.Equal(t, []string{"read_file", "write_file", FinishStep}, toolNames(first.Tools),
 		"the step's tools, and finish_step, by which any agent step ends")
-	assert.Contains(t, first.Messages[0].Content, "Iteration 1 of 4 (3 left after this one)")
+	assert.Contains(t, first.Messages[0].Content, "Iteration 1 of 4.",
+		"the turn and the cap: what is left follows from them")
+	assert.NotContains(t, first.Messages[0].Content, "left after this one")
 
 	in.Iteration = 4
 	in.Transcript = []Message{{Role: llm.RoleAssistant, ToolCalls: out.ToolCalls},

@@ -198,9 +198,9 @@ type summaryTotals struct {
 // build it with NewSummarizeData. Goal and Status (completed, failed,
 // cancelled) describe the run, Partial says it did not finish, Plan holds
 // the plan's title only, Steps one line per step (ID, Title, Status,
-// Digest) up to plan.DigestSteps, More the steps left out, Totals the
-// counts by status (Total, Completed, Failed, Skipped, Cancelled,
-// Pending).
+// Digest) up to plan.DigestSteps, within SummaryListBytes together
+// (boundSteps), More the steps left out, Totals the counts by status
+// (Total, Completed, Failed, Skipped, Cancelled, Pending).
 type SummarizeData struct {
 	Goal    string
 	Status  string
@@ -216,7 +216,7 @@ type SummarizeData struct {
 func NewSummarizeData(goal, status string, partial bool, d plan.PlanDigest) SummarizeData {
 	t := d.Totals
 	return SummarizeData{Goal: goal, Status: status, Partial: partial, Plan: plan.Plan{Title: d.Title},
-		Steps: d.Steps, More: d.More,
+		Steps: boundSteps(d.Steps, SummaryListBytes), More: d.More,
 		Totals: summaryTotals{Total: t.Total, Completed: t.Completed, Failed: t.Failed, Skipped: t.Skipped,
 			Cancelled: t.Cancelled, Pending: t.Pending + t.Running}}
 }

@@ -48,19 +48,23 @@ func ActedOnView(t []llm.Message) []llm.Message {
 }
 
 // LaterTurnContext is the step context a turn after the first sends: the
-// goal, the step, its position and the steps after it, but not the
-// earlier steps (Before and the older steps' summary), which the first
-// turn showed and the model used to begin; only their count, which the
-// embedded templates leave to the position ("7 of 50"). From the second
-// turn on the step's own transcript is what the model works from, and
-// every turn of a step paid for those results again. The prompts then
-// show of this what a step at work needs (the next step of After).
+// step (its id, title, description and position "7 of 50") and nothing
+// around it. The first turn showed the goal, the earlier steps' results
+// and the next step, and the model planned the step from them; from the
+// second turn on it continues that plan from the step's own transcript
+// (its calls and their results), and every turn of a step paid for that
+// context again. The step line stays because it is rendered afresh each
+// turn, whatever bound cut the first turn's messages from the transcript
+// (workflows' boundTranscript keeps heads of older messages): a later
+// turn always names the step it works on, and the prompt its task. What
+// is left out is only counted (EarlierCount, LaterCount).
 func LaterTurnContext(sc plan.StepContext, iteration int) plan.StepContext {
-	if iteration <= 1 || (len(sc.Before) == 0 && sc.Summary == "") {
+	if iteration <= 1 {
 		return sc
 	}
 	sc.EarlierCount += len(sc.Before)
-	sc.Before, sc.Summary = nil, ""
+	sc.LaterCount += len(sc.After)
+	sc.Goal, sc.Before, sc.After, sc.Summary = "", nil, nil, ""
 	return sc
 }
 

@@ -37,7 +37,7 @@ func TestActedOnViewCutsOnlyResultsAnsweredSince(t *testing.T) {
 	assert.Nil(t, ActedOnView(nil))
 }
 
-func TestLaterTurnContextDropsEarlierResults(t *testing.T) {
+func TestLaterTurnContextKeepsOnlyTheStep(t *testing.T) {
 	sc := plan.StepContext{Goal: "g", Step: plan.Step{ID: "s5"}, Position: 5, Total: 9, EarlierCount: 2,
 		Before: []plan.StepDigest{{ID: "s3", Digest: "read a.go"}, {ID: "s4", Digest: "wrote b.md"}},
 		After:  []plan.StepDigest{{ID: "s6"}}, LaterCount: 3, Summary: "2 earlier steps: 2 completed"}
@@ -46,9 +46,12 @@ func TestLaterTurnContextDropsEarlierResults(t *testing.T) {
 	assert.Empty(t, got.Before)
 	assert.Empty(t, got.Summary)
 	assert.Equal(t, 4, got.EarlierCount, "the earlier steps are counted")
-	assert.Equal(t, sc.After, got.After)
-	assert.Equal(t, 3, got.LaterCount)
+	assert.Empty(t, got.After, "the next step was shown on the first turn")
+	assert.Equal(t, 4, got.LaterCount, "the later steps are counted")
+	assert.Empty(t, got.Goal, "the goal was shown on the first turn")
 	assert.Equal(t, sc.Step, got.Step)
-	assert.Equal(t, "g", got.Goal)
+	assert.Equal(t, 5, got.Position)
+	assert.Equal(t, 9, got.Total)
 	assert.Len(t, sc.Before, 2, "the input is left alone")
+	assert.Equal(t, "g", sc.Goal, "the input is left alone")
 }

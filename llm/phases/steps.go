@@ -35,8 +35,9 @@ func StepAnswer(resp llm.Response) (output string, empty bool) {
 // from 1) of the agent step whose context is sc, in workspace ws, and
 // returns the tools the turn is offered: those of offer the step's config
 // names (nil names all), at most plan.MaxStepTools, and finish_step; none
-// on the final turn. A turn after the first gets the context without the
-// earlier steps' results (LaterTurnContext). The cap is the smaller of maxIterations and the step's own, else
+// on the final turn. A turn after the first gets the step alone, without
+// the goal and the steps around it (LaterTurnContext). The cap is the
+// smaller of maxIterations and the step's own, else
 // signals.DefaultMaxIterationsPerStep; the turn at the cap is the final
 // one, so the model answers.
 func AgentTurn(sc plan.StepContext, ws string, iteration, maxIterations int,
