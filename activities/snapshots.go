@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -16,32 +15,15 @@ import (
 // execution (folders.Folders.Snapshot): with a files store as a manifest,
 // its id what SnapshotID holds, else as a whole copy. A retry on the same
 // worker gives the same id. What it left out is listed in Skipped, at
-// most maxSkippedListed of them. A workspace over the limits is a
+// most workspace.MaxSkipsListed of them. A workspace over the limits is a
 // non-retryable ErrorTypeSnapshot error.
 func (w *Workspaces) SnapshotWorkspace(ctx context.Context, in SnapshotInput) (SnapshotOutput, error) {
 	snap, err := w.folders().Snapshot(ctx, in.Workspace, in.Files.ref(), in.PlanID, pinFor(ctx, in.PlanID))
 	if err != nil {
 		return SnapshotOutput{}, refusal(err)
 	}
-	return SnapshotOutput{SnapshotID: snap.ID, Manifest: snap.Manifest, Files: snap.Files, Skipped: listSkipped(snap.Skipped)}, nil
+	return SnapshotOutput{SnapshotID: snap.ID, Manifest: snap.Manifest, Files: snap.Files, Skipped: workspace.ListSkips(snap.Skipped)}, nil
 }
-
-// listSkipped lists skipped paths for history, at most maxSkippedListed.
-func listSkipped(skipped []workspace.Skip) []string {
-	var out []string
-	for i, s := range skipped {
-		if i == maxSkippedListed {
-			out = append(out, fmt.Sprintf("and %d more", len(skipped)-i))
-			break
-		}
-		out = append(out, s.String())
-	}
-	return out
-}
-
-// maxSkippedListed bounds the skipped paths a snapshot's output, which
-// lands in the workflow's history, lists.
-const maxSkippedListed = 20
 
 // RestoreWorkspace makes the workspace equal to the snapshot or manifest
 // in.SnapshotID (folders.Folders.Restore): files modified or deleted since

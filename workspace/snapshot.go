@@ -43,6 +43,24 @@ type Skip struct {
 // String returns "path: reason".
 func (s Skip) String() string { return s.Path + ": " + s.Reason }
 
+// MaxSkipsListed bounds the skipped paths ListSkips lists: a snapshot's
+// list lands in the plan's history.
+const MaxSkipsListed = 20
+
+// ListSkips lists skipped, at most MaxSkipsListed of them and then how
+// many more.
+func ListSkips(skipped []Skip) []string {
+	var out []string
+	for i, s := range skipped {
+		if i == MaxSkipsListed {
+			out = append(out, fmt.Sprintf("and %d more", len(skipped)-i))
+			break
+		}
+		out = append(out, s.String())
+	}
+	return out
+}
+
 // Snapshot copies the workspace ws (see Resolve), .git included, into the
 // snapshot directory under an id derived from planID and the workspace, so
 // that taking it again replaces the same snapshot. Symlinks are copied as
