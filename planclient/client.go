@@ -282,7 +282,8 @@ func (c *Client) Rollback(ctx context.Context, id, stepID string) (signals.Rollb
 }
 
 // Progress answers how plan id progresses, without a workflow task when
-// it can: while the plan runs, from its event log (loggedProgress: the
+// it can: a run no worker has picked up yet stands at its start (no
+// phase); while the plan runs, from its event log (loggedProgress: the
 // progress query's answer as of the run's last change of its search
 // attributes, its usage since added); once it has closed with a Result,
 // what that Result says (closedProgress). The progress query answers a
@@ -295,6 +296,12 @@ func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, err
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	if p, ok := c.closedProgress(ctx, id, info.GetStatus()); ok {
 		return p, nil
+	}
+	if queued(desc.RawResponse) {
+		// No worker has run it yet: it stands where it started, as its
+		// first task would say.
+		start := info.GetStartTime().AsTime()
+		return signals.Progress{StartedAt: start, Elapsed: plan.Duration(time.Since(start))}, nil
 	}
 	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		if p, ok, err := c.loggedProgress(ctx, id, info.GetExecution().GetRunId()); err == nil && ok {

@@ -117,3 +117,17 @@ func TestProgressOfARunWithoutALogAsksTheQuery(t *testing.T) {
 	_, err := New(tc).Progress(context.Background(), "p")
 	require.NoError(t, err)
 }
+
+// TestProgressOfAQueuedRunNeedsNoQuery: a run no worker has picked up yet
+// stands at its start, answered from its description alone (the mock
+// refuses a query and a history read).
+func TestProgressOfAQueuedRunNeedsNoQuery(t *testing.T) {
+	tc := mocks.NewClient(t)
+	resp := described(enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, 2, true, nil)
+	tc.On("DescribeWorkflow", mock.Anything, "p", "").Return(&client.WorkflowExecutionDescription{RawResponse: resp}, nil)
+	p, err := New(tc).Progress(context.Background(), "p")
+	require.NoError(t, err)
+	assert.Empty(t, p.Phase, "no phase before its first task")
+	assert.True(t, p.StartedAt.Equal(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)))
+	assert.Positive(t, p.Elapsed)
+}

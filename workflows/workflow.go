@@ -93,7 +93,10 @@ func newRun(ctx workflow.Context, req signals.StartRequest, opts ...runSetting) 
 // the interfaces to the rest it asks, and returns r.
 func wire(r *run) *run {
 	r.hooks = &notifier{about: r, url: r.req.Notify.WebhookURL, workflowID: r.workflowID}
-	r.log = &journal{hooks: r.hooks, about: r}
+	// A run's first batch carries its progress: a fresh run's first
+	// workflow task records no event (it asks for its lease first), and a
+	// reader of the log should find the run there from its first task on.
+	r.log = &journal{hooks: r.hooks, about: r, due: true}
 	r.ctl = &controls{run: r, log: r.log}
 	r.ctl.in = inbox{st: &r.ctl.st, show: r, limit: r.opts.signalLimit}
 	r.chain = &chain{historyLimit: r.opts.historyLimit, inputs: &r.ctl.in, hooks: r.hooks, log: r.log, heir: r}
