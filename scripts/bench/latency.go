@@ -25,7 +25,8 @@ const latencyTarget = 250 * time.Millisecond
 // measureLatency runs, for each worker variant on a fresh worker process,
 // plans waiting for a selection beside plans executing, and times the
 // select-option update sent to each waiting plan (which then executes
-// too) and a progress query to a random plan after each.
+// too) and a progress read (planclient.Progress) and a standing of a
+// random plan after each.
 func measureLatency(ctx context.Context, r *rig, sz sizes, rep *report) error {
 	for _, v := range sz.LatencyVariants {
 		if err := latencyVariant(ctx, r, sz, rep, v); err != nil {
@@ -76,10 +77,11 @@ func latencyVariant(ctx context.Context, r *rig, sz sizes, rep *report, v worker
 	rep.add(secLatency, kase, "select p99 ms", ms(p99), verdict)
 	r.logf("latency %s: %s", v.Name, traceSummary(traces))
 	rep.add(secLatency, kase, "progress p50 ms", ms(percentile(prog, 50)),
-		fmt.Sprintf("%d queries, %d hit a deadline, %d failed", len(prog), lat.timedOut[opProgress], lat.failed[opProgress]))
+		fmt.Sprintf("%d reads (planclient.Progress), %d hit a deadline, %d failed", len(prog), lat.timedOut[opProgress], lat.failed[opProgress]))
 	rep.add(secLatency, kase, "progress p99 ms", ms(percentile(prog, 99)), "")
 	rep.add(secLatency, kase, "standing p50 ms", ms(percentile(stand, 50)),
-		fmt.Sprintf("what show and watch ask: %d, %d from search attributes, %d failed", len(stand), lat.fallbacks,
+		fmt.Sprintf("what show and watch ask: %d; %d from the log, %d from search attributes, %d failed", len(stand),
+			lat.sources[planclient.SourceLog], lat.sources[planclient.SourceSearchAttributes],
 			lat.failed[opStanding]))
 	rep.add(secLatency, kase, "standing p99 ms", ms(percentile(stand, 99)),
 		fmt.Sprintf("query timeout %v", planclient.DefaultQueryTimeout))
@@ -99,14 +101,14 @@ const (
 )
 
 // latencies are the times of each kind of operation, how many of each hit
-// a deadline or failed otherwise, and how many standings came from search
-// attributes.
+// a deadline or failed otherwise, and where the standings came from.
 type latencies struct {
 	sel, prog, standing []time.Duration
 	// calls are the select-option updates, for tracing the slowest.
 	calls            []selectCall
 	timedOut, failed map[string]int
-	fallbacks        int
+	// sources counts the standings by where they came from.
+	sources map[string]int
 }
 
 // operate sends, from operators goroutines, a select-option update (rank
@@ -115,7 +117,7 @@ type latencies struct {
 // all. Any error but a deadline ends it.
 func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) (latencies, error) {
 	var mu sync.Mutex
-	lat := latencies{timedOut: map[string]int{}, failed: map[string]int{}}
+	lat := latencies{timedOut: map[string]int{}, failed: map[string]int{}, sources: map[string]int{}}
 	timed := func(op string, f func(ctx context.Context) error) (time.Duration, error) {
 		octx, cancel := context.WithTimeout(ctx, opTimeout)
 		defer cancel()
@@ -156,10 +158,10 @@ func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) 
 		if err != nil {
 			return fmt.Errorf("progress of %s: %w", id, err)
 		}
-		fallback := false
+		source := ""
 		st, err := timed(opStanding, func(ctx context.Context) error {
 			s, err := pc.Standing(ctx, id)
-			fallback = s.Source != planclient.SourceQuery
+			source = s.Source
 			return err
 		})
 		if err != nil {
@@ -168,9 +170,7 @@ func operate(ctx context.Context, pc *planclient.Client, waiting, all []string) 
 		mu.Lock()
 		lat.sel, lat.prog, lat.standing = append(lat.sel, s), append(lat.prog, p), append(lat.standing, st)
 		lat.calls = append(lat.calls, selectCall{planID: waiting[i], sent: sent, took: s})
-		if fallback {
-			lat.fallbacks++
-		}
+		lat.sources[source]++
 		mu.Unlock()
 		return nil
 	})
