@@ -47,7 +47,7 @@ func (c *Client) loggedProgress(ctx context.Context, id, runID string) (p signal
 				continue
 			}
 			if b.Progress != nil {
-				return b.Progress.Since(b.At, time.Now(), later), true, nil
+				return signals.Progress(*b.Progress).Since(b.At, time.Now(), later), true, nil
 			}
 			later = append(b.Stamped(), later...)
 		}

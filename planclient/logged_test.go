@@ -47,7 +47,12 @@ func (s *reverseService) GetWorkflowExecutionHistoryReverse(_ context.Context, r
 
 // batch is a marker of the log written at at with evs and p.
 func batch(t *testing.T, at time.Time, p *signals.Progress, evs ...signals.Event) *historypb.HistoryEvent {
-	return marker(t, "SideEffect", signals.EventBatch{Log: signals.EventLogName, At: at, Events: evs, Progress: p})
+	b := signals.EventBatch{Log: signals.EventLogName, At: at, Events: evs}
+	if p != nil {
+		lp := signals.LoggedProgress(*p)
+		b.Progress = &lp
+	}
+	return marker(t, "SideEffect", b)
 }
 
 // usage is a usage event of u.

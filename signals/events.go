@@ -204,7 +204,7 @@ type EventBatch struct {
 	Log      string    `json:"log"`
 	At       time.Time `json:"at"`
 	Events   []Event   `json:"events"`
-	Progress *Progress `json:"progress,omitempty"`
+	Progress *LoggedProgress `json:"progress,omitempty"`
 }
 
 // ProgressSnapshotEvery bounds how many of a run's batches go by without

@@ -7,6 +7,42 @@ import (
 	"github.com/planmode/planmode/plan"
 )
 
+// LoggedProgress is a Progress as an EventBatch carries it: its JSON
+// leaves out every field that is zero, which is most of a plan's
+// progress at any moment; it decodes as a Progress does.
+type LoggedProgress Progress
+
+// MarshalJSON writes p as Progress would, without its zero fields.
+func (p LoggedProgress) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(Progress(p))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(withoutZeros(m))
+}
+
+// withoutZeros is m without the values that decode as zero: false, 0,
+// "", a zero duration or time, and objects left empty.
+func withoutZeros(m map[string]any) map[string]any {
+	for k, v := range m {
+		switch v := v.(type) {
+		case map[string]any:
+			if len(withoutZeros(v)) == 0 {
+				delete(m, k)
+			}
+		case nil, bool, float64, string:
+			if v == nil || v == false || v == 0.0 || v == "" || v == "0s" || v == "0001-01-01T00:00:00Z" {
+				delete(m, k)
+			}
+		}
+	}
+	return m
+}
+
 // Since returns p, the progress a batch written at at carried, as it
 // stands at now after later, the events of the batches the run wrote
 // since, oldest first: their model usage added (a usage event is what one

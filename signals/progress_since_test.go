@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -37,4 +38,23 @@ func TestProgressSinceAddsUsageAndTime(t *testing.T) {
 
 	p.Paused, p.Phase = false, plan.PhaseCompleted
 	assert.Equal(t, plan.Duration(time.Hour), p.Since(at, now, nil).Elapsed, "an ended run's time stands still")
+}
+
+// TestLoggedProgressLeavesOutZeros: a batch's progress is written without
+// its zero fields and reads back as the Progress it was.
+func TestLoggedProgressLeavesOutZeros(t *testing.T) {
+	p := Progress{Phase: plan.PhaseExecuting, Mode: plan.ModeAct, Awaiting: AwaitingNone,
+		CurrentStep: &StepRef{ID: "s2", Number: 2, Title: "Two"}, Totals: plan.Totals{Total: 3, Completed: 1, Running: 1, Pending: 1},
+		Percent: 33, StartedAt: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Elapsed: plan.Duration(time.Minute),
+		Usage: plan.Usage{TotalTokens: 5, CostUSD: 0.25}, Tokens: 5, CostUSD: 0.25}
+	b, err := json.Marshal(LoggedProgress(p))
+	assert.NoError(t, err)
+	for _, zero := range []string{`"paused"`, `"failed"`, `"pausedFor"`, `"estimatedRemaining"`, `"lastError"`, `"calls"`, `"offline"`} {
+		assert.NotContains(t, string(b), zero)
+	}
+	full, _ := json.Marshal(p)
+	assert.Less(t, len(b), len(full))
+	var back Progress
+	assert.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, p, back)
 }

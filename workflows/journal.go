@@ -131,8 +131,10 @@ func (j *journal) write(ctx workflow.Context) {
 	j.pending = nil
 	j.unsnapped++
 	if j.due || j.unsnapped >= signals.ProgressSnapshotEvery {
-		p := j.about.progress(ctx)
-		batch.Progress = &p
+		// A run that ended is read from its Result, not its log.
+		if p := signals.LoggedProgress(j.about.progress(ctx)); !p.Phase.Terminal() {
+			batch.Progress = &p
+		}
 		j.due, j.unsnapped = false, 0
 	}
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return batch })
