@@ -77,12 +77,13 @@ var answeredWith = map[signals.Awaiting]string{
 }
 
 // standingStatus is the task status and message of an open plan as it
-// stands: what its progress query answered, else its search attributes.
+// stands: its progress (from its log or its query), else its search
+// attributes.
 func standingStatus(st planclient.Standing) (TaskStatus, string) {
 	switch {
 	case st.Queued:
 		return TaskWorking, st.Summary()
-	case st.Source == planclient.SourceQuery && st.Progress != nil:
+	case st.Progress != nil:
 		p := st.Progress
 		return openStatus(p.Phase, p.Awaiting, p.Percent, p.Paused)
 	}

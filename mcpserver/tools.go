@@ -191,7 +191,7 @@ func (s *server) status(ctx context.Context, in planRef) (statusOutput, error) {
 		return statusOutput{}, err
 	}
 	out := statusOutput{Standing: st}
-	if st.Source != planclient.SourceQuery {
+	if st.Progress == nil {
 		return out, nil
 	}
 	p, err := query(ctx, s, in.PlanID, s.plans.Pending)

@@ -15,9 +15,9 @@ import (
 )
 
 // planState is everything show reports about a plan. Source says where
-// the answer came from (planclient.SourceQuery, or SourceSearchAttributes
-// when the plan has not run yet or did not answer in time: then Standing
-// is all there is).
+// its progress came from (planclient.SourceLog or SourceQuery), or is
+// SourceSearchAttributes when the plan has not run yet or did not answer
+// in time: then Standing is all there is.
 type planState struct {
 	WorkflowID string               `json:"workflowId"`
 	Source     string               `json:"source"`
@@ -69,11 +69,11 @@ func state(ctx context.Context, pc *planclient.Client, queryTimeout time.Duratio
 	if err != nil {
 		return st, err
 	}
-	if standing.Source != planclient.SourceQuery {
+	if standing.Progress == nil {
 		st.Source, st.Standing = standing.Source, &standing
 		return st, nil
 	}
-	st.Source, st.Progress = planclient.SourceQuery, *standing.Progress
+	st.Source, st.Progress = standing.Source, *standing.Progress
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	if st.Options, err = pc.Options(qctx, id); err != nil {

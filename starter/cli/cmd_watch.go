@@ -112,7 +112,7 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if s.Source != planclient.SourceQuery {
+	if s.Progress == nil {
 		if s.Status != "Running" {
 			return w.closed(ctx, errors.New(s.Note))
 		}

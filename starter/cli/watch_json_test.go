@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/mocks"
+	"google.golang.org/grpc"
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
@@ -57,6 +58,18 @@ func runningPlan(tc *mocks.Client) {
 		RawResponse: &workflowservice.DescribeWorkflowExecutionResponse{
 			WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, HistoryLength: 20},
 		}}, nil)
+	tc.On("WorkflowService").Return(unloggedHistory{}).Maybe()
+}
+
+// unloggedHistory is the history of a run whose event log carries no
+// progress: its standing is asked by query.
+type unloggedHistory struct {
+	workflowservice.WorkflowServiceClient
+}
+
+func (unloggedHistory) GetWorkflowExecutionHistoryReverse(context.Context, *workflowservice.GetWorkflowExecutionHistoryReverseRequest,
+	...grpc.CallOption) (*workflowservice.GetWorkflowExecutionHistoryReverseResponse, error) {
+	return &workflowservice.GetWorkflowExecutionHistoryReverseResponse{}, nil
 }
 
 func TestWatchJSONWritesOneObjectPerLine(t *testing.T) {
