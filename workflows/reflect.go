@@ -35,9 +35,12 @@ func (e *executor) reflectOn(ctx workflow.Context, id string) error {
 	}
 	remaining, more := e.st.Plan.NotDone()
 	// The context carries the goal (bounded): ReflectInput.Goal stays
-	// empty rather than carry it a second time.
+	// empty rather than carry it a second time. Its next steps are left
+	// out: Remaining lists every step not done, those first.
+	sc := plan.BuildStepContext(e.run.goal(), e.st.Plan, id)
+	sc.After, sc.LaterCount = nil, 0
 	in := activities.ReflectInput{
-		Context:       plan.BuildStepContext(e.run.goal(), e.st.Plan, id),
+		Context:       sc,
 		Result:        s.Result,
 		Remaining:     remaining,
 		RemainingMore: more,
