@@ -201,9 +201,9 @@ const EventLogName = "planmode-events/1"
 // learns how a running plan stands from the newest one (Progress.Since),
 // without a workflow task. A batch may carry Progress and no events.
 type EventBatch struct {
-	Log      string    `json:"log"`
-	At       time.Time `json:"at"`
-	Events   []Event   `json:"events"`
+	Log      string          `json:"log"`
+	At       time.Time       `json:"at"`
+	Events   []Event         `json:"events"`
 	Progress *LoggedProgress `json:"progress,omitempty"`
 }
 
