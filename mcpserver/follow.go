@@ -82,7 +82,7 @@ func (s *server) followSession(ss *mcp.ServerSession, id string, token any) {
 	go func() {
 		defer cancel()
 		defer s.follows.drop(ss, id)
-		s.follow(ctx, ss, id, token)
+		(&follower{s: s, ss: ss, id: id, token: token}).run(ctx)
 	}()
 }
 
@@ -98,7 +98,7 @@ func (s *server) followCall(ctx context.Context, ss *mcp.ServerSession, id strin
 	go func() {
 		defer close(done)
 		defer s.follows.drop(ss, id)
-		s.follow(ctx, ss, id, token)
+		(&follower{s: s, ss: ss, id: id, token: token}).run(ctx)
 	}()
 	return func() {
 		cancel()
@@ -127,25 +127,35 @@ func (n *stepNews) take() (string, bool) {
 	return m, ok
 }
 
-// follow reads plan id's event log and, each time an event may have
-// moved the task, sends ss notifications/tasks/status when its status or
+// follower tells session ss of the changes of task id (with token, its
+// progress): what it last told, and what the log said since.
+type follower struct {
+	s     *server
+	ss    *mcp.ServerSession
+	id    string
+	token any
+	last  Task
+	news  stepNews
+}
+
+// run reads plan id's event log and, each time an event may have moved
+// the task, sends ss notifications/tasks/status when its status or
 // message changed and, with a progress token, notifications/progress of
 // its steps. The log is read on its own goroutine and only wakes the
 // sender, so a slow host never holds it, and the sender tells at most
 // once every NotifyEvery: events that came meanwhile are told together
 // (the history a follower starts from is one notification).
-func (s *server) follow(ctx context.Context, ss *mcp.ServerSession, id string, token any) {
-	src, ok := s.plans.(eventSource)
+func (f *follower) run(ctx context.Context) {
+	src, ok := f.s.plans.(eventSource)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wake, ended := make(chan struct{}, 1), make(chan struct{})
-	var news stepNews
 	go func() {
 		defer close(ended)
-		for ev, err := range src.Events(ctx, id, 0) {
+		for ev, err := range src.Events(ctx, f.id, 0) {
 			if err != nil || !moves(ev.Type) {
 				if err != nil {
 					return
@@ -153,7 +163,7 @@ func (s *server) follow(ctx context.Context, ss *mcp.ServerSession, id string, t
 				continue
 			}
 			if m, ok := stepMessage(ev); ok {
-				news.set(m)
+				f.news.set(m)
 			}
 			select {
 			case wake <- struct{}{}:
@@ -161,17 +171,16 @@ func (s *server) follow(ctx context.Context, ss *mcp.ServerSession, id string, t
 			}
 		}
 	}()
-	var last Task
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
 		case <-ended:
-			s.tell(ctx, ss, id, token, &last, &news)
+			f.tell(ctx)
 			return
 		}
-		if s.tell(ctx, ss, id, token, &last, &news) {
+		if f.tell(ctx) {
 			return
 		}
 		select {
@@ -182,37 +191,37 @@ func (s *server) follow(ctx context.Context, ss *mcp.ServerSession, id string, t
 	}
 }
 
-// tell sends what changed of task id since last, and reports whether
-// the task ended (or cannot be read any more).
-func (s *server) tell(ctx context.Context, ss *mcp.ServerSession, id string, token any, last *Task, news *stepNews) bool {
-	qctx, cancel := context.WithTimeout(ctx, s.timeout)
+// tell sends what changed of the task since it last told, and reports
+// whether the task ended (or cannot be read any more).
+func (f *follower) tell(ctx context.Context) bool {
+	qctx, cancel := context.WithTimeout(ctx, f.s.timeout)
 	defer cancel()
-	t, err := s.task(qctx, id)
+	t, err := f.s.task(qctx, f.id)
 	if err != nil {
 		return ctx.Err() == nil && isNoTask(err)
 	}
-	if t.Status != last.Status || t.StatusMessage != last.StatusMessage {
-		if notify(ctx, ss, MethodTaskStatus, t) == nil {
-			*last = t
+	if t.Status != f.last.Status || t.StatusMessage != f.last.StatusMessage {
+		if notify(ctx, f.ss, MethodTaskStatus, t) == nil {
+			f.last = t
 		}
 	}
-	if m, ok := news.take(); ok && token != nil {
-		s.tellProgress(qctx, ss, id, token, m)
+	if m, ok := f.news.take(); ok && f.token != nil {
+		f.tellProgress(qctx, m)
 	}
 	return t.Status.terminal()
 }
 
-// tellProgress sends the steps plan id has done of its steps, tied to
+// tellProgress sends the steps the plan has done of its steps, tied to
 // its task as MCP asks of a task's messages.
-func (s *server) tellProgress(ctx context.Context, ss *mcp.ServerSession, id string, token any, msg string) {
-	st, err := s.plans.Standing(ctx, id)
+func (f *follower) tellProgress(ctx context.Context, msg string) {
+	st, err := f.s.plans.Standing(ctx, f.id)
 	if err != nil || st.Progress == nil || st.Progress.Totals.Total == 0 {
 		return
 	}
 	tot := st.Progress.Totals
-	_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+	_ = f.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: f.token,
 		Progress: float64(tot.Done()), Total: float64(tot.Total), Message: msg,
-		Meta: mcp.Meta{relatedTaskKey: map[string]any{"taskId": id}}})
+		Meta: mcp.Meta{relatedTaskKey: map[string]any{"taskId": f.id}}})
 }
 
 // isNoTask reports whether err is errNoTask's.

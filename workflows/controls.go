@@ -30,7 +30,6 @@ type controls struct {
 type controlRun interface {
 	publish(ctx workflow.Context)
 	view() view.Run
-	progressor
 	phase() plan.Phase
 }
 
@@ -122,7 +121,7 @@ func (c *controls) register(ctx workflow.Context) error {
 // answer from a view of the run when it is asked, never before.
 func (c *controls) registerQueries(ctx workflow.Context) error {
 	r := c.run
-	progress := func() (signals.Progress, error) { return r.progress(ctx), nil }
+	progress := func() (signals.Progress, error) { return view.Progress(r.view(), workflow.Now(ctx)), nil }
 	if err := signals.ProgressQuery.SetHandler(ctx, progress); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planmode/planmode/plan"
 	"github.com/planmode/planmode/signals"
+	"github.com/planmode/planmode/view"
 )
 
 // journal keeps the run's event log, the one source every reader of the
@@ -25,17 +26,18 @@ type journal struct {
 	// are blocked, so one workflow task writes one marker, or two.
 	pending []signals.Event
 	hooks   deliverer
-	// about answers the run's progress, which a batch carries when
-	// progressDue was called since the last one that did, or when
-	// unsnapped reached signals.ProgressSnapshotEvery.
-	about     progressor
+	// about is the run, whose progress (view.Progress, the progress
+	// query's answer) a batch carries when progressDue was called since
+	// the last one that did, or when unsnapped reached
+	// signals.ProgressSnapshotEvery.
+	about     viewer
 	due       bool
 	unsnapped int
 }
 
-// progressor answers the run's progress query.
-type progressor interface {
-	progress(ctx workflow.Context) signals.Progress
+// viewer shows the run as its queries read it.
+type viewer interface {
+	view() view.Run
 }
 
 // progressDue makes the next batch carry the run's progress, written
@@ -132,7 +134,7 @@ func (j *journal) write(ctx workflow.Context) {
 	j.unsnapped++
 	if j.due || j.unsnapped >= signals.ProgressSnapshotEvery {
 		// A run that ended is read from its Result, not its log.
-		if p := signals.LoggedProgress(j.about.progress(ctx)); !p.Phase.Terminal() {
+		if p := signals.LoggedProgress(view.Progress(j.about.view(), workflow.Now(ctx))); !p.Phase.Terminal() {
 			batch.Progress = &p
 		}
 		j.due, j.unsnapped = false, 0

@@ -273,7 +273,3 @@ func (r *run) publish(ctx workflow.Context) {
 	}
 }
 
-// progress answers the progress query at the current workflow time.
-func (r *run) progress(ctx workflow.Context) signals.Progress {
-	return view.Progress(r.view(), workflow.Now(ctx))
-}
