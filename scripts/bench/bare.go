@@ -47,7 +47,10 @@ func bareWorkflow(ctx workflow.Context, in bareInput) (int, error) {
 		}
 		p.Steps[i].Status, p.Steps[i].Result = plan.StepCompleted, &res
 		remaining, more := p.NotDone()
-		if _, err := bareCall(ctx, a.Reflect, activities.ReflectInput{Context: plan.BuildStepContext(in.Goal, &p, id),
+		// As PlanMode's: the next steps are in Remaining, not the context.
+		rc := plan.BuildStepContext(in.Goal, &p, id)
+		rc.After, rc.LaterCount = nil, 0
+		if _, err := bareCall(ctx, a.Reflect, activities.ReflectInput{Context: rc,
 			Result: &res, Remaining: remaining, RemainingMore: more, Mode: string(comparedMode)}); err != nil {
 			return i, fmt.Errorf("reflect after %s: %w", id, err)
 		}
