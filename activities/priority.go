@@ -24,7 +24,7 @@ type PlanPriorityInput struct {
 func (n *Notices) PlanPriority(ctx context.Context, in PlanPriorityInput) error {
 	info := activity.GetInfo(ctx)
 	_, err := activity.GetClient(ctx).WorkflowService().UpdateWorkflowExecutionOptions(ctx, &workflowservice.UpdateWorkflowExecutionOptionsRequest{
-		Namespace: info.WorkflowNamespace,
+		Namespace: info.Namespace,
 		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: info.WorkflowExecution.ID,
 			RunId: info.WorkflowExecution.RunID},
 		WorkflowExecutionOptions: &workflowpb.WorkflowExecutionOptions{Priority: &commonpb.Priority{

@@ -30,9 +30,9 @@ func TestAWaitingPlanIsOneKeyHigherOnTheServer(t *testing.T) {
 	own := int32(signals.PriorityKey(req.Priority))
 
 	priority := func() (int32, string) {
-		d, err := srv.Client.DescribeWorkflowExecution(ctx, id, "")
+		d, err := srv.Client.DescribeWorkflow(ctx, id, "")
 		require.NoError(t, err)
-		p := d.GetWorkflowExecutionInfo().GetPriority()
+		p := d.RawResponse.GetWorkflowExecutionInfo().GetPriority()
 		return p.GetPriorityKey(), p.GetFairnessKey()
 	}
 	require.Eventually(t, func() bool { k, f := priority(); return k == own-1 && f == "acme" }, loadedWait, 20*time.Millisecond,

@@ -272,4 +272,3 @@ func (r *run) publish(ctx workflow.Context) {
 		r.log.progressDue()
 	}
 }
-
