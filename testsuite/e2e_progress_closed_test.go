@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/planmode/planmode/internal/devserver"
 	"github.com/planmode/planmode/llm/offline"
 	"github.com/planmode/planmode/planclient"
 	"github.com/planmode/planmode/signals"
@@ -21,18 +23,7 @@ import (
 // no worker polls the queue, when the query cannot: a closed plan's
 // progress comes from its Result, not from a workflow task.
 func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
-	srv := StartDevServer(t)
-	pw := newPlanWorker(t, srv, offline.New())
-	t.Cleanup(pw.llm.Close)
-	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
-	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
-	require.NoError(t, w.Start())
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			w.Stop()
-		}
-	})
+	srv, pw, stopWorker := stoppableWorker(t)
 	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
@@ -52,8 +43,7 @@ func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
 	assert.Positive(t, got.Totals.Completed)
 	assert.Positive(t, got.Elapsed)
 
-	w.Stop()
-	stopped = true
+	stopWorker()
 	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer qcancel()
 	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
@@ -69,18 +59,7 @@ func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
 // client answers what the query answered before, only later, and the
 // standing says it came from the log.
 func TestProgressOfARunningPlanNeedsNoWorker(t *testing.T) {
-	srv := StartDevServer(t)
-	pw := newPlanWorker(t, srv, offline.New())
-	t.Cleanup(pw.llm.Close)
-	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
-	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
-	require.NoError(t, w.Start())
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			w.Stop()
-		}
-	})
+	srv, pw, stopWorker := stoppableWorker(t)
 	ctx, cancel := testContext(t)
 	defer cancel()
 	pc := planclient.New(srv.Client, planclient.WithTaskQueue(pw.queue))
@@ -91,8 +70,7 @@ func TestProgressOfARunningPlanNeedsNoWorker(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, signals.AwaitingSelection, queried.Awaiting)
 
-	w.Stop()
-	stopped = true
+	stopWorker()
 	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
 	defer qcancel()
 	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
@@ -112,4 +90,18 @@ func TestProgressOfARunningPlanNeedsNoWorker(t *testing.T) {
 	assert.Equal(t, planclient.SourceLog, s.Source)
 	require.NotNil(t, s.Progress)
 	assert.Equal(t, signals.AwaitingSelection, s.Progress.Awaiting)
+}
+
+// stoppableWorker starts a dev server and a worker with the offline
+// model for t; stop stops the worker before t ends (at most once).
+func stoppableWorker(t *testing.T) (srv *devserver.DevServer, pw *planWorker, stop func()) {
+	srv = StartDevServer(t)
+	pw = newPlanWorker(t, srv, offline.New())
+	t.Cleanup(pw.llm.Close)
+	w := sdkworker.New(srv.Client, pw.queue, sdkworker.Options{MaxHeartbeatThrottleInterval: planworker.HeartbeatThrottle})
+	registerOffline(w, pw.llm, pw.root, t.TempDir(), pw.codec)
+	require.NoError(t, w.Start())
+	stop = sync.OnceFunc(w.Stop)
+	t.Cleanup(stop)
+	return srv, pw, stop
 }
