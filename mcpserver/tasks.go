@@ -156,8 +156,8 @@ func (s *server) taskGet(ctx context.Context, _ *mcp.ServerSession, p *taskParam
 }
 
 // task is the task of plan id, which the caller must see: its status
-// from the plan's standing (its progress query while it answers, else
-// its search attributes).
+// from the plan's standing (its progress, from its event log or its
+// query, else its search attributes).
 func (s *server) task(ctx context.Context, id string) (Task, error) {
 	info, err := s.describe(ctx, id)
 	if err != nil {
