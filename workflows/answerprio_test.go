@@ -43,7 +43,8 @@ func TestAPlanWaitingForAPersonRunsOneKeyHigher(t *testing.T) {
 
 // TestAPlanNobodyWaitsOnKeepsItsPriority: a plan that selects on its own
 // and asks nobody anything never changes its priority; a critical plan
-// waiting for a person stays at the critical key (there is none higher).
+// waiting for a person stays at the critical key (there is none higher)
+// and asks the server nothing.
 func TestAPlanNobodyWaitsOnKeepsItsPriority(t *testing.T) {
 	h := newHarness(t)
 	res := h.run(autoReq())
@@ -52,4 +53,12 @@ func TestAPlanNobodyWaitsOnKeepsItsPriority(t *testing.T) {
 
 	p := answerPriority{own: temporal.Priority{PriorityKey: signals.PriorityKey(plan.PriorityCritical)}}
 	assert.Equal(t, signals.PriorityKeyCritical, p.input(true).Key)
+
+	h = newHarness(t)
+	h.selectAt(time.Minute)
+	req := manualReq()
+	req.Priority = plan.PriorityCritical
+	res = h.run(req)
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	assert.Empty(t, h.f.priorities(), "a critical plan waiting asks for nothing")
 }

@@ -108,8 +108,11 @@ func (p *answerPriority) start(ctx workflow.Context) {
 				return
 			}
 			want, in := p.want, p.input(p.want)
-			if err := workflow.ExecuteLocalActivity(ctx, a.PlanPriority, in).Get(ctx, nil); err != nil {
-				workflow.GetLogger(ctx).Warn("task priority not changed", "key", in.Key, "error", err)
+			// A critical plan has no key above its own: nothing to ask.
+			if in != p.input(p.raised) {
+				if err := workflow.ExecuteLocalActivity(ctx, a.PlanPriority, in).Get(ctx, nil); err != nil {
+					workflow.GetLogger(ctx).Warn("task priority not changed", "key", in.Key, "error", err)
+				}
 			}
 			p.raised = want
 		}
