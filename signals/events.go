@@ -195,11 +195,11 @@ const EventLogName = "planmode-events/1"
 // is zero was recorded then (see Stamped).
 //
 // Progress is the run's progress query answer as of At, carried by the
-// batch of a task that changed the plan's search attributes (so at most
-// as often as they change, and never further behind than PlanProgress)
-// and by at least one batch in every ProgressSnapshotEvery: a reader
-// learns how a running plan stands from the newest one (Progress.Since),
-// without a workflow task. A batch may carry Progress and no events.
+// batch of a task that changed the plan's search attributes, edited the
+// plan, paused, resumed or met the budget, and by at least one batch in
+// every ProgressSnapshotEvery: a reader learns how a running plan stands
+// from the newest one and the events since (Progress.Since), without a
+// workflow task. A batch may carry Progress and no events.
 type EventBatch struct {
 	Log      string          `json:"log"`
 	At       time.Time       `json:"at"`

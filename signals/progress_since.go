@@ -46,18 +46,20 @@ func withoutZeros(m map[string]any) map[string]any {
 // Since returns p, the progress a batch written at at carried, as it
 // stands at now after later, the events of the batches the run wrote
 // since, oldest first: their model usage added (a usage event is what one
-// activity's calls used), and the time since at counted as elapsed, or as
-// paused while the plan is paused. What p does not learn from later (a
-// step started or ended since at) is at most as far behind as the
-// plan's search attributes are.
+// activity's calls used), the steps that started and ended since counted
+// (the run writes its progress again whenever its plan changes
+// otherwise), and the time since at counted as elapsed, or as paused
+// while the plan is paused.
 func (p Progress) Since(at, now time.Time, later []Event) Progress {
 	for _, e := range later {
-		if e.Type != EventUsage {
-			continue
-		}
-		var u plan.Usage
-		if json.Unmarshal(e.Data, &u) == nil {
-			p.Usage = p.Usage.Add(u)
+		switch e.Type {
+		case EventUsage:
+			var u plan.Usage
+			if json.Unmarshal(e.Data, &u) == nil {
+				p.Usage = p.Usage.Add(u)
+			}
+		case EventStepStarted, EventStepCompleted, EventStepFailed, EventStepSkipped:
+			p = p.stepMoved(e)
 		}
 	}
 	p.Tokens, p.CostUSD = p.Usage.TotalTokens, p.Usage.CostUSD
@@ -67,6 +69,42 @@ func (p Progress) Since(at, now time.Time, later []Event) Progress {
 		} else {
 			p.Elapsed += plan.Duration(d)
 		}
+	}
+	return p
+}
+
+// stepMoved counts step event e: a step that started leaves the pending
+// steps for the running ones and is the current step; one that ended
+// leaves the running ones (a skipped one that never ran, the pending
+// ones) for its final count. Its data says the percent done.
+func (p Progress) stepMoved(e Event) Progress {
+	t := &p.Totals
+	from := &t.Running
+	switch e.Type {
+	case EventStepStarted:
+		t.Pending, t.Running = max(t.Pending-1, 0), t.Running+1
+		p.CurrentStep = e.Step
+	case EventStepCompleted:
+		t.Completed++
+	case EventStepFailed:
+		t.Failed++
+	case EventStepSkipped:
+		t.Skipped++
+		if p.CurrentStep == nil || e.Step == nil || p.CurrentStep.ID != e.Step.ID {
+			from = &t.Pending
+		}
+	}
+	if e.Type != EventStepStarted {
+		*from = max(*from-1, 0)
+		if p.CurrentStep != nil && e.Step != nil && p.CurrentStep.ID == e.Step.ID {
+			p.CurrentStep = nil
+		}
+	}
+	var d struct {
+		Percent *int `json:"percent"`
+	}
+	if json.Unmarshal(e.Data, &d) == nil && d.Percent != nil {
+		p.Percent = *d.Percent
 	}
 	return p
 }

@@ -79,6 +79,13 @@ func (j *journal) record(ctx workflow.Context, typ signals.EventType, step *plan
 	e = e.Bounded() //workflowcheck:ignore (it marshals a plain struct: the same bytes every time)
 	j.st.Keep(e)
 	j.pending = append(j.pending, e)
+	switch typ {
+	case signals.EventPlanUpdated, signals.EventPaused, signals.EventResumed, signals.EventBudgetExceeded, signals.EventBudgetRaised:
+		// A reader counts steps and usage from the events since the last
+		// progress (Progress.Since); a changed plan, a pause or a budget
+		// changes what they count from, so the progress goes with them.
+		j.due = true
+	}
 }
 
 // told records a phase-changed and an awaiting-changed event for what

@@ -191,6 +191,9 @@ func TestEventLogStateKeepsTheNewestWithinBounds(t *testing.T) {
 // Result's.
 func TestTheLogCarriesTheRunsProgress(t *testing.T) {
 	h := newHarness(t)
+	// Steps quicker than progressEvery: most batches do not carry the
+	// progress, and the events since must make up for it.
+	h.stepDelay = 300 * time.Millisecond
 	spy := watchCommands(h)
 	h.selectAt(time.Minute)
 	var waiting, asked signals.Progress
@@ -198,11 +201,31 @@ func TestTheLogCarriesTheRunsProgress(t *testing.T) {
 		asked = query(h, signals.ProgressQuery)
 		waiting = newestProgress(t, spy, h.env.Now())
 	})
+	// While it executes, steps start and end between the batches that
+	// carry the progress: the events since count them.
+	type pair struct{ asked, logged signals.Progress }
+	var executing []pair
+	for d := time.Minute + 50*time.Millisecond; d < time.Minute+5*time.Second; d += 100 * time.Millisecond {
+		h.at(d, func() {
+			q := query(h, signals.ProgressQuery)
+			if q.Phase == plan.PhaseExecuting || q.Phase == plan.PhaseReflecting {
+				executing = append(executing, pair{q, newestProgress(t, spy, h.env.Now())})
+			}
+		})
+	}
 	res := h.run(manualReq())
 	require.Equal(t, signals.StatusCompleted, res.Status)
 
 	assert.Equal(t, signals.AwaitingSelection, asked.Awaiting)
 	assert.Equal(t, asked, waiting, "the log stands where the query does")
+	require.GreaterOrEqual(t, len(executing), 5)
+	for _, p := range executing {
+		assert.Equal(t, p.asked.Totals, p.logged.Totals, "steps counted from the events since")
+		assert.Equal(t, p.asked.Percent, p.logged.Percent)
+		assert.Equal(t, p.asked.CurrentStep, p.logged.CurrentStep)
+		assert.Equal(t, p.asked.Usage, p.logged.Usage)
+		assert.Equal(t, p.asked.Phase, p.logged.Phase)
+	}
 
 	spy.mu.Lock()
 	batches := slices.Clone(spy.batches)
@@ -247,4 +270,28 @@ func newestProgress(t *testing.T, l *commandLog, now time.Time) signals.Progress
 	}
 	t.Fatal("no batch carries the progress")
 	return signals.Progress{}
+}
+
+// TestAPauseGoesInTheLogAtOnce: a pause changes no search attribute of a
+// plan waiting for its selection, yet the log's newest progress says it
+// at once, as the query does, and says the resume too.
+func TestAPauseGoesInTheLogAtOnce(t *testing.T) {
+	h := newHarness(t)
+	spy := watchCommands(h)
+	h.at(20*time.Second, func() { signal(h, signals.Pause, signals.ControlRequest{Reason: "review first"}) })
+	var paused, pausedAsked, resumed, resumedAsked signals.Progress
+	h.at(30*time.Second, func() {
+		pausedAsked, paused = query(h, signals.ProgressQuery), newestProgress(t, spy, h.env.Now())
+	})
+	h.at(40*time.Second, func() { signal(h, signals.Resume, signals.ControlRequest{Reason: "reviewed"}) })
+	h.at(50*time.Second, func() {
+		resumedAsked, resumed = query(h, signals.ProgressQuery), newestProgress(t, spy, h.env.Now())
+	})
+	h.selectAt(time.Minute)
+	res := h.run(manualReq())
+	require.Equal(t, signals.StatusCompleted, res.Status)
+	require.True(t, pausedAsked.Paused)
+	assert.Equal(t, pausedAsked, paused)
+	require.False(t, resumedAsked.Paused)
+	assert.Equal(t, resumedAsked, resumed)
 }

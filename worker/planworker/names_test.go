@@ -26,7 +26,7 @@ import (
 // they split by what they serve, and may only grow.
 var activityNames = []string{
 	"AcquireWorkspace", "AgentTurn", "CallMCPTool", "Clarify", "ExecuteLLMStep", "ForkSource", "ForkWorkspace",
-	"GenerateOptions", "GoalAttr", "ListMCPTools", "MergeWorkspace", "Notify", "PlanEnd", "Receiver", "RecordTools",
+	"GenerateOptions", "GoalAttr", "ListMCPTools", "MergeWorkspace", "Notify", "PlanEnd", "PlanPriority", "Receiver", "RecordTools",
 	"Reflect", "RestoreWorkspace", "RunTool", "SnapshotWorkspace", "Summarize", "WorkspaceChangedSince",
 }
 
