@@ -44,10 +44,7 @@ func TestProgressOfAClosedPlanNeedsNoWorker(t *testing.T) {
 	assert.Positive(t, got.Elapsed)
 
 	stopWorker()
-	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
-	defer qcancel()
-	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
-	require.Error(t, err, "no worker polls: the query cannot answer")
+	queryCannotAnswer(ctx, t, srv, id)
 	again, err := pc.Progress(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, got, again)
@@ -71,10 +68,7 @@ func TestProgressOfARunningPlanNeedsNoWorker(t *testing.T) {
 	require.Equal(t, signals.AwaitingSelection, queried.Awaiting)
 
 	stopWorker()
-	qctx, qcancel := context.WithTimeout(ctx, 2*time.Second)
-	defer qcancel()
-	_, err = signals.ProgressQuery.Get(qctx, srv.Client, id)
-	require.Error(t, err, "no worker polls: the query cannot answer")
+	queryCannotAnswer(ctx, t, srv, id)
 
 	got, err := pc.Progress(ctx, id)
 	require.NoError(t, err)
@@ -104,4 +98,14 @@ func stoppableWorker(t *testing.T) (srv *devserver.DevServer, pw *planWorker, st
 	stop = sync.OnceFunc(w.Stop)
 	t.Cleanup(stop)
 	return srv, pw, stop
+}
+
+// queryCannotAnswer checks that plan id's progress query does not answer
+// within two seconds: no worker polls its queue.
+func queryCannotAnswer(ctx context.Context, t *testing.T, srv *devserver.DevServer, id string) {
+	t.Helper()
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := signals.ProgressQuery.Get(qctx, srv.Client, id)
+	require.Error(t, err, "no worker polls: the query cannot answer")
 }
