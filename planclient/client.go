@@ -284,8 +284,8 @@ func (c *Client) Rollback(ctx context.Context, id, stepID string) (signals.Rollb
 // Progress answers how plan id progresses, without a workflow task when
 // it can: a run no worker has picked up yet stands at its start (no
 // phase); while the plan runs, from its event log (loggedProgress: the
-// progress query's answer as of the run's last change of its search
-// attributes, its usage since added); once it has closed with a Result,
+// newest progress the log carries, brought forward with the events
+// written since); once it has closed with a Result,
 // what that Result says (closedProgress). The progress query answers a
 // run whose log does not carry it.
 func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, error) {
@@ -303,10 +303,8 @@ func (c *Client) Progress(ctx context.Context, id string) (signals.Progress, err
 		start := info.GetStartTime().AsTime()
 		return signals.Progress{StartedAt: start, Elapsed: plan.Duration(time.Since(start))}, nil
 	}
-	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		if p, ok, err := c.loggedProgress(ctx, id, info.GetExecution().GetRunId()); err == nil && ok {
-			return p, nil
-		}
+	if p, ok := c.loggedProgress(ctx, id, info); ok {
+		return p, nil
 	}
 	v, err := signals.ProgressQuery.Get(ctx, c.c, id)
 	return v, wrap(id, err)

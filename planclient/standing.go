@@ -122,11 +122,9 @@ func (c *Client) Standing(ctx context.Context, id string) (Standing, error) {
 		s.Note = "the plan has not run yet"
 		return s, nil
 	}
-	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		if prog, ok, err := c.loggedProgress(ctx, id, info.GetExecution().GetRunId()); err == nil && ok {
-			s.Source, s.Note, s.Progress = SourceLog, "", &prog
-			return s, nil
-		}
+	if prog, ok := c.loggedProgress(ctx, id, info); ok {
+		s.Source, s.Note, s.Progress = SourceLog, "", &prog
+		return s, nil
 	}
 	qctx, cancel := context.WithTimeout(ctx, c.queryTimeout)
 	defer cancel()
